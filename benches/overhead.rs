@@ -1,0 +1,113 @@
+//! Per-call cost of instrumentation.
+//!
+//! Run twice, once per feature state:
+//!
+//! ```text
+//! cargo bench --bench overhead                      # off: annotations are plain code
+//! cargo bench --bench overhead --features hotpath   # on
+//! ```
+//!
+//! Every case calls the same tiny function (a multiply); the difference to `plain` is
+//! what the annotation costs. `instant_baseline` is what a hand-written
+//! `Instant::now()` pair around the call costs, the usual do-it-yourself alternative.
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use criterion::{criterion_group, criterion_main, Criterion};
+
+#[inline(never)]
+fn plain(x: u64) -> u64 {
+    black_box(x).wrapping_mul(31)
+}
+
+#[inline(never)]
+#[hotpath::measure]
+fn measured(x: u64) -> u64 {
+    black_box(x).wrapping_mul(31)
+}
+
+#[inline(never)]
+#[hotpath::measure]
+fn child(x: u64) -> u64 {
+    black_box(x) ^ 7
+}
+
+#[inline(never)]
+#[hotpath::measure]
+fn parent(x: u64) -> u64 {
+    child(x).wrapping_add(child(x + 1))
+}
+
+#[hotpath::measure]
+async fn measured_async(x: u64) -> u64 {
+    black_box(x).wrapping_mul(17)
+}
+
+/// Polls a future that never waits, without a runtime.
+fn ready<F: std::future::Future>(f: F) -> F::Output {
+    let mut f = std::pin::pin!(f);
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    match f.as_mut().poll(&mut cx) {
+        std::task::Poll::Ready(v) => v,
+        std::task::Poll::Pending => unreachable!("the benched futures never wait"),
+    }
+}
+
+fn state() -> &'static str {
+    if cfg!(feature = "hotpath") {
+        "on"
+    } else {
+        "off"
+    }
+}
+
+fn with_rate<R>(rate: f64, f: impl FnOnce() -> R) -> R {
+    let guard = hotpath::HotpathGuardBuilder::new("bench")
+        .format(hotpath::Format::None)
+        .time_sampling_rate(rate)
+        .build();
+    let r = f();
+    drop(guard);
+    r
+}
+
+fn bench(c: &mut Criterion) {
+    let mut g = c.benchmark_group(format!("call[{}]", state()));
+    g.bench_function("plain", |b| b.iter(|| plain(black_box(3))));
+    g.bench_function("instant_baseline", |b| {
+        let mut spent = Duration::ZERO;
+        b.iter(|| {
+            let t = Instant::now();
+            let r = plain(black_box(3));
+            spent += t.elapsed();
+            r
+        });
+        black_box(spent);
+    });
+    with_rate(1.0, || {
+        g.bench_function("measure", |b| b.iter(|| measured(black_box(3))));
+        g.bench_function("measure_block", |b| {
+            b.iter(|| hotpath::measure_block!("block", plain(black_box(3))))
+        });
+        g.bench_function("nested_3_calls", |b| b.iter(|| parent(black_box(3))));
+        g.bench_function("async_measure", |b| {
+            b.iter(|| ready(measured_async(black_box(3))))
+        });
+    });
+    with_rate(0.01, || {
+        g.bench_function("measure_sampled_1pct", |b| {
+            b.iter(|| measured(black_box(3)))
+        });
+    });
+    with_rate(0.0, || {
+        g.bench_function("measure_count_only", |b| b.iter(|| measured(black_box(3))));
+    });
+    g.finish();
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(2));
+    targets = bench
+}
+criterion_main!(benches);

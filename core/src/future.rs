@@ -1,0 +1,177 @@
+//! Measuring `async fn`s: a scope per poll, wall time from first poll to `Ready`.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use crate::scope::{self, pop, Entry};
+use crate::shard::Shard;
+use crate::site::CallSite;
+
+pin_project_lite::pin_project! {
+    /// A future measured as one call of `site`.
+    ///
+    /// Every poll is a scope on the polling thread's stack, so measured functions called
+    /// inside a poll are its children and the future is a child of whatever polls it.
+    /// On `Ready` the call is recorded on the thread that completed it: wall time from the
+    /// first poll, number of polls, busy time (sum of poll durations) and self busy time
+    /// (busy time minus measured children). A future dropped after its first poll but
+    /// before `Ready` is recorded as a cancelled call with its wall time so far.
+    pub struct MeasuredFuture<F> {
+        #[pin]
+        inner: F,
+        site: &'static CallSite,
+        st: State,
+    }
+
+    impl<F> PinnedDrop for MeasuredFuture<F> {
+        fn drop(this: Pin<&mut Self>) {
+            let this = this.project();
+            this.st.cancel(this.site);
+        }
+    }
+}
+
+impl<F> std::fmt::Debug for MeasuredFuture<F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MeasuredFuture")
+            .field("site", &self.site.name())
+            .finish()
+    }
+}
+
+#[derive(Default)]
+struct State {
+    mode: u8,
+    outer: bool,
+    first: u64,
+    polls: u64,
+    busy: u64,
+    self_busy: u64,
+}
+
+/// Not polled yet.
+const NEW: u8 = 0;
+/// Timed: every poll is a frame.
+const TIMED: u8 = 1;
+/// Counted only (sampling).
+const COUNTED: u8 = 2;
+/// Recorded (or not recordable); polls pass through.
+const DONE: u8 = 3;
+
+impl<F: Future> MeasuredFuture<F> {
+    /// Wraps `inner` as one call of `site`.
+    pub fn new(site: &'static CallSite, inner: F) -> Self {
+        MeasuredFuture {
+            inner,
+            site,
+            st: State::default(),
+        }
+    }
+}
+
+impl<F: Future> Future for MeasuredFuture<F> {
+    type Output = F::Output;
+
+    #[inline]
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        let this = self.project();
+        let st = this.st;
+        let e = match st.mode {
+            NEW => match scope::enter(this.site) {
+                Entry::Timed(e) => {
+                    st.mode = TIMED;
+                    st.first = e.start;
+                    st.outer = if e.depth as usize >= crate::MAX_DEPTH {
+                        !e.slot.is_active()
+                    } else {
+                        e.slot.outermost()
+                    };
+                    e
+                }
+                Entry::Counted(_) => {
+                    st.mode = COUNTED;
+                    return count_when_ready(this.inner.poll(cx), st, this.site);
+                }
+                Entry::None => {
+                    st.mode = DONE;
+                    return this.inner.poll(cx);
+                }
+            },
+            TIMED => match scope::enter_timed(this.site) {
+                Some(e) => e,
+                None => return this.inner.poll(cx),
+            },
+            COUNTED => return count_when_ready(this.inner.poll(cx), st, this.site),
+            _ => return this.inner.poll(cx),
+        };
+        // Pops the frame if the inner poll unwinds.
+        let frame = PollFrame(Some(e));
+        let r = this.inner.poll(cx);
+        let Some(left) = frame.finish() else {
+            return r;
+        };
+        st.polls += 1;
+        st.busy += left.incl;
+        st.self_busy += left.self_;
+        if r.is_ready() {
+            st.mode = DONE;
+            let slot = left.slot;
+            let wall = left.end.saturating_sub(st.first);
+            slot.polls.add(st.polls);
+            slot.busy.add(st.busy);
+            slot.record(wall, st.self_busy, st.outer);
+        }
+        r
+    }
+}
+
+fn count_when_ready<T>(r: Poll<T>, st: &mut State, site: &'static CallSite) -> Poll<T> {
+    if r.is_ready() {
+        st.mode = DONE;
+        if let Some(slot) = Shard::current().and_then(|s| s.slot(site.id())) {
+            slot.counted.add(1);
+        }
+    }
+    r
+}
+
+struct PollFrame(Option<scope::Entered>);
+
+impl PollFrame {
+    #[inline(always)]
+    fn finish(mut self) -> Option<scope::Left> {
+        let e = self.0.take()?;
+        pop(&e, scope::now(e.tsc))
+    }
+}
+
+impl Drop for PollFrame {
+    #[inline(always)]
+    fn drop(&mut self) {
+        if let Some(e) = self.0.take() {
+            let _ = pop(&e, scope::now(e.tsc));
+        }
+    }
+}
+
+impl State {
+    fn cancel(&mut self, site: &'static CallSite) {
+        let mode = std::mem::replace(&mut self.mode, DONE);
+        if mode != TIMED && mode != COUNTED {
+            return;
+        }
+        let Some(slot) = Shard::current().and_then(|s| s.slot(site.id())) else {
+            return;
+        };
+        slot.cancelled.add(1);
+        if mode == COUNTED || self.polls == 0 {
+            slot.counted.add(1);
+            return;
+        }
+        let wall = crate::clock::now().saturating_sub(self.first);
+        slot.polls.add(self.polls);
+        slot.busy.add(self.busy);
+        slot.record(wall, self.self_busy, self.outer && !slot.is_active());
+    }
+}

@@ -1,0 +1,339 @@
+//! Entering and leaving measured scopes: the per-call path.
+//!
+//! Entering pushes a frame on the thread's scope stack and reads the clock; leaving reads
+//! the clock again, pops the frame, and yields the inclusive time, the self time
+//! (inclusive minus the inclusive time of the measured scopes directly inside it), and
+//! whether the scope was the outermost frame of its call site on this thread (recursion
+//! adds to the total once).
+//!
+//! Frames that did not leave in order are repaired, never trusted:
+//! * frames above the one leaving (guards forgotten, or suspended inside a future whose
+//!   poll is ending) are discarded;
+//! * a guard whose frame was discarded records its time with self = inclusive;
+//! * a guard dropped on another thread records there, with self = inclusive, and marks
+//!   its frame on the first thread dead so that thread pops it.
+
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+use crate::clock;
+use crate::shard::{Shard, Slot, DEAD, MAX_DEPTH};
+use crate::site::CallSite;
+
+static PERIOD: AtomicU64 = AtomicU64::new(1);
+static LOST: AtomicU64 = AtomicU64::new(0);
+
+/// Times a fraction `rate` (0..=1) of calls; every call is still counted.
+///
+/// Each thread draws the gap to its next timed call uniformly from `1..2/rate`, so the
+/// mean gap is `1/rate` and periodic call patterns cannot alias with it. `rate = 0`
+/// counts calls without timing any.
+pub fn set_sampling_rate(rate: f64) {
+    let period = if rate <= 0.0 || rate.is_nan() {
+        0
+    } else if rate >= 1.0 {
+        1
+    } else {
+        (1.0 / rate).round().max(1.0) as u64
+    };
+    PERIOD.store(period, Relaxed);
+    crate::shard::refresh_key();
+}
+
+/// The fraction of calls timed: 1.0, 0.0 (count only), or 1/period.
+pub fn sampling_rate() -> f64 {
+    match PERIOD.load(Relaxed) {
+        0 => 0.0,
+        p => 1.0 / p as f64,
+    }
+}
+
+pub(crate) fn period() -> u64 {
+    PERIOD.load(Relaxed)
+}
+
+/// Calls that could not be recorded because their thread was already tearing down.
+pub fn lost_calls() -> u64 {
+    LOST.load(Relaxed)
+}
+
+#[inline]
+pub(crate) fn timed(shard: &Shard) -> bool {
+    let p = PERIOD.load(Relaxed);
+    p == 1 || sample(shard, p)
+}
+
+#[inline]
+fn sample(shard: &Shard, period: u64) -> bool {
+    if period == 0 {
+        return false;
+    }
+    let c = shard.countdown.get();
+    if c > 1 {
+        shard.countdown.set(c - 1);
+        return false;
+    }
+    // xorshift64: cheap, per thread, good enough to spread the gaps.
+    let mut x = shard.rng.get();
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    shard.rng.set(x);
+    shard.countdown.set(1 + x % (2 * period - 1));
+    true
+}
+
+/// How a scope was entered: the pushed frame, or only counted, or nothing (thread
+/// tearing down, too many call sites).
+pub(crate) enum Entry {
+    Timed(Entered),
+    Counted(&'static Slot),
+    None,
+}
+
+/// Enters a scope of `site`: the fast path (current epoch, every call timed, TSC clock)
+/// inline, everything else out of line.
+#[inline(always)]
+pub(crate) fn enter(site: &'static CallSite) -> Entry {
+    let id = site.id();
+    if let Some(shard) = crate::shard::fast_shard() {
+        if let Some(slot) = shard.slot(id) {
+            return Entry::Timed(push(shard, slot, id, true));
+        }
+    }
+    enter_slow(id)
+}
+
+#[inline]
+fn enter_slow(id: u32) -> Entry {
+    let Some(shard) = Shard::current() else {
+        LOST.fetch_add(1, Relaxed);
+        return Entry::None;
+    };
+    let Some(slot) = shard.slot(id) else {
+        return Entry::None;
+    };
+    if !timed(shard) {
+        return Entry::Counted(slot);
+    }
+    Entry::Timed(push(shard, slot, id, clock::is_tsc()))
+}
+
+/// Pushes a frame for `site` whatever the sampling says (later polls of a timed future).
+#[inline]
+pub(crate) fn enter_timed(site: &'static CallSite) -> Option<Entered> {
+    let id = site.id();
+    if let Some(shard) = crate::shard::fast_shard() {
+        if let Some(slot) = shard.slot(id) {
+            return Some(push(shard, slot, id, true));
+        }
+    }
+    let shard = Shard::current()?;
+    let slot = shard.slot(id)?;
+    Some(push(shard, slot, id, clock::is_tsc()))
+}
+
+#[inline(always)]
+pub(crate) fn now(tsc: bool) -> u64 {
+    if tsc {
+        clock::now_tsc()
+    } else {
+        clock::now()
+    }
+}
+
+/// A pushed frame.
+pub(crate) struct Entered {
+    pub(crate) shard: &'static Shard,
+    pub(crate) slot: &'static Slot,
+    pub(crate) site: u32,
+    pub(crate) depth: u32,
+    pub(crate) seq: u64,
+    pub(crate) start: u64,
+    /// The clock is the TSC (read it without asking).
+    pub(crate) tsc: bool,
+}
+
+/// What leaving a frame measured, and where to record it.
+pub(crate) struct Left {
+    pub(crate) slot: &'static Slot,
+    /// Clock reading at the pop.
+    pub(crate) end: u64,
+    pub(crate) incl: u64,
+    pub(crate) self_: u64,
+    pub(crate) outer: bool,
+}
+
+/// Pushes a frame for `site` (whose slot on `shard` is `slot`) and reads the clock.
+#[inline(always)]
+pub(crate) fn push(shard: &'static Shard, slot: &'static Slot, site: u32, tsc: bool) -> Entered {
+    let mut depth = shard.depth.load(Relaxed) as usize;
+    if depth > 0 && depth <= MAX_DEPTH && shard.frames[depth - 1].seq.load(Relaxed) == DEAD {
+        depth = shard.pop_dead(depth);
+    }
+    let seq = shard.next_seq();
+    if depth < MAX_DEPTH {
+        let f = &shard.frames[depth];
+        f.seq.store(seq, Relaxed);
+        f.children.set(0);
+        f.site.store(site, Relaxed);
+        slot.enter();
+    } else {
+        shard.depth_overflow.store(true, Relaxed);
+    }
+    shard.depth.store(depth as u32 + 1, Relaxed);
+    Entered {
+        shard,
+        slot,
+        site,
+        depth: depth as u32,
+        seq,
+        start: now(tsc),
+        tsc,
+    }
+}
+
+/// Pops the frame `e` at clock reading `end`.
+#[inline(always)]
+pub(crate) fn pop(e: &Entered, end: u64) -> Option<Left> {
+    let incl = end.saturating_sub(e.start);
+    let shard = e.shard;
+    let d = e.depth as usize;
+    if d < MAX_DEPTH
+        && shard.depth.load(Relaxed) as usize == d + 1
+        && shard.frames[d].seq.load(Relaxed) == e.seq
+        && shard.is_current()
+    {
+        let children = shard.frames[d].children.get();
+        shard.depth.store(d as u32, Relaxed);
+        if d > 0 {
+            shard.frames[d - 1].children.add(incl);
+        }
+        let outer = e.slot.leave();
+        return Some(Left {
+            slot: e.slot,
+            end,
+            incl,
+            self_: incl.saturating_sub(children),
+            outer,
+        });
+    }
+    pop_slow(e, incl)
+}
+
+#[cold]
+#[inline(never)]
+fn pop_slow(e: &Entered, incl: u64) -> Option<Left> {
+    let shard = e.shard;
+    let d = e.depth as usize;
+    if !shard.is_current() {
+        // Dropped on another thread: mark the frame dead for its owner to pop, and
+        // record on this thread.
+        if d < MAX_DEPTH {
+            let _ = shard.frames[d]
+                .seq
+                .compare_exchange(e.seq, DEAD, Relaxed, Relaxed);
+        }
+        let Some(here) = Shard::current() else {
+            LOST.fetch_add(1, Relaxed);
+            return None;
+        };
+        let slot = here.slot(e.site)?;
+        return Some(Left {
+            slot,
+            end: e.start + incl,
+            incl,
+            self_: incl,
+            outer: !slot.is_active(),
+        });
+    }
+    let depth = shard.depth.load(Relaxed) as usize;
+    if d >= MAX_DEPTH {
+        // Beyond the tracked depth: no frame, no children known.
+        if depth == d + 1 {
+            shard.depth.store(d as u32, Relaxed);
+            if d == MAX_DEPTH {
+                shard.frames[d - 1].children.add(incl);
+            }
+        }
+        return Some(Left {
+            slot: e.slot,
+            end: e.start + incl,
+            incl,
+            self_: incl,
+            outer: !e.slot.is_active(),
+        });
+    }
+    if depth > d + 1 && shard.frames[d].seq.load(Relaxed) == e.seq {
+        // Frames above ours outlived their guards' place on this stack: discard them.
+        for i in (d + 1..depth.min(MAX_DEPTH)).rev() {
+            shard.discard_frame(i);
+        }
+        shard.depth.store(d as u32 + 1, Relaxed);
+        return pop(e, e.start + incl);
+    }
+    // Our frame was discarded while the guard lived on (suspended across a poll, or
+    // below a frame that was popped out of order): its children are unknown.
+    Some(Left {
+        slot: e.slot,
+        end: e.start + incl,
+        incl,
+        self_: incl,
+        outer: !e.slot.is_active(),
+    })
+}
+
+/// RAII guard of one measured scope: created on entry, records on drop.
+///
+/// `Send`: dropping it on another thread records the call there.
+#[must_use = "the scope is measured until the guard is dropped"]
+pub struct Scope {
+    e: Option<Entered>,
+}
+
+impl std::fmt::Debug for Scope {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Scope")
+            .field("timed", &self.e.is_some())
+            .finish()
+    }
+}
+
+impl Scope {
+    /// Enters a scope of `site`.
+    #[inline(always)]
+    pub fn enter(site: &'static CallSite) -> Scope {
+        let id = site.id();
+        if let Some(shard) = crate::shard::fast_shard() {
+            if let Some(slot) = shard.slot(id) {
+                return Scope {
+                    e: Some(push(shard, slot, id, true)),
+                };
+            }
+        }
+        Scope::enter_slow(id)
+    }
+
+    #[inline(never)]
+    fn enter_slow(id: u32) -> Scope {
+        match enter_slow(id) {
+            Entry::Timed(e) => Scope { e: Some(e) },
+            Entry::Counted(slot) => {
+                slot.counted.add(1);
+                Scope { e: None }
+            }
+            Entry::None => Scope { e: None },
+        }
+    }
+}
+
+impl Drop for Scope {
+    #[inline(always)]
+    fn drop(&mut self) {
+        if let Some(e) = &self.e {
+            let end = now(e.tsc);
+            if let Some(l) = pop(e, end) {
+                l.slot.record(l.incl, l.self_, l.outer);
+            }
+        }
+    }
+}

@@ -1,0 +1,567 @@
+//! Per-thread shards: the aggregation state of one thread.
+//!
+//! # Concurrency invariants
+//!
+//! * A shard has one writer, the thread it is assigned to (the *owner*). Every field is
+//!   an atomic so that snapshots can read it from another thread; the owner updates with
+//!   a relaxed load and store, never a read-modify-write.
+//! * One exception: another thread may compare-and-swap a frame's `seq` to [`DEAD`] when
+//!   a guard pushed by the owner is dropped on that other thread. The owner only ever
+//!   stores a fresh, globally unique `seq` into a frame it pushes, so that CAS succeeds
+//!   only while the frame it names is still the one it pushed.
+//! * Shards are never freed. When a thread exits its shard's numbers are merged into the
+//!   registry's `retired` totals and the shard goes to a free list for the next new
+//!   thread, under the registry lock, which snapshots hold while they read. Memory is
+//!   bounded by (call sites × most threads alive at once).
+//! * Data belongs to an epoch. A new profiling session ([`begin_epoch`]) makes every
+//!   shard's numbers stale; the owner clears them on its next call, snapshots skip stale
+//!   shards, and retired numbers of older epochs are dropped.
+
+use std::cell::Cell;
+use std::sync::atomic::{
+    AtomicBool, AtomicPtr, AtomicU32, AtomicU64,
+    Ordering::{Acquire, Relaxed, Release},
+};
+use std::sync::{Mutex, OnceLock};
+
+use crate::hist::AtomicHist;
+use crate::snapshot::Merged;
+
+/// Call-site slots per chunk.
+pub(crate) const CHUNK: usize = 64;
+/// Chunks per shard.
+pub(crate) const DIR: usize = 256;
+/// Deepest nesting of measured scopes tracked per thread. Deeper scopes are still
+/// counted and timed; their self time then includes their measured children.
+pub const MAX_DEPTH: usize = 512;
+/// `seq` of a frame whose guard was dropped on another thread.
+pub(crate) const DEAD: u64 = u64::MAX;
+const SEQ_SHIFT: u32 = 40;
+
+static EPOCH: AtomicU64 = AtomicU64::new(1);
+/// `epoch << 2 | timing-every-call << 1 | tsc-clock`, never 0. A shard whose `key` equals it may
+/// take the fast path: current epoch, every call timed, TSC clock.
+static KEY: AtomicU64 = AtomicU64::new(1);
+
+/// The fast-path key, 0 (never equal to [`KEY`]) when the fast path is off.
+pub(crate) fn fast_key() -> u64 {
+    let k = KEY.load(Relaxed);
+    if k & 3 == 3 {
+        k
+    } else {
+        0
+    }
+}
+
+/// Recomputes [`KEY`] after the epoch, the sampling period or the clock changed.
+pub(crate) fn refresh_key() {
+    let every = crate::scope::period() == 1;
+    let tsc = crate::clock::is_tsc();
+    KEY.store(
+        (EPOCH.load(Relaxed) << 2) | (u64::from(every) << 1) | u64::from(tsc),
+        Relaxed,
+    );
+}
+
+/// The calling thread's shard if it may take the fast path.
+#[inline(always)]
+pub(crate) fn fast_shard() -> Option<&'static Shard> {
+    match CURRENT.try_with(Cell::get) {
+        Ok(Some(s)) if s.key.get() == KEY.load(Relaxed) => Some(s),
+        _ => None,
+    }
+}
+
+/// A counter with one writer: relaxed load and store, readable from any thread.
+#[derive(Default)]
+pub(crate) struct Cnt(AtomicU64);
+
+impl Cnt {
+    pub(crate) const fn new() -> Self {
+        Cnt(AtomicU64::new(0))
+    }
+    #[inline(always)]
+    pub(crate) fn get(&self) -> u64 {
+        self.0.load(Relaxed)
+    }
+    #[inline(always)]
+    pub(crate) fn set(&self, v: u64) {
+        self.0.store(v, Relaxed)
+    }
+    #[inline(always)]
+    pub(crate) fn add(&self, v: u64) {
+        self.set(self.get().wrapping_add(v))
+    }
+}
+
+/// One call site's numbers on one thread.
+pub(crate) struct Slot {
+    /// Calls counted but not timed (sampling).
+    pub(crate) counted: Cnt,
+    pub(crate) timed: Cnt,
+    pub(crate) total: Cnt,
+    pub(crate) self_: Cnt,
+    /// The last timed value plus one (0: none), not yet in `min_inv`, `max` or `hist`.
+    ///
+    /// Recording a value into the histogram right after the clock read puts a chain of
+    /// dependent instructions (bucket index, load, store) behind the `rdtsc` result,
+    /// which costs ~5 ns a call here; recording the previous value instead takes it off
+    /// that chain. Readers count `pending` as recorded.
+    pending: Cnt,
+    /// Bitwise NOT of the minimum, so that zero means "none yet".
+    pub(crate) min_inv: Cnt,
+    pub(crate) max: Cnt,
+    pub(crate) polls: Cnt,
+    pub(crate) busy: Cnt,
+    pub(crate) cancelled: Cnt,
+    /// Leaked on first use, never freed; null until then. Published with `Release`,
+    /// read by snapshots with `Acquire`.
+    hist: AtomicPtr<AtomicHist>,
+    /// Frames of this site on the owner's stack (owner-only; not statistics).
+    pub(crate) active: AtomicU32,
+}
+
+impl Slot {
+    const fn new() -> Self {
+        Slot {
+            counted: Cnt::new(),
+            timed: Cnt::new(),
+            total: Cnt::new(),
+            self_: Cnt::new(),
+            pending: Cnt::new(),
+            min_inv: Cnt::new(),
+            max: Cnt::new(),
+            polls: Cnt::new(),
+            busy: Cnt::new(),
+            cancelled: Cnt::new(),
+            hist: AtomicPtr::new(std::ptr::null_mut()),
+            active: AtomicU32::new(0),
+        }
+    }
+
+    /// Records one timed call: `incl` and `self_` in ticks; `outer` when no frame of the
+    /// same site was below it, so that recursion adds to the total once.
+    #[inline(always)]
+    pub(crate) fn record(&self, incl: u64, self_: u64, outer: bool) {
+        self.timed.add(1);
+        if outer {
+            self.total.add(incl);
+        }
+        self.self_.add(self_);
+        let prev = self.pending.get();
+        self.pending.set(incl.wrapping_add(1));
+        if prev != 0 {
+            self.distribute(prev - 1);
+        }
+    }
+
+    /// Puts one value into min, max and the histogram.
+    #[inline(always)]
+    fn distribute(&self, v: u64) {
+        if !v > self.min_inv.get() {
+            self.min_inv.set(!v);
+        }
+        if v > self.max.get() {
+            self.max.set(v);
+        }
+        self.hist().record(v);
+    }
+
+    #[inline(always)]
+    fn hist(&self) -> &AtomicHist {
+        let p = self.hist.load(Relaxed);
+        if p.is_null() {
+            return self.new_hist();
+        }
+        // SAFETY: a non-null `hist` came from `Box::leak` in `new_hist` and is never
+        // freed or replaced, so it points to a live `AtomicHist` for the program's life.
+        // The owner thread stored it, so a relaxed load sees the initialised value.
+        unsafe { &*p }
+    }
+
+    /// The histogram as a snapshot reader sees it.
+    fn hist_for_reader(&self) -> Option<&AtomicHist> {
+        let p = self.hist.load(Acquire);
+        // SAFETY: as in `hist`; the `Acquire` load pairs with the `Release` store in
+        // `new_hist`, so the histogram's initialisation is visible to this thread.
+        (!p.is_null()).then(|| unsafe { &*p })
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn new_hist(&self) -> &AtomicHist {
+        let h: &'static AtomicHist = crate::internal(|| Box::leak(AtomicHist::boxed()));
+        self.hist
+            .store(h as *const AtomicHist as *mut AtomicHist, Release);
+        h
+    }
+
+    #[inline(always)]
+    pub(crate) fn enter(&self) {
+        self.active.store(self.active.load(Relaxed) + 1, Relaxed);
+    }
+
+    /// Leaves one frame of this site; true when it was the outermost.
+    #[inline(always)]
+    pub(crate) fn leave(&self) -> bool {
+        let a = self.active.load(Relaxed).saturating_sub(1);
+        self.active.store(a, Relaxed);
+        a == 0
+    }
+
+    /// Just after a push: no other frame of this site is below it on this stack.
+    pub(crate) fn outermost(&self) -> bool {
+        self.active.load(Relaxed) <= 1
+    }
+
+    pub(crate) fn is_active(&self) -> bool {
+        self.active.load(Relaxed) != 0
+    }
+
+    fn clear_stats(&self) {
+        for c in [
+            &self.counted,
+            &self.timed,
+            &self.total,
+            &self.self_,
+            &self.pending,
+            &self.min_inv,
+            &self.max,
+            &self.polls,
+            &self.busy,
+            &self.cancelled,
+        ] {
+            c.set(0);
+        }
+        if let Some(h) = self.hist_for_reader() {
+            h.clear();
+        }
+    }
+
+    pub(crate) fn merge_into(&self, m: &mut Merged) {
+        m.calls += self.counted.get() + self.timed.get();
+        m.timed += self.timed.get();
+        m.total += self.total.get();
+        m.self_ += self.self_.get();
+        m.min = m.min.min(!self.min_inv.get());
+        m.max = m.max.max(self.max.get());
+        let pending = self.pending.get();
+        if pending != 0 {
+            m.min = m.min.min(pending - 1);
+            m.max = m.max.max(pending - 1);
+            m.hist.record(pending - 1);
+        }
+        m.polls += self.polls.get();
+        m.busy += self.busy.get();
+        m.cancelled += self.cancelled.get();
+        if let Some(h) = self.hist_for_reader() {
+            h.merge_into(&mut m.hist);
+        }
+    }
+}
+
+struct Chunk {
+    slots: [Slot; CHUNK],
+}
+
+/// One entry of the scope stack.
+pub(crate) struct Frame {
+    pub(crate) seq: AtomicU64,
+    pub(crate) children: Cnt,
+    pub(crate) site: AtomicU32,
+}
+
+impl Frame {
+    const fn new() -> Self {
+        Frame {
+            seq: AtomicU64::new(0),
+            children: Cnt::new(),
+            site: AtomicU32::new(0),
+        }
+    }
+}
+
+/// The aggregation state of one thread: its call-site slots and its scope stack.
+pub struct Shard {
+    dir: [OnceLock<&'static Chunk>; DIR],
+    pub(crate) frames: [Frame; MAX_DEPTH],
+    pub(crate) depth: AtomicU32,
+    seq: Cnt,
+    epoch: AtomicU64,
+    /// [`KEY`] when this shard last synchronised with the global state.
+    synced: Cnt,
+    /// [`fast_key`] at that time: equals [`KEY`] only while the fast path applies.
+    key: Cnt,
+    pub(crate) countdown: Cnt,
+    pub(crate) rng: Cnt,
+    pub(crate) depth_overflow: AtomicBool,
+}
+
+static DEAD_SHARD: Shard = Shard::new(u64::MAX);
+
+thread_local! {
+    static CURRENT: Cell<Option<&'static Shard>> = const { Cell::new(None) };
+    static OWNER: Owner = const { Owner };
+}
+
+/// Retires the thread's shard when the thread exits.
+struct Owner;
+
+impl Drop for Owner {
+    fn drop(&mut self) {
+        let shard = CURRENT
+            .try_with(|c| c.replace(Some(&DEAD_SHARD)))
+            .ok()
+            .flatten();
+        if let Some(s) = shard {
+            if !std::ptr::eq(s, &DEAD_SHARD) {
+                retire(s);
+            }
+        }
+    }
+}
+
+impl Shard {
+    const fn new(epoch: u64) -> Self {
+        Shard {
+            dir: [const { OnceLock::new() }; DIR],
+            frames: [const { Frame::new() }; MAX_DEPTH],
+            depth: AtomicU32::new(0),
+            seq: Cnt::new(),
+            epoch: AtomicU64::new(epoch),
+            synced: Cnt::new(),
+            key: Cnt::new(),
+            countdown: Cnt::new(),
+            rng: Cnt::new(),
+            depth_overflow: AtomicBool::new(false),
+        }
+    }
+
+    /// The calling thread's shard, created on first use; `None` while the thread's
+    /// thread-locals are being destroyed.
+    #[inline]
+    pub(crate) fn current() -> Option<&'static Shard> {
+        match CURRENT.try_with(Cell::get) {
+            Ok(Some(s)) if s.synced.get() == KEY.load(Relaxed) => Some(s),
+            _ => Self::current_slow(),
+        }
+    }
+
+    /// The calling thread's shard if it has one, without creating it.
+    #[inline(always)]
+    pub(crate) fn is_current(&'static self) -> bool {
+        matches!(CURRENT.try_with(Cell::get), Ok(Some(s)) if std::ptr::eq(s, self))
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn current_slow() -> Option<&'static Shard> {
+        match CURRENT.try_with(Cell::get) {
+            Err(_) => None,
+            Ok(Some(s)) if std::ptr::eq(s, &DEAD_SHARD) => None,
+            Ok(Some(s)) => {
+                s.sync();
+                Some(s)
+            }
+            Ok(None) => crate::internal(|| {
+                // Registers the destructor that retires the shard at thread exit.
+                OWNER.try_with(|_| ()).ok()?;
+                let s = acquire();
+                CURRENT.try_with(|c| c.set(Some(s))).ok()?;
+                s.sync();
+                Some(s)
+            }),
+        }
+    }
+
+    /// Catches up with the global state: clears numbers of an older epoch, takes the
+    /// current keys.
+    fn sync(&self) {
+        let epoch = EPOCH.load(Relaxed);
+        if self.epoch.load(Relaxed) != epoch {
+            self.reset_stats();
+            self.epoch.store(epoch, Relaxed);
+        }
+        self.synced.set(KEY.load(Relaxed));
+        self.key.set(fast_key());
+    }
+
+    /// The slot of call site `id`, allocating its chunk on first use.
+    #[inline(always)]
+    pub(crate) fn slot(&'static self, id: u32) -> Option<&'static Slot> {
+        let (c, i) = (id as usize / CHUNK, id as usize % CHUNK);
+        let chunk = self.dir.get(c)?;
+        let chunk = match chunk.get() {
+            Some(chunk) => *chunk,
+            None => self.new_chunk(c),
+        };
+        Some(&chunk.slots[i])
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn new_chunk(&'static self, c: usize) -> &'static Chunk {
+        self.dir[c].get_or_init(|| {
+            crate::internal(|| {
+                Box::leak(Box::new(Chunk {
+                    slots: [const { Slot::new() }; CHUNK],
+                }))
+            })
+        })
+    }
+
+    /// Next push number: unique across threads and shard reuse.
+    #[inline(always)]
+    pub(crate) fn next_seq(&self) -> u64 {
+        let s = self.seq.get() + 1;
+        self.seq.set(s);
+        s
+    }
+
+    /// Pops frames marked [`DEAD`] from the top of the stack; returns the new depth.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn pop_dead(&'static self, mut depth: usize) -> usize {
+        while depth > 0 && depth <= MAX_DEPTH && self.frames[depth - 1].seq.load(Relaxed) == DEAD {
+            depth -= 1;
+            self.discard_frame(depth);
+        }
+        self.depth.store(depth as u32, Relaxed);
+        depth
+    }
+
+    /// Forgets frame `i` (its guard is gone or suspended elsewhere).
+    pub(crate) fn discard_frame(&'static self, i: usize) {
+        if i < MAX_DEPTH {
+            let site = self.frames[i].site.load(Relaxed);
+            if let Some(slot) = self.slot(site) {
+                slot.leave();
+            }
+        }
+    }
+
+    fn slots(&self) -> impl Iterator<Item = (u32, &Slot)> {
+        self.dir
+            .iter()
+            .enumerate()
+            .filter_map(|(c, d)| d.get().map(|ch| (c, *ch)))
+            .flat_map(|(c, ch)| {
+                ch.slots
+                    .iter()
+                    .enumerate()
+                    .map(move |(i, s)| ((c * CHUNK + i) as u32, s))
+            })
+    }
+
+    fn reset_stats(&self) {
+        for (_, s) in self.slots() {
+            s.clear_stats();
+        }
+        self.depth_overflow.store(false, Relaxed);
+    }
+
+    fn merge_into(&self, out: &mut Vec<Option<Merged>>) {
+        for (id, s) in self.slots() {
+            if s.counted.get() == 0 && s.timed.get() == 0 {
+                continue;
+            }
+            let i = id as usize;
+            if out.len() <= i {
+                out.resize_with(i + 1, || None);
+            }
+            s.merge_into(out[i].get_or_insert_with(Merged::default));
+        }
+    }
+}
+
+struct Registry {
+    live: Vec<&'static Shard>,
+    free: Vec<&'static Shard>,
+    retired: Vec<Option<Merged>>,
+    retired_depth_overflow: bool,
+    next_serial: u64,
+}
+
+static REGISTRY: Mutex<Registry> = Mutex::new(Registry {
+    live: Vec::new(),
+    free: Vec::new(),
+    retired: Vec::new(),
+    retired_depth_overflow: false,
+    next_serial: 1,
+});
+
+fn registry() -> std::sync::MutexGuard<'static, Registry> {
+    REGISTRY.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn acquire() -> &'static Shard {
+    let mut r = registry();
+    let shard = match r.free.pop() {
+        Some(s) => s,
+        None => Box::leak(Box::new(Shard::new(0))),
+    };
+    let serial = r.next_serial;
+    r.next_serial += 1;
+    shard.seq.set(serial << SEQ_SHIFT);
+    shard
+        .rng
+        .set(serial.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    shard.countdown.set(0);
+    shard.epoch.store(EPOCH.load(Relaxed), Relaxed);
+    shard.synced.set(0);
+    shard.key.set(0);
+    r.live.push(shard);
+    shard
+}
+
+fn retire(shard: &'static Shard) {
+    crate::internal(|| {
+        let mut r = registry();
+        if shard.epoch.load(Relaxed) == EPOCH.load(Relaxed) {
+            let mut retired = std::mem::take(&mut r.retired);
+            shard.merge_into(&mut retired);
+            r.retired = retired;
+            r.retired_depth_overflow |= shard.depth_overflow.load(Relaxed);
+        }
+        shard.reset_stats();
+        for (_, s) in shard.slots() {
+            s.active.store(0, Relaxed);
+        }
+        shard.depth.store(0, Relaxed);
+        r.live.retain(|s| !std::ptr::eq(*s, shard));
+        r.free.push(shard);
+    })
+}
+
+/// Starts a new profiling session: everything recorded so far is discarded.
+pub fn begin_epoch() {
+    let mut r = registry();
+    r.retired.clear();
+    r.retired_depth_overflow = false;
+    EPOCH.fetch_add(1, Relaxed);
+    refresh_key();
+}
+
+/// Merged numbers of every live and exited thread in the current epoch, indexed by
+/// site id, and whether any thread nested deeper than [`MAX_DEPTH`].
+pub(crate) fn collect() -> (Vec<Option<Merged>>, bool) {
+    crate::internal(|| {
+        let r = registry();
+        let epoch = EPOCH.load(Relaxed);
+        let mut out = r.retired.clone();
+        let mut overflow = r.retired_depth_overflow;
+        for s in &r.live {
+            if s.epoch.load(Relaxed) == epoch {
+                s.merge_into(&mut out);
+                overflow |= s.depth_overflow.load(Relaxed);
+            }
+        }
+        (out, overflow)
+    })
+}
+
+/// Number of threads with a shard right now, and shards kept for reuse.
+pub fn thread_counts() -> (usize, usize) {
+    let r = registry();
+    (r.live.len(), r.free.len())
+}

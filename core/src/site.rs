@@ -1,0 +1,184 @@
+//! Call sites: one `static` per instrumented function, block or stream, numbered on
+//! first use.
+
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+use std::sync::Mutex;
+
+/// Most call sites one process can number; later ones are counted but not measured.
+pub const MAX_SITES: usize = crate::shard::DIR * crate::shard::CHUNK - 1;
+/// Id given to sites past [`MAX_SITES`].
+pub(crate) const OVERFLOW: u32 = u32::MAX;
+
+/// What a call site instruments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SiteKind {
+    /// A synchronous function (`#[measure]`).
+    Function,
+    /// An `async fn` (`#[measure]`): measured per poll, wall time from first poll to `Ready`.
+    AsyncFunction,
+    /// A block (`measure_block!`).
+    Block,
+    /// The profiler's own calibration scope; never reported.
+    Internal,
+}
+
+/// Static description of one instrumented place. Created by the macros as a `static`.
+pub struct CallSite {
+    id: AtomicU32,
+    name: fn() -> &'static str,
+    label: Option<&'static str>,
+    file: &'static str,
+    line: u32,
+    kind: SiteKind,
+}
+
+impl std::fmt::Debug for CallSite {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CallSite")
+            .field("name", &self.name())
+            .field("label", &self.label)
+            .field("file", &self.file)
+            .field("line", &self.line)
+            .field("kind", &self.kind)
+            .finish()
+    }
+}
+
+impl CallSite {
+    /// A call site. `name` is called once, when the report is made.
+    pub const fn new(
+        name: fn() -> &'static str,
+        label: Option<&'static str>,
+        file: &'static str,
+        line: u32,
+        kind: SiteKind,
+    ) -> Self {
+        CallSite {
+            id: AtomicU32::new(0),
+            name,
+            label,
+            file,
+            line,
+            kind,
+        }
+    }
+
+    /// The site's number, assigning one on first use.
+    #[inline(always)]
+    pub fn id(&'static self) -> u32 {
+        let id = self.id.load(Relaxed);
+        if id != 0 {
+            id
+        } else {
+            self.register()
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn register(&'static self) -> u32 {
+        let mut sites = SITES.lock().unwrap_or_else(|e| e.into_inner());
+        let id = self.id.load(Relaxed);
+        if id != 0 {
+            return id;
+        }
+        if sites.is_empty() {
+            sites.push(&PLACEHOLDER);
+        }
+        let id = if sites.len() > MAX_SITES {
+            OVERFLOW
+        } else {
+            crate::internal(|| sites.push(self));
+            (sites.len() - 1) as u32
+        };
+        self.id.store(id, Relaxed);
+        id
+    }
+
+    /// Fully qualified name: `crate::module::Type::method`, `<crate::T as Trait>::method`,
+    /// or a block's label.
+    pub fn name(&self) -> &'static str {
+        clean_name((self.name)())
+    }
+
+    /// The `label = "..."` given to the macro, if any.
+    pub fn label(&self) -> Option<&'static str> {
+        self.label
+    }
+
+    /// Source file.
+    pub fn file(&self) -> &'static str {
+        self.file
+    }
+
+    /// Source line.
+    pub fn line(&self) -> u32 {
+        self.line
+    }
+
+    /// What the site instruments.
+    pub fn kind(&self) -> SiteKind {
+        self.kind
+    }
+}
+
+static PLACEHOLDER: CallSite = CallSite::new(|| "", None, "", 0, SiteKind::Internal);
+static SITES: Mutex<Vec<&'static CallSite>> = Mutex::new(Vec::new());
+
+/// Every numbered site, indexed by id (index 0 is a placeholder).
+pub(crate) fn all() -> Vec<&'static CallSite> {
+    let sites = SITES.lock().unwrap_or_else(|e| e.into_inner());
+    crate::internal(|| sites.clone())
+}
+
+/// Sites that could not be numbered because [`MAX_SITES`] were taken.
+pub(crate) fn overflowed() -> bool {
+    SITES.lock().unwrap_or_else(|e| e.into_inner()).len() > MAX_SITES
+}
+
+/// Strips the helper items the macros use to name a function
+/// (`path::__HOTPATH_SITE::__hp` → `path`).
+fn clean_name(raw: &'static str) -> &'static str {
+    const SUFFIX: &str = "::__HOTPATH_SITE::__hp";
+    let mut name = raw.strip_suffix(SUFFIX).unwrap_or(raw);
+    // An `async fn`'s body is a closure-like item: `path::f::{{closure}}`.
+    while let Some(n) = name.strip_suffix("::{{closure}}") {
+        name = n;
+    }
+    name
+}
+
+/// `type_name_of_val` of a function item, for the macros' name helper.
+#[doc(hidden)]
+pub fn type_name_of<T>(_: &T) -> &'static str {
+    std::any::type_name::<T>()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_come_from_the_enclosing_item() {
+        static __HOTPATH_SITE: CallSite = CallSite::new(
+            {
+                fn __hp() -> &'static str {
+                    type_name_of(&__hp)
+                }
+                __hp
+            },
+            None,
+            file!(),
+            line!(),
+            SiteKind::Function,
+        );
+        assert_eq!(
+            __HOTPATH_SITE.name(),
+            "hotpath_core::site::tests::names_come_from_the_enclosing_item"
+        );
+        let a = __HOTPATH_SITE.id();
+        assert!(a > 0);
+        assert_eq!(__HOTPATH_SITE.id(), a);
+        assert!(std::ptr::eq(all()[a as usize], &__HOTPATH_SITE));
+    }
+}

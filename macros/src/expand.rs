@@ -1,0 +1,239 @@
+//! Token generation for the feature-on build. Every path names `::hotpath::__private` or
+//! public `::hotpath` items; the body is never moved into a closure, so `return`, `?`,
+//! `impl Trait` returns and borrows of `&mut self` behave exactly as written.
+
+use proc_macro2::{Literal, Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned, ToTokens};
+use syn::{Attribute, Block, ImplItem, Item, ReturnType, Signature};
+
+use crate::attr::{MainArgs, MeasureArgs};
+
+fn lit(l: &proc_macro::Literal) -> TokenStream {
+    TokenStream::from(proc_macro::TokenStream::from(
+        proc_macro::TokenTree::Literal(l.clone()),
+    ))
+}
+
+/// `static __HOTPATH_SITE: CallSite = ...;` for a function named by its enclosing item.
+fn site(kind: &str, label: Option<TokenStream>, span: Span) -> TokenStream {
+    let kind = format_ident!("{}", kind);
+    let label = match label {
+        Some(l) => quote!(::core::option::Option::Some(#l)),
+        None => quote!(::core::option::Option::None),
+    };
+    quote_spanned! {span=>
+        static __HOTPATH_SITE: ::hotpath::__private::CallSite = ::hotpath::__private::CallSite::new(
+            {
+                fn __hp() -> &'static str {
+                    ::hotpath::__private::type_name_of(&__hp)
+                }
+                __hp
+            },
+            #label,
+            ::core::file!(),
+            ::core::line!(),
+            ::hotpath::__private::SiteKind::#kind,
+        );
+    }
+}
+
+fn contains_impl_trait(ty: &syn::Type) -> bool {
+    ty.to_token_stream().into_iter().any(|t| tt_has_impl(&t))
+}
+
+fn tt_has_impl(t: &proc_macro2::TokenTree) -> bool {
+    match t {
+        proc_macro2::TokenTree::Ident(i) => i == "impl",
+        proc_macro2::TokenTree::Group(g) => g.stream().into_iter().any(|t| tt_has_impl(&t)),
+        _ => false,
+    }
+}
+
+/// The instrumented body of a function with signature `sig`.
+fn body(sig: &Signature, block: &Block, label: Option<TokenStream>) -> Block {
+    let span = sig.ident.span();
+    let stmts = &block.stmts;
+    let tokens = if sig.asyncness.is_some() {
+        let site = site("AsyncFunction", label, span);
+        // Tells the compiler the async block's output type, so that `return x.into()` and
+        // `?` infer as they did in the `async fn` (skipped when the type has `impl Trait`).
+        let hint = match &sig.output {
+            ReturnType::Type(_, ty) if !contains_impl_trait(ty) => quote! {
+                #[allow(unreachable_code, clippy::diverging_sub_expression, clippy::needless_return)]
+                if false {
+                    let __hotpath_ret: #ty = loop {};
+                    return __hotpath_ret;
+                }
+            },
+            _ => quote!(),
+        };
+        quote_spanned! {span=>
+            {
+                #site
+                ::hotpath::__private::MeasuredFuture::new(&__HOTPATH_SITE, async move {
+                    #hint
+                    #(#stmts)*
+                })
+                .await
+            }
+        }
+    } else {
+        let site = site("Function", label, span);
+        quote_spanned! {span=>
+            {
+                let __hotpath_scope = {
+                    #site
+                    ::hotpath::__private::Scope::enter(&__HOTPATH_SITE)
+                };
+                #(#stmts)*
+            }
+        }
+    };
+    syn::parse2(tokens).expect("instrumented body parses")
+}
+
+/// `#[hotpath::measure]` / `#[hotpath::future_fn]`.
+pub fn measure(args: &MeasureArgs, item: TokenStream) -> syn::Result<TokenStream> {
+    let mut f: syn::ItemFn = syn::parse2(item)?;
+    let label = args.label.as_ref().map(lit);
+    *f.block = body(&f.sig, &f.block, label);
+    Ok(f.into_token_stream())
+}
+
+fn is_attr(a: &Attribute, name: &str) -> bool {
+    let segs: Vec<String> = a
+        .path()
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    match segs.as_slice() {
+        [only] => only == name,
+        [first, last] => first == "hotpath" && last == name,
+        _ => false,
+    }
+}
+
+/// Instruments one function unless it opted out, is already measured, or is `const`.
+fn measure_in_place(attrs: &mut Vec<Attribute>, sig: &Signature, block: &mut Block) {
+    let skipped = attrs.iter().any(|a| is_attr(a, "skip"));
+    attrs.retain(|a| !is_attr(a, "skip"));
+    let measured = attrs
+        .iter()
+        .any(|a| is_attr(a, "measure") || is_attr(a, "future_fn"));
+    if skipped || measured || sig.constness.is_some() {
+        return;
+    }
+    *block = body(sig, block, None);
+}
+
+fn measure_items(items: &mut [Item]) {
+    for item in items {
+        match item {
+            Item::Fn(f) => measure_in_place(&mut f.attrs, &f.sig, &mut f.block),
+            Item::Impl(i) => measure_impl(i),
+            Item::Mod(m) => {
+                if let Some((_, items)) = &mut m.content {
+                    measure_items(items);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn measure_impl(i: &mut syn::ItemImpl) {
+    for it in &mut i.items {
+        if let ImplItem::Fn(f) = it {
+            measure_in_place(&mut f.attrs, &f.sig, &mut f.block);
+        }
+    }
+}
+
+/// `#[hotpath::measure_all]`.
+pub fn measure_all(item: TokenStream) -> syn::Result<TokenStream> {
+    let mut item: Item = syn::parse2(item)?;
+    match &mut item {
+        Item::Impl(i) => measure_impl(i),
+        Item::Mod(m) => {
+            if let Some((_, items)) = &mut m.content {
+                measure_items(items);
+            }
+        }
+        _ => {}
+    }
+    Ok(item.into_token_stream())
+}
+
+/// `#[hotpath::main]`.
+pub fn main(args: &MainArgs, item: TokenStream) -> syn::Result<TokenStream> {
+    let mut f: syn::ItemFn = syn::parse2(item)?;
+    let span = f.sig.ident.span();
+    let name = &f.sig.ident;
+    let mut calls = TokenStream::new();
+    if let Some(ps) = &args.percentiles {
+        let ps = ps.iter().map(|p| Literal::f64_unsuffixed(*p));
+        calls.extend(quote!(.percentiles(&[#(#ps),*])));
+    }
+    if let Some(fmt) = args.format {
+        let v = format_ident!("{}", fmt.variant());
+        calls.extend(quote!(.format(::hotpath::Format::#v)));
+    }
+    for (method, v) in [
+        ("limit", args.limit),
+        ("functions_limit", args.functions_limit),
+        ("threads_limit", args.threads_limit),
+        ("io_limit", args.io_limit),
+    ] {
+        if let Some(v) = v {
+            let m = format_ident!("{}", method);
+            let v = Literal::u64_unsuffixed(v);
+            calls.extend(quote!(.#m(#v as usize)));
+        }
+    }
+    if let Some(p) = &args.output_path {
+        let p = lit(p);
+        calls.extend(quote!(.output_path(#p)));
+    }
+    if let Some(ms) = args.timeout {
+        let ms = Literal::u64_unsuffixed(ms);
+        calls.extend(quote!(.timeout(::core::time::Duration::from_millis(#ms))));
+    }
+    if let Some(r) = &args.report {
+        let r = lit(r);
+        calls.extend(quote!(.report(#r)));
+    }
+    let measured = body(&f.sig, &f.block, None);
+    let stmts = &measured.stmts;
+    let new_block = quote_spanned! {span=>
+        {
+            let __hotpath_guard = ::hotpath::HotpathGuardBuilder::new(
+                ::core::concat!(::core::module_path!(), "::", ::core::stringify!(#name)),
+            )
+            #calls
+            .build();
+            #(#stmts)*
+        }
+    };
+    *f.block = syn::parse2(new_block)?;
+    let allocator = allocator_item(args);
+    Ok(quote!(#allocator #f))
+}
+
+#[cfg(feature = "hotpath-alloc")]
+fn allocator_item(args: &MainArgs) -> TokenStream {
+    let inner = match &args.allocator {
+        Some(p) => TokenStream::from(p.clone()),
+        None => quote!(::std::alloc::System),
+    };
+    quote! {
+        #[global_allocator]
+        static __HOTPATH_GLOBAL_ALLOCATOR: ::hotpath::alloc::Tracking<#inner> =
+            ::hotpath::alloc::Tracking::new(#inner);
+    }
+}
+
+#[cfg(not(feature = "hotpath-alloc"))]
+fn allocator_item(_: &MainArgs) -> TokenStream {
+    TokenStream::new()
+}

@@ -1,0 +1,174 @@
+//! Attribute macros of the [hotpath](https://docs.rs/hotpath) profiler. Use them through
+//! the facade (`#[hotpath::measure]`), not from this crate.
+//!
+//! Without the facade's `hotpath` feature every attribute checks its arguments and where
+//! it is placed, then returns the item unchanged; this crate then builds without any
+//! dependency. With it, functions get an RAII guard (sync) or a per-poll wrapper (async);
+//! the body is never moved into a closure.
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+use proc_macro::TokenStream;
+
+mod attr;
+#[cfg(feature = "hotpath")]
+mod expand;
+
+use attr::Error;
+
+/// Emits `item` unchanged next to the error, so one mistake gives one diagnostic.
+fn with_error(e: Error, item: TokenStream) -> TokenStream {
+    let mut out = e.to_compile_error();
+    out.extend(item);
+    out
+}
+
+#[cfg(feature = "hotpath")]
+fn expanded(r: syn::Result<proc_macro2::TokenStream>, item: TokenStream) -> TokenStream {
+    match r {
+        Ok(t) => t.into(),
+        Err(e) => {
+            let mut out: TokenStream = e.to_compile_error().into();
+            out.extend(item);
+            out
+        }
+    }
+}
+
+/// Starts profiling for the whole program and prints the report when the function
+/// returns. Put it on `main` (under `#[tokio::main]` for async `main`); `main` itself is
+/// measured too.
+///
+/// ```ignore
+/// #[tokio::main]
+/// #[hotpath::main(percentiles = [50, 95, 99.9], limit = 20)]
+/// async fn main() { /* ... */ }
+/// ```
+///
+/// Arguments, all optional:
+///
+/// | argument | meaning | default |
+/// |---|---|---|
+/// | `percentiles = [50, 99.9]` | percentile columns, each in `0..=100` (0 = min, 100 = max), at most 10 | `[95]` |
+/// | `format = "table"` | `"table"`, `"json"`, `"json-pretty"` or `"none"` | `"table"` |
+/// | `limit = N` | rows per section, `0` = all | `15` |
+/// | `functions_limit = N`, `threads_limit = N`, `io_limit = N` | rows of one section | `limit` |
+/// | `output_path = "report.json"` | write the report to a file instead of stdout | stdout |
+/// | `timeout = MS` | print the report and exit the process after `MS` milliseconds | none |
+/// | `allocator = mimalloc::MiMalloc` | with `hotpath-alloc`: the allocator the tracking allocator wraps | `System` |
+/// | `report = "timing,io"` | sections to print (`all`, or names; `-name` removes one) | all |
+///
+/// `HOTPATH_OUTPUT_FORMAT`, `HOTPATH_OUTPUT_PATH`, `HOTPATH_LIMIT` and
+/// `HOTPATH_SHUTDOWN_MS` override the arguments at run time. `channels_limit`,
+/// `streams_limit`, `futures_limit`, `rw_locks_limit` and `mutexes_limit` are accepted
+/// for source compatibility with hotpath 0.30 and ignored.
+#[proc_macro_attribute]
+pub fn main(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let args = match attr::main_args(attr) {
+        Ok(a) => a,
+        Err(e) => return with_error(e, item),
+    };
+    if let Err(e) = attr::expect_fn(&item, "main", false) {
+        return with_error(e, item);
+    }
+    #[cfg(feature = "hotpath")]
+    {
+        expanded(expand::main(&args, item.clone().into()), item)
+    }
+    #[cfg(not(feature = "hotpath"))]
+    {
+        let _ = args;
+        item
+    }
+}
+
+/// Measures every call of a function: calls, wall time (total, self, min, max, mean,
+/// percentiles) and, with the matching features, allocations and CPU time.
+///
+/// Works on free functions, methods (`self`, `&self`, `&mut self`), generic functions,
+/// functions returning `impl Trait`, and `async fn` (measured per poll; wall time from
+/// first poll to `Ready`, polls, busy time). The row is named by the function's path,
+/// e.g. `my_crate::parser::Parser::parse` or `<my_crate::Point as core::fmt::Display>::fmt`.
+///
+/// Arguments: `label = "name"` (shown instead of the path); `log = bool` and
+/// `future = bool` are accepted for source compatibility with hotpath 0.30 (`future`
+/// only on `async fn`; async functions always report polls).
+///
+/// Cost: nothing without the `hotpath` feature; with it, two clock reads and a few
+/// thread-local stores per call (see the crate's Performance section).
+#[proc_macro_attribute]
+pub fn measure(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let args = match attr::measure_args(attr, false) {
+        Ok(a) => a,
+        Err(e) => return with_error(e, item),
+    };
+    let need_async = args.future;
+    if let Err(e) = attr::expect_fn(&item, "measure", need_async) {
+        return with_error(e, item);
+    }
+    #[cfg(feature = "hotpath")]
+    {
+        expanded(expand::measure(&args, item.clone().into()), item)
+    }
+    #[cfg(not(feature = "hotpath"))]
+    {
+        item
+    }
+}
+
+/// Measures an `async fn` as a future: the same as `#[hotpath::measure]` on an
+/// `async fn` (wall time from first poll to `Ready`, polls, busy time). `log = bool` is
+/// accepted for source compatibility.
+#[proc_macro_attribute]
+pub fn future_fn(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let args = match attr::measure_args(attr, true) {
+        Ok(a) => a,
+        Err(e) => return with_error(e, item),
+    };
+    if let Err(e) = attr::expect_fn(&item, "future_fn", true) {
+        return with_error(e, item);
+    }
+    #[cfg(feature = "hotpath")]
+    {
+        expanded(expand::measure(&args, item.clone().into()), item)
+    }
+    #[cfg(not(feature = "hotpath"))]
+    {
+        let _ = args;
+        item
+    }
+}
+
+/// Measures every function of an `impl` block (inherent or `impl Trait for Type`) or of
+/// an inline module (its functions, the methods of its `impl` blocks, and nested inline
+/// modules). Functions marked `#[hotpath::skip]`, already marked `#[hotpath::measure]`,
+/// or `const` are left alone.
+#[proc_macro_attribute]
+pub fn measure_all(attr: TokenStream, item: TokenStream) -> TokenStream {
+    if let Err(e) = attr::no_args(attr, "measure_all") {
+        return with_error(e, item);
+    }
+    if let Err(e) = attr::expect_impl_or_mod(&item) {
+        return with_error(e, item);
+    }
+    #[cfg(feature = "hotpath")]
+    {
+        expanded(expand::measure_all(item.clone().into()), item)
+    }
+    #[cfg(not(feature = "hotpath"))]
+    {
+        item
+    }
+}
+
+/// Leaves one function out of `#[hotpath::measure_all]`.
+#[proc_macro_attribute]
+pub fn skip(attr: TokenStream, item: TokenStream) -> TokenStream {
+    if let Err(e) = attr::no_args(attr, "skip") {
+        return with_error(e, item);
+    }
+    if let Err(e) = attr::expect_fn(&item, "skip", false) {
+        return with_error(e, item);
+    }
+    item
+}

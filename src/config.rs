@@ -1,0 +1,234 @@
+//! Report configuration: what the macro arguments and builder methods set, and the
+//! environment variables that override them at run time.
+
+/// Format of the report printed when profiling ends.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Format {
+    /// Aligned text tables (the default).
+    #[default]
+    Table,
+    /// One line of JSON (schema v1, `docs/report-schema.md`).
+    Json,
+    /// Indented JSON.
+    JsonPretty,
+    /// No report (live endpoints only).
+    None,
+}
+
+impl Format {
+    /// Accepted spellings, for messages.
+    pub const ACCEPTED: &'static str = "table, json, json-pretty, none";
+
+    /// Parses `table`, `json`, `json-pretty` or `none` (any case).
+    pub fn parse(s: &str) -> Option<Format> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "table" => Some(Format::Table),
+            "json" => Some(Format::Json),
+            "json-pretty" | "jsonpretty" => Some(Format::JsonPretty),
+            "none" => Some(Format::None),
+            _ => None,
+        }
+    }
+
+    /// The spelling [`Format::parse`] accepts.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Format::Table => "table",
+            Format::Json => "json",
+            Format::JsonPretty => "json-pretty",
+            Format::None => "none",
+        }
+    }
+}
+
+impl std::fmt::Display for Format {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[cfg(feature = "hotpath")]
+pub(crate) use on::*;
+
+#[cfg(feature = "hotpath")]
+mod on {
+    use super::Format;
+    use std::path::PathBuf;
+    use std::time::Duration;
+
+    /// Rows per section unless configured.
+    pub(crate) const DEFAULT_LIMIT: usize = 15;
+    /// Percentiles unless configured.
+    pub(crate) const DEFAULT_PERCENTILES: [f64; 3] = [50.0, 95.0, 99.0];
+    /// Most percentiles shown.
+    pub(crate) const MAX_PERCENTILES: usize = 10;
+    /// Every section this build can produce, in report order.
+    pub(crate) const SECTIONS: &[&str] = &["timing"];
+
+    #[derive(Clone, Debug)]
+    pub(crate) struct Config {
+        pub caller: &'static str,
+        pub percentiles: Vec<f64>,
+        pub format: Format,
+        pub limit: usize,
+        pub functions_limit: Option<usize>,
+        pub threads_limit: Option<usize>,
+        pub io_limit: Option<usize>,
+        pub output_path: Option<PathBuf>,
+        pub timeout: Option<Duration>,
+        pub time_sampling_rate: f64,
+        pub sections: Vec<&'static str>,
+    }
+
+    impl Config {
+        pub(crate) fn new(caller: &'static str) -> Self {
+            Config {
+                caller,
+                percentiles: DEFAULT_PERCENTILES.to_vec(),
+                format: Format::Table,
+                limit: DEFAULT_LIMIT,
+                functions_limit: None,
+                threads_limit: None,
+                io_limit: None,
+                output_path: None,
+                timeout: None,
+                time_sampling_rate: 1.0,
+                sections: SECTIONS.to_vec(),
+            }
+        }
+
+        /// Applies `HOTPATH_*` variables; each invalid one warns once and is ignored.
+        pub(crate) fn apply_env(&mut self) {
+            if let Some(f) = env(
+                "HOTPATH_OUTPUT_FORMAT",
+                Format::ACCEPTED,
+                self.format.as_str(),
+                Format::parse,
+            ) {
+                self.format = f;
+            }
+            let current = self
+                .output_path
+                .as_ref()
+                .map_or("stdout".to_string(), |p| p.display().to_string());
+            if let Some(p) = env(
+                "HOTPATH_OUTPUT_PATH",
+                "a non-empty file path",
+                &current,
+                |s| (!s.is_empty()).then(|| PathBuf::from(s)),
+            ) {
+                self.output_path = Some(p);
+            }
+            if let Some(l) = env(
+                "HOTPATH_LIMIT",
+                "a non-negative integer (0 = all rows)",
+                &self.limit.to_string(),
+                |s| s.parse::<usize>().ok(),
+            ) {
+                self.limit = l;
+            }
+            let current = self
+                .timeout
+                .map_or("none".to_string(), |d| d.as_millis().to_string());
+            if let Some(ms) = env(
+                "HOTPATH_SHUTDOWN_MS",
+                "a positive integer of milliseconds",
+                &current,
+                |s| s.parse::<u64>().ok().filter(|ms| *ms > 0),
+            ) {
+                self.timeout = Some(Duration::from_millis(ms));
+            }
+            let current = self.time_sampling_rate.to_string();
+            if let Some(r) = env(
+                "HOTPATH_TIME_SAMPLING_RATE",
+                "a number from 0 to 1 (0 = count only)",
+                &current,
+                parse_rate,
+            ) {
+                self.time_sampling_rate = r;
+            }
+            let current = self.sections.join(",");
+            if let Some(s) = env(
+                "HOTPATH_REPORT",
+                "`all` or section names from timing",
+                &current,
+                parse_sections,
+            ) {
+                self.sections = s;
+            }
+            let _ = env("HOTPATH_CLOCK", "tsc, monotonic", "tsc", |s| {
+                matches!(s, "tsc" | "monotonic").then_some(())
+            });
+        }
+
+        pub(crate) fn functions_limit(&self) -> usize {
+            self.functions_limit.unwrap_or(self.limit)
+        }
+    }
+
+    pub(crate) fn parse_rate(s: &str) -> Option<f64> {
+        s.parse::<f64>().ok().filter(|r| (0.0..=1.0).contains(r))
+    }
+
+    /// `all`, or section names separated by commas; `-name` removes one. The names of
+    /// hotpath 0.30 (`functions-timing`, ...) are understood. Sections this build does
+    /// not produce are left out silently; unknown names make the spec invalid.
+    pub(crate) fn parse_sections(spec: &str) -> Option<Vec<&'static str>> {
+        let (mut include, mut exclude) = (Vec::new(), Vec::new());
+        let mut all = false;
+        for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let (neg, name) = part.strip_prefix('-').map_or((false, part), |n| (true, n));
+            if !neg && matches!(name, "all" | "auto") {
+                all = true;
+                continue;
+            }
+            let name = match name {
+                "functions-timing" | "functions" => "timing",
+                "functions-alloc" => "alloc",
+                "functions-cpu" => "cpu",
+                other => ["timing", "alloc", "cpu", "io", "threads"]
+                    .into_iter()
+                    .find(|k| *k == other)?,
+            };
+            if neg {
+                exclude.push(name);
+            } else {
+                include.push(name);
+            }
+        }
+        all |= include.is_empty();
+        Some(
+            SECTIONS
+                .iter()
+                .copied()
+                .filter(|s| (all || include.contains(s)) && !exclude.contains(s))
+                .collect(),
+        )
+    }
+
+    /// Reads an override; an invalid value warns once on stderr and is ignored.
+    fn env<T>(
+        name: &str,
+        accepted: &str,
+        current: &str,
+        parse: impl Fn(&str) -> Option<T>,
+    ) -> Option<T> {
+        let raw = std::env::var_os(name)?;
+        let value = raw.to_string_lossy();
+        match raw.to_str().and_then(|s| parse(s.trim())) {
+            Some(v) => Some(v),
+            None => {
+                warn(&format!(
+                    "{name}={value:?} is not valid (accepted: {accepted}); using {current}"
+                ));
+                None
+            }
+        }
+    }
+
+    /// One line on stderr, prefixed `[hotpath]`.
+    pub(crate) fn warn(msg: &str) {
+        use std::io::Write;
+        let _ = writeln!(std::io::stderr().lock(), "[hotpath] warning: {msg}");
+    }
+}

@@ -1,0 +1,243 @@
+//! Starting and ending a profiling session by hand.
+
+use std::path::Path;
+use std::time::Duration;
+
+use crate::Format;
+
+/// Configures and starts a profiling session; the report is written when the returned
+/// [`HotpathGuard`] drops. `#[hotpath::main]` uses this; call it directly when `main`
+/// is not yours (a test harness, a library entry point).
+///
+/// ```
+/// let _guard = hotpath::HotpathGuardBuilder::new("my_app::run")
+///     .percentiles(&[50.0, 99.9])
+///     .format(hotpath::Format::None)
+///     .limit(20)
+///     .build();
+/// ```
+///
+/// Without the `hotpath` feature every method is a no-op and the guard is zero-sized.
+#[must_use = "call .build() to start profiling"]
+#[derive(Debug)]
+pub struct HotpathGuardBuilder {
+    #[cfg(feature = "hotpath")]
+    cfg: crate::config::Config,
+}
+
+impl HotpathGuardBuilder {
+    /// A session reported under `caller` (conventionally the path of the function that
+    /// starts it).
+    pub fn new(caller: &'static str) -> Self {
+        #[cfg(not(feature = "hotpath"))]
+        let _ = caller;
+        HotpathGuardBuilder {
+            #[cfg(feature = "hotpath")]
+            cfg: crate::config::Config::new(caller),
+        }
+    }
+
+    /// Percentile columns, each in `0..=100` (0 is the minimum, 100 the maximum); sorted,
+    /// deduplicated, at most 10. Values out of range are dropped with a warning.
+    #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
+    pub fn percentiles(mut self, percentiles: &[f64]) -> Self {
+        #[cfg(feature = "hotpath")]
+        {
+            let mut ps: Vec<f64> = Vec::new();
+            for &p in percentiles {
+                if (0.0..=100.0).contains(&p) {
+                    ps.push(p);
+                } else {
+                    crate::config::warn(&format!("percentile {p} is outside 0..=100; left out"));
+                }
+            }
+            ps.sort_by(f64::total_cmp);
+            ps.dedup();
+            if ps.len() > crate::config::MAX_PERCENTILES {
+                crate::config::warn(&format!(
+                    "{} percentiles given; showing the first {}",
+                    ps.len(),
+                    crate::config::MAX_PERCENTILES
+                ));
+                ps.truncate(crate::config::MAX_PERCENTILES);
+            }
+            if !ps.is_empty() {
+                self.cfg.percentiles = ps;
+            }
+        }
+        #[cfg(not(feature = "hotpath"))]
+        let _ = percentiles;
+        self
+    }
+
+    /// Report format (default [`Format::Table`]); `HOTPATH_OUTPUT_FORMAT` overrides it.
+    #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
+    pub fn format(mut self, format: Format) -> Self {
+        #[cfg(feature = "hotpath")]
+        {
+            self.cfg.format = format;
+        }
+        #[cfg(not(feature = "hotpath"))]
+        let _ = format;
+        self
+    }
+
+    /// Rows per report section, 0 for all (default 15); `HOTPATH_LIMIT` overrides it.
+    /// The JSON report always holds every row.
+    #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
+    pub fn limit(mut self, limit: usize) -> Self {
+        #[cfg(feature = "hotpath")]
+        {
+            self.cfg.limit = limit;
+        }
+        #[cfg(not(feature = "hotpath"))]
+        let _ = limit;
+        self
+    }
+
+    /// Rows of the function sections (timing, alloc, cpu); overrides [`Self::limit`].
+    #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
+    pub fn functions_limit(mut self, limit: usize) -> Self {
+        #[cfg(feature = "hotpath")]
+        {
+            self.cfg.functions_limit = Some(limit);
+        }
+        #[cfg(not(feature = "hotpath"))]
+        let _ = limit;
+        self
+    }
+
+    /// Rows of the threads section; overrides [`Self::limit`].
+    #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
+    pub fn threads_limit(mut self, limit: usize) -> Self {
+        #[cfg(feature = "hotpath")]
+        {
+            self.cfg.threads_limit = Some(limit);
+        }
+        #[cfg(not(feature = "hotpath"))]
+        let _ = limit;
+        self
+    }
+
+    /// Rows of the I/O section; overrides [`Self::limit`].
+    #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
+    pub fn io_limit(mut self, limit: usize) -> Self {
+        #[cfg(feature = "hotpath")]
+        {
+            self.cfg.io_limit = Some(limit);
+        }
+        #[cfg(not(feature = "hotpath"))]
+        let _ = limit;
+        self
+    }
+
+    /// Writes the report to this file instead of stdout; `HOTPATH_OUTPUT_PATH` overrides it.
+    #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
+    pub fn output_path(mut self, path: impl AsRef<Path>) -> Self {
+        #[cfg(feature = "hotpath")]
+        {
+            self.cfg.output_path = Some(path.as_ref().to_path_buf());
+        }
+        #[cfg(not(feature = "hotpath"))]
+        let _ = path;
+        self
+    }
+
+    /// Writes the report and exits the process (status 0) after `after`, unless the guard
+    /// dropped first; `HOTPATH_SHUTDOWN_MS` overrides it.
+    #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
+    pub fn timeout(mut self, after: Duration) -> Self {
+        #[cfg(feature = "hotpath")]
+        {
+            self.cfg.timeout = Some(after);
+        }
+        #[cfg(not(feature = "hotpath"))]
+        let _ = after;
+        self
+    }
+
+    /// Times only a fraction `rate` (0..=1) of calls; every call is still counted
+    /// exactly and sampled rows are marked. 0 counts calls without timing them.
+    /// `HOTPATH_TIME_SAMPLING_RATE` overrides it.
+    #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
+    pub fn time_sampling_rate(mut self, rate: f64) -> Self {
+        #[cfg(feature = "hotpath")]
+        {
+            match crate::config::parse_rate(&rate.to_string()) {
+                Some(r) => self.cfg.time_sampling_rate = r,
+                None => crate::config::warn(&format!(
+                    "time sampling rate {rate} is outside 0..=1; timing every call"
+                )),
+            }
+        }
+        #[cfg(not(feature = "hotpath"))]
+        let _ = rate;
+        self
+    }
+
+    /// The same as [`Self::time_sampling_rate`] (the name hotpath 0.30 uses for functions).
+    pub fn functions_time_sampling_rate(self, rate: f64) -> Self {
+        self.time_sampling_rate(rate)
+    }
+
+    /// Sections to report: `all`, or names (`timing`, ...) separated by commas; `-name`
+    /// removes one. `HOTPATH_REPORT` overrides it.
+    #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
+    pub fn report(mut self, spec: &str) -> Self {
+        #[cfg(feature = "hotpath")]
+        match crate::config::parse_sections(spec) {
+            Some(s) => self.cfg.sections = s,
+            None => crate::config::warn(&format!(
+                "report sections {spec:?} not understood; reporting all"
+            )),
+        }
+        #[cfg(not(feature = "hotpath"))]
+        let _ = spec;
+        self
+    }
+
+    /// Starts the session. If one is already running, prints a warning and returns an
+    /// inert guard: the first session is not disturbed.
+    pub fn build(self) -> HotpathGuard {
+        HotpathGuard {
+            #[cfg(feature = "hotpath")]
+            session: crate::runtime::Session::start(self.cfg),
+        }
+    }
+
+    /// Starts the session, and writes the report and exits the process after `after`
+    /// (hotpath 0.30's form of [`Self::timeout`]).
+    pub fn build_with_shutdown(self, after: Duration) {
+        std::mem::forget(self.timeout(after).build());
+    }
+}
+
+/// A running profiling session; writes the report when dropped.
+#[derive(Debug)]
+pub struct HotpathGuard {
+    #[cfg(feature = "hotpath")]
+    session: Option<crate::runtime::Session>,
+}
+
+/// Dropping the guard ends the session and writes the report. The impl exists in both
+/// feature states so that `drop(guard)` reads the same (and lints the same) either way.
+impl Drop for HotpathGuard {
+    fn drop(&mut self) {
+        // The session (when there is one) writes the report in its own `Drop`.
+    }
+}
+
+impl HotpathGuard {
+    /// Whether this guard is profiling (false without the feature, or when another
+    /// session was already running).
+    pub fn is_active(&self) -> bool {
+        #[cfg(feature = "hotpath")]
+        {
+            self.session.is_some()
+        }
+        #[cfg(not(feature = "hotpath"))]
+        {
+            false
+        }
+    }
+}

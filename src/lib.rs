@@ -1,0 +1,148 @@
+//! # hotpath
+//!
+//! An in-process profiler for Rust programs whose source you own. Annotate functions,
+//! build with `--features hotpath`, and get one report at exit that answers which
+//! functions take the time. Without the feature every annotation is the plain code and
+//! no dependency is compiled.
+//!
+//! ## Usage
+//!
+//! ```toml
+//! [dependencies]
+//! hotpath = "0.1"
+//!
+//! [features]
+//! hotpath = ["hotpath/hotpath"]
+//! ```
+//!
+//! ```
+//! #[hotpath::measure]
+//! fn parse(input: &str) -> Vec<u64> {
+//!     input.split(',').filter_map(|s| s.trim().parse().ok()).collect()
+//! }
+//!
+//! #[hotpath::main(percentiles = [50, 95, 99], limit = 20)]
+//! fn main() {
+//!     let total: u64 = hotpath::measure_block!("sum", parse("1, 2, 3").iter().sum());
+//!     assert_eq!(total, 6);
+//! }
+//! ```
+//!
+//! `cargo run --features hotpath` prints the report when `main` returns.
+//!
+//! ## Feature flags
+//!
+//! | feature | adds |
+//! |---|---|
+//! | `hotpath` | the runtime: per-function wall time, self time, percentiles, the report |
+//! | `report` | the report model and renderers alone (for tools reading saved JSON) |
+//!
+//! ## What is measured
+//!
+//! Per function: calls; wall time total, self (exclusive of measured children), mean,
+//! min, max and percentiles; share of the run. Recursion counts the outermost call in
+//! the total. `async fn`s are measured per poll on whichever thread polls them: wall
+//! time from first poll to `Ready`, polls, busy time. Threads that exited before the
+//! report are included.
+//!
+//! ## Performance
+//!
+//! Two TSC reads and single-writer stores into a per-thread slot per call: no lock,
+//! allocation, hash or atomic read-modify-write. Memory is bounded by call sites ×
+//! threads, not by calls. See the README's Performance section for measured numbers.
+//!
+//! ## Limitations
+//!
+//! * A `measure_block!` held across `.await` reports its wall time; its self time then
+//!   includes what it awaited. Prefer `#[measure]` on an `async fn`.
+//! * Calls made while a thread's thread-locals are being destroyed are counted as lost.
+//! * At most 16,383 call sites and 512 levels of nesting per thread are tracked.
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+extern crate self as hotpath;
+
+pub use hotpath_macros::{future_fn, main, measure, measure_all, skip};
+
+mod config;
+mod guard;
+#[cfg(feature = "report")]
+pub mod report;
+#[cfg(feature = "hotpath")]
+mod runtime;
+
+pub use config::Format;
+pub use guard::{HotpathGuard, HotpathGuardBuilder};
+
+/// What the macro expansions name. Not a public API.
+#[cfg(feature = "hotpath")]
+#[doc(hidden)]
+pub mod __private {
+    pub use hotpath_core::{type_name_of, CallSite, MeasuredFuture, Scope, SiteKind};
+}
+
+/// Measures a block as if it were a function named `label`, and evaluates to the
+/// block's value.
+///
+/// ```
+/// let n = hotpath::measure_block!("count", (1..=10).filter(|x| x % 2 == 0).count());
+/// assert_eq!(n, 5);
+/// ```
+///
+/// `label` must be a string constant. Cost: nothing without the `hotpath` feature; with
+/// it, the same as a `#[measure]` call. Held across `.await`, the block reports its wall
+/// time, and records on the thread where it ends.
+#[cfg(feature = "hotpath")]
+#[macro_export]
+macro_rules! measure_block {
+    ($label:expr, $expr:expr $(,)?) => {{
+        static __HOTPATH_SITE: $crate::__private::CallSite = $crate::__private::CallSite::new(
+            {
+                fn __hp() -> &'static str {
+                    $label
+                }
+                __hp
+            },
+            ::core::option::Option::Some($label),
+            ::core::file!(),
+            ::core::line!(),
+            $crate::__private::SiteKind::Block,
+        );
+        let __hotpath_scope = $crate::__private::Scope::enter(&__HOTPATH_SITE);
+        $expr
+    }};
+}
+
+/// Measures a block as if it were a function named `label`, and evaluates to the
+/// block's value.
+///
+/// ```
+/// let n = hotpath::measure_block!("count", (1..=10).filter(|x| x % 2 == 0).count());
+/// assert_eq!(n, 5);
+/// ```
+///
+/// `label` must be a string constant. Cost: nothing without the `hotpath` feature; with
+/// it, the same as a `#[measure]` call.
+#[cfg(not(feature = "hotpath"))]
+#[macro_export]
+macro_rules! measure_block {
+    ($label:expr, $expr:expr $(,)?) => {{
+        $expr
+    }};
+}
+
+/// Wraps a reader or writer so the report shows its operations, bytes and latency.
+///
+/// Not yet instrumented in this version: `io!(x)` evaluates to `x` in both feature
+/// states, so call sites written for hotpath 0.30 compile.
+#[macro_export]
+macro_rules! io {
+    ($expr:expr $(, $($rest:tt)*)?) => {
+        $expr
+    };
+}
+
+/// Returns the value `io!` wrapped (the identity while `io!` does not wrap).
+pub fn io_unwrap<T>(io: T) -> T {
+    io
+}

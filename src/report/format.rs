@@ -1,0 +1,88 @@
+//! Human-scaled numbers for tables.
+
+/// `417 ns`, `12.3 µs`, `4.56 ms`, `1.20 s`: three significant digits.
+pub fn duration(ns: u64) -> String {
+    const UNITS: [(f64, &str); 3] = [(1e9, "s"), (1e6, "ms"), (1e3, "µs")];
+    for (scale, unit) in UNITS {
+        if ns as f64 >= scale {
+            return format!("{} {unit}", sig3(ns as f64 / scale));
+        }
+    }
+    format!("{ns} ns")
+}
+
+/// `512 B`, `1.50 KiB`, `3.00 MiB`, `1.20 GiB`.
+pub fn bytes(b: u64) -> String {
+    const UNITS: [(f64, &str); 4] = [
+        (1024f64 * 1024.0 * 1024.0 * 1024.0, "TiB"),
+        (1024f64 * 1024.0 * 1024.0, "GiB"),
+        (1024f64 * 1024.0, "MiB"),
+        (1024.0, "KiB"),
+    ];
+    for (scale, unit) in UNITS {
+        if b as f64 >= scale {
+            return format!("{} {unit}", sig3(b as f64 / scale));
+        }
+    }
+    format!("{b} B")
+}
+
+/// `999`, `12,345`, `1,234,567`.
+pub fn count(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 3);
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A share as `12.3%`.
+pub fn percent(part: f64, whole: f64) -> String {
+    if whole <= 0.0 {
+        return "-".into();
+    }
+    format!("{:.1}%", 100.0 * part / whole)
+}
+
+fn sig3(v: f64) -> String {
+    if v >= 99.95 {
+        format!("{v:.0}")
+    } else if v >= 9.995 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(duration(0), "0 ns");
+        assert_eq!(duration(999), "999 ns");
+        assert_eq!(duration(1_000), "1.00 µs");
+        assert_eq!(duration(12_345), "12.3 µs");
+        assert_eq!(duration(123_456), "123 µs");
+        assert_eq!(duration(4_560_000), "4.56 ms");
+        assert_eq!(duration(1_200_000_000), "1.20 s");
+        assert_eq!(duration(9_999_000), "10.0 ms");
+    }
+
+    #[test]
+    fn sizes_and_counts() {
+        assert_eq!(bytes(512), "512 B");
+        assert_eq!(bytes(1536), "1.50 KiB");
+        assert_eq!(bytes(3 << 20), "3.00 MiB");
+        assert_eq!(count(0), "0");
+        assert_eq!(count(1_234_567), "1,234,567");
+        assert_eq!(count(100), "100");
+        assert_eq!(percent(1.0, 3.0), "33.3%");
+        assert_eq!(percent(1.0, 0.0), "-");
+    }
+}

@@ -1,0 +1,70 @@
+//! The report: model, JSON (v1) and table renderers.
+//!
+//! Available with the `report` feature alone (no profiling runtime), so tools can read
+//! and render saved JSON reports.
+
+pub mod format;
+mod model;
+mod table;
+
+pub use model::{
+    percentile_key, percentile_label, Function, Percentiles, Report, WallNs, SCHEMA_VERSION,
+};
+pub use table::render as render_table;
+
+/// Why a JSON report could not be read.
+#[derive(Debug)]
+pub enum ReadError {
+    /// The text is not a JSON report.
+    Json(serde_json::Error),
+    /// The report was written with another layout version.
+    SchemaVersion {
+        /// Version found in the file.
+        found: u64,
+    },
+}
+
+impl std::fmt::Display for ReadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReadError::Json(e) => write!(f, "not a hotpath JSON report: {e}"),
+            ReadError::SchemaVersion { found } => write!(
+                f,
+                "report has schema_version {found}; this build reads version {SCHEMA_VERSION} \
+                 (re-create the report with a matching hotpath version)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ReadError {}
+
+impl Report {
+    /// Compact JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("a report always serializes")
+    }
+
+    /// Indented JSON.
+    pub fn to_json_pretty(&self) -> String {
+        serde_json::to_string_pretty(self).expect("a report always serializes")
+    }
+
+    /// Reads a JSON report, refusing other schema versions.
+    pub fn from_json(text: &str) -> Result<Report, ReadError> {
+        let v: serde_json::Value = serde_json::from_str(text).map_err(ReadError::Json)?;
+        let found = v
+            .get("schema_version")
+            .and_then(|v| v.as_u64())
+            .unwrap_or(0);
+        if found != SCHEMA_VERSION as u64 {
+            return Err(ReadError::SchemaVersion { found });
+        }
+        serde_json::from_value(v).map_err(ReadError::Json)
+    }
+
+    /// The report as text tables; `limit` caps the rows per section (0 = all).
+    pub fn to_table(&self, limit: usize) -> String {
+        render_table(self, limit)
+    }
+}

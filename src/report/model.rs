@@ -1,0 +1,152 @@
+//! The report as data: what the table, JSON, HTTP routes and CLI all render.
+//!
+//! Serialized as JSON v1 (see `docs/report-schema.md`): numbers in base units
+//! (nanoseconds, bytes), keys in declaration order.
+
+use serde::de::{MapAccess, Visitor};
+use serde::ser::SerializeMap;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// Version of the JSON layout; bumped on any incompatible change.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// A whole report.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// Layout version, [`SCHEMA_VERSION`].
+    pub schema_version: u32,
+    /// The function that started profiling, e.g. `my_app::main`.
+    pub caller: String,
+    /// Wall time from the start of profiling to the report, ns.
+    pub elapsed_ns: u64,
+    /// Sections present in this report, in order: `timing`, then later ones.
+    pub sections: Vec<String>,
+    /// Percentiles shown for every distribution, each in `0..=100`.
+    pub percentiles: Vec<f64>,
+    /// What one timed measured call costs the program, measured at start-up, ns.
+    pub overhead_per_call_ns: f64,
+    /// Estimated time the profiler added to the run: timed calls × timed cost plus
+    /// counted-only calls × their cost, ns.
+    pub overhead_ns: u64,
+    /// Clock the durations come from: `tsc` or `monotonic`.
+    pub clock: String,
+    /// Fraction of calls timed (1 = all, 0 = count only).
+    pub time_sampling_rate: f64,
+    /// Things the reader should know about the numbers (fallbacks, limits hit).
+    pub notes: Vec<String>,
+    /// One entry per measured function or block, sorted by total wall time.
+    pub functions: Vec<Function>,
+}
+
+/// One measured function or block.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Function {
+    /// Path, e.g. `my_app::parser::Parser::parse` or `<my_app::P as core::fmt::Display>::fmt`;
+    /// for a block, its label.
+    pub name: String,
+    /// `label = "..."` of `#[measure]`, or `null`.
+    pub label: Option<String>,
+    /// Source file.
+    pub file: String,
+    /// Source line.
+    pub line: u32,
+    /// Calls (async: futures completed or cancelled). Exact, also when sampling.
+    pub calls: u64,
+    /// Calls whose time was measured (less than `calls` when sampling).
+    pub timed_calls: u64,
+    /// An `async fn`.
+    #[serde(rename = "async")]
+    pub is_async: bool,
+    /// Times are estimated from a sample of the calls.
+    pub sampled: bool,
+    /// Wall time; `null` when no call was timed (count-only mode).
+    pub wall_ns: Option<WallNs>,
+    /// Async only: polls of the timed futures.
+    pub polls: Option<u64>,
+    /// Async only: summed duration of the polls of the timed futures, ns.
+    pub busy_ns: Option<u64>,
+    /// Async only: futures dropped before completing.
+    pub cancelled: Option<u64>,
+}
+
+impl Function {
+    /// The label if there is one, else the name.
+    pub fn display_name(&self) -> &str {
+        self.label.as_deref().unwrap_or(&self.name)
+    }
+}
+
+/// Wall-time statistics of one function, ns.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WallNs {
+    /// Inclusive wall time; recursion counts the outermost call only. Scaled up to all
+    /// calls when sampled.
+    pub total: u64,
+    /// Exclusive of measured children (async: busy time minus children). Scaled when sampled.
+    #[serde(rename = "self")]
+    pub self_: u64,
+    /// `total / calls`.
+    pub mean: u64,
+    /// Shortest timed call.
+    pub min: u64,
+    /// Longest timed call.
+    pub max: u64,
+    /// One key per configured percentile: `p50`, `p95`, `p99.9`.
+    #[serde(flatten)]
+    pub percentiles: Percentiles,
+}
+
+/// Values at the configured percentiles, serialized as `"p<percentile>": value` keys in
+/// order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Percentiles(pub Vec<(f64, u64)>);
+
+impl Percentiles {
+    /// The value at percentile `p`, if it was computed.
+    pub fn get(&self, p: f64) -> Option<u64> {
+        self.0.iter().find(|(q, _)| *q == p).map(|(_, v)| *v)
+    }
+}
+
+/// `50` → `p50`, `99.9` → `p99.9`.
+pub fn percentile_key(p: f64) -> String {
+    format!("p{}", percentile_label(p))
+}
+
+/// `50` → `50`, `99.9` → `99.9`.
+pub fn percentile_label(p: f64) -> String {
+    let s = format!("{p:.3}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+impl Serialize for Percentiles {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(self.0.len()))?;
+        for (p, v) in &self.0 {
+            m.serialize_entry(&percentile_key(*p), v)?;
+        }
+        m.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for Percentiles {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Percentiles;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("percentile keys such as \"p95\"")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Percentiles, A::Error> {
+                let mut out = Vec::new();
+                while let Some((k, v)) = map.next_entry::<String, u64>()? {
+                    if let Some(p) = k.strip_prefix('p').and_then(|p| p.parse::<f64>().ok()) {
+                        out.push((p, v));
+                    }
+                }
+                Ok(Percentiles(out))
+            }
+        }
+        d.deserialize_map(V)
+    }
+}

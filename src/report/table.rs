@@ -1,0 +1,190 @@
+//! The report as aligned text tables.
+
+use std::fmt::Write as _;
+
+use super::format::{count, duration, percent};
+use super::model::{percentile_label, Function, Report};
+
+/// A text table: first column left-aligned, the others right-aligned.
+pub(crate) struct Table {
+    header: Vec<String>,
+    rows: Vec<Vec<String>>,
+}
+
+impl Table {
+    pub(crate) fn new(header: Vec<String>) -> Self {
+        Table {
+            header,
+            rows: Vec::new(),
+        }
+    }
+
+    pub(crate) fn row(&mut self, cells: Vec<String>) {
+        self.rows.push(cells);
+    }
+
+    pub(crate) fn render(&self, out: &mut String) {
+        let width = |s: &str| s.chars().count();
+        let mut w: Vec<usize> = self.header.iter().map(|h| width(h)).collect();
+        for r in &self.rows {
+            for (i, c) in r.iter().enumerate() {
+                w[i] = w[i].max(width(c));
+            }
+        }
+        let line = |cells: &[String], out: &mut String| {
+            let mut s = String::new();
+            for (i, c) in cells.iter().enumerate() {
+                let pad = w[i] - width(c);
+                if i == 0 {
+                    s.push_str(c);
+                    s.extend(std::iter::repeat_n(' ', pad));
+                } else {
+                    s.push_str("  ");
+                    s.extend(std::iter::repeat_n(' ', pad));
+                    s.push_str(c);
+                }
+            }
+            out.push_str(s.trim_end());
+            out.push('\n');
+        };
+        line(&self.header, out);
+        let total: usize = w.iter().sum::<usize>() + 2 * (w.len().saturating_sub(1));
+        out.extend(std::iter::repeat_n('-', total));
+        out.push('\n');
+        for r in &self.rows {
+            line(r, out);
+        }
+    }
+}
+
+/// `(shown/total)` when rows were cut, else `(total)`.
+pub(crate) fn shown(shown: usize, total: usize) -> String {
+    if shown < total {
+        format!("({shown}/{total})")
+    } else {
+        format!("({total})")
+    }
+}
+
+/// Rows to show for a `limit` (0 = all).
+pub(crate) fn take(limit: usize, len: usize) -> usize {
+    if limit == 0 {
+        len
+    } else {
+        limit.min(len)
+    }
+}
+
+/// Renders the whole report. `limit` caps the rows of each section (0 = all).
+pub fn render(r: &Report, limit: usize) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "[hotpath] {} | {}",
+        duration(r.elapsed_ns),
+        r.sections.join(" | ")
+    );
+    header_details(r, &mut out);
+    for note in &r.notes {
+        let _ = writeln!(out, "note: {note}");
+    }
+    if r.sections.iter().any(|s| s == "timing") {
+        out.push('\n');
+        timing(r, limit, &mut out);
+    }
+    out
+}
+
+fn header_details(r: &Report, out: &mut String) {
+    let calls: u64 = r.functions.iter().map(|f| f.calls).sum();
+    let _ = write!(out, "caller: {} | clock: {}", r.caller, r.clock);
+    if r.time_sampling_rate < 1.0 {
+        if r.time_sampling_rate == 0.0 {
+            let _ = write!(out, " | time sampling: off (calls counted, not timed)");
+        } else {
+            let _ = write!(
+                out,
+                " | time sampling: {}% of calls",
+                percentile_label(r.time_sampling_rate * 100.0)
+            );
+        }
+    }
+    out.push('\n');
+    let _ = writeln!(
+        out,
+        "profiler overhead: {:.1} ns per timed call; {} calls ≈ {} ({} of the run)",
+        r.overhead_per_call_ns,
+        count(calls),
+        duration(r.overhead_ns),
+        percent(r.overhead_ns as f64, r.elapsed_ns as f64),
+    );
+}
+
+fn timing(r: &Report, limit: usize, out: &mut String) {
+    let n = take(limit, r.functions.len());
+    let _ = writeln!(
+        out,
+        "timing: wall time per function, by total {}",
+        shown(n, r.functions.len())
+    );
+    let mut header = vec!["Function".to_string(), "Calls".into(), "Avg".into()];
+    header.extend(
+        r.percentiles
+            .iter()
+            .map(|p| format!("P{}", percentile_label(*p))),
+    );
+    header.extend(["Total".into(), "Self".into(), "% Total".into()]);
+    let mut t = Table::new(header);
+    for f in &r.functions[..n] {
+        t.row(timing_row(r, f));
+    }
+    t.render(out);
+    let any_async = r.functions[..n].iter().any(|f| f.is_async);
+    let any_sampled = r.functions[..n].iter().any(|f| f.sampled);
+    if any_async {
+        let _ = writeln!(
+            out,
+            "(async): Total is wall time from first poll to Ready; Self is poll time minus measured children"
+        );
+    }
+    if any_sampled {
+        let _ = writeln!(
+            out,
+            "*: times measured on a sample of calls; totals scaled to all calls"
+        );
+    }
+}
+
+fn timing_row(r: &Report, f: &Function) -> Vec<String> {
+    let mut name = f.display_name().to_string();
+    if f.is_async {
+        name.push_str(" (async)");
+    }
+    if f.sampled {
+        name.push_str(" *");
+    }
+    let mut row = vec![name, count(f.calls)];
+    match &f.wall_ns {
+        Some(w) => {
+            row.push(duration(w.mean));
+            for p in &r.percentiles {
+                row.push(
+                    w.percentiles
+                        .get(*p)
+                        .map(duration)
+                        .unwrap_or_else(|| "-".into()),
+                );
+            }
+            row.push(duration(w.total));
+            row.push(duration(w.self_));
+            row.push(percent(w.total as f64, r.elapsed_ns as f64));
+        }
+        None => {
+            row.extend(std::iter::repeat_n(
+                "-".to_string(),
+                r.percentiles.len() + 4,
+            ));
+        }
+    }
+    row
+}
