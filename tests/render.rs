@@ -1,0 +1,102 @@
+//! Renderers against a fixed report: the table and JSON layouts are reviewed as
+//! snapshots (`cargo insta review` after a deliberate change), and JSON reads back to the
+//! same value.
+#![cfg(feature = "report")]
+
+use hotpath::report::{Function, Percentiles, Report, WallNs, SCHEMA_VERSION};
+
+fn wall(total: u64, self_: u64, calls: u64, min: u64, max: u64, ps: &[(f64, u64)]) -> Option<WallNs> {
+    Some(WallNs { total, self_, mean: total / calls, min, max, percentiles: Percentiles(ps.to_vec()) })
+}
+
+fn func(name: &str, calls: u64, wall_ns: Option<WallNs>) -> Function {
+    Function {
+        name: name.into(),
+        label: None,
+        file: "src/main.rs".into(),
+        line: 10,
+        calls,
+        timed_calls: calls,
+        is_async: false,
+        sampled: false,
+        wall_ns,
+        polls: None,
+        busy_ns: None,
+        cancelled: None,
+    }
+}
+
+fn fixed() -> Report {
+    let mut fetch = func(
+        "app::net::fetch",
+        16,
+        wall(96_000_000, 1_200_000, 16, 5_100_000, 7_900_000, &[(50.0, 5_900_000), (95.0, 7_700_000), (99.9, 7_900_000)]),
+    );
+    fetch.is_async = true;
+    fetch.polls = Some(48);
+    fetch.busy_ns = Some(2_400_000);
+    fetch.cancelled = Some(0);
+    let mut sampled = func(
+        "app::parse::parse_line",
+        200_000,
+        wall(41_000_000, 41_000_000, 200_000, 150, 9_800, &[(50.0, 190), (95.0, 260), (99.9, 1_900)]),
+    );
+    sampled.sampled = true;
+    sampled.timed_calls = 2_013;
+    let mut labelled = func("app::checksum", 1, wall(812_000, 812_000, 1, 812_000, 812_000, &[(50.0, 812_000), (95.0, 812_000), (99.9, 812_000)]));
+    labelled.label = Some("checksum".into());
+    let mut counted = func("app::tiny", 5_000_000, None);
+    counted.timed_calls = 0;
+    counted.sampled = true;
+    Report {
+        schema_version: SCHEMA_VERSION,
+        caller: "app::main".into(),
+        elapsed_ns: 1_234_567_890,
+        sections: vec!["timing".into()],
+        percentiles: vec![50.0, 95.0, 99.9],
+        overhead_per_call_ns: 24.6,
+        overhead_ns: 5_540_000,
+        clock: "tsc".into(),
+        time_sampling_rate: 0.01,
+        notes: vec!["measured scopes nested deeper than 512; below that depth self time includes children".into()],
+        functions: vec![
+            func("app::main", 1, wall(1_234_000_000, 3_100_000, 1, 1_234_000_000, 1_234_000_000, &[(50.0, 1_234_000_000), (95.0, 1_234_000_000), (99.9, 1_234_000_000)])),
+            fetch,
+            sampled,
+            func("<app::Point as core::fmt::Display>::fmt", 3, wall(2_400, 2_400, 3, 700, 900, &[(50.0, 800), (95.0, 900), (99.9, 900)])),
+            labelled,
+            counted,
+        ],
+    }
+}
+
+#[test]
+fn table() {
+    insta::assert_snapshot!(fixed().to_table(0));
+}
+
+#[test]
+fn table_with_limit() {
+    insta::assert_snapshot!(fixed().to_table(2));
+}
+
+#[test]
+fn json_pretty() {
+    insta::assert_snapshot!(fixed().to_json_pretty());
+}
+
+#[test]
+fn json_reads_back_to_the_same_report() {
+    let r = fixed();
+    assert_eq!(Report::from_json(&r.to_json()).unwrap(), r);
+    assert_eq!(Report::from_json(&r.to_json_pretty()).unwrap(), r);
+}
+
+#[test]
+fn other_schema_versions_are_refused() {
+    let text = fixed().to_json().replace("\"schema_version\":1", "\"schema_version\":2");
+    let e = Report::from_json(&text).unwrap_err().to_string();
+    assert!(e.contains("schema_version 2") && e.contains("reads version 1"), "{e}");
+    assert!(Report::from_json("{}").is_err());
+    assert!(Report::from_json("not json").unwrap_err().to_string().starts_with("not a hotpath JSON report"));
+}
