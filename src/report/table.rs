@@ -153,6 +153,9 @@ fn timing(r: &Report, limit: usize, out: &mut String) {
             "*: times measured on a sample of calls; totals scaled to all calls"
         );
     }
+    if r.functions[..n].iter().any(|f| f.wall_ns.is_none()) {
+        let _ = writeln!(out, "-: calls counted, none timed (time sampling rate 0)");
+    }
 }
 
 fn timing_row(r: &Report, f: &Function) -> Vec<String> {
