@@ -81,8 +81,8 @@ pub mod __private {
     pub use hotpath_core::{type_name_of, CallSite, MeasuredFuture, Scope, SiteKind};
 }
 
-/// Measures a block as if it were a function named `label`, and evaluates to the
-/// block's value.
+/// Measures a block as if it were a function, and evaluates to the block's value. The
+/// report shows it as `label`; its name (in JSON) is the enclosing function's path.
 ///
 /// ```
 /// let n = hotpath::measure_block!("count", (1..=10).filter(|x| x % 2 == 0).count());
@@ -99,7 +99,7 @@ macro_rules! measure_block {
         static __HOTPATH_SITE: $crate::__private::CallSite = $crate::__private::CallSite::new(
             {
                 fn __hp() -> &'static str {
-                    $label
+                    $crate::__private::type_name_of(&__hp)
                 }
                 __hp
             },

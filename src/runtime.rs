@@ -182,7 +182,7 @@ fn build(shared: &Shared) -> Report {
                 WallNs {
                     total,
                     self_: scale(s.self_ns),
-                    mean: total / s.calls.max(1),
+                    mean: s.sum_ns / s.timed,
                     min: s.min_ns,
                     max: s.max_ns,
                     percentiles: Percentiles(

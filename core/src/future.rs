@@ -78,26 +78,29 @@ impl<F: Future> Future for MeasuredFuture<F> {
         let this = self.project();
         let st = this.st;
         let e = match st.mode {
-            NEW => match scope::enter(this.site) {
-                Entry::Timed(e) => {
-                    st.mode = TIMED;
-                    st.first = e.start;
-                    st.outer = if e.depth as usize >= crate::MAX_DEPTH {
-                        !e.slot.is_active()
-                    } else {
-                        e.slot.outermost()
-                    };
-                    e
+            NEW => {
+                match scope::enter_with(this.site, Entry::Timed, Entry::Counted, scope::enter_slow)
+                {
+                    Entry::Timed(e) => {
+                        st.mode = TIMED;
+                        st.first = e.start;
+                        st.outer = if e.depth as usize >= crate::MAX_DEPTH {
+                            !e.slot.is_active()
+                        } else {
+                            e.slot.outermost()
+                        };
+                        e
+                    }
+                    Entry::Counted(_) => {
+                        st.mode = COUNTED;
+                        return count_when_ready(this.inner.poll(cx), st, this.site);
+                    }
+                    Entry::None => {
+                        st.mode = DONE;
+                        return this.inner.poll(cx);
+                    }
                 }
-                Entry::Counted(_) => {
-                    st.mode = COUNTED;
-                    return count_when_ready(this.inner.poll(cx), st, this.site);
-                }
-                Entry::None => {
-                    st.mode = DONE;
-                    return this.inner.poll(cx);
-                }
-            },
+            }
             TIMED => match scope::enter_timed(this.site) {
                 Some(e) => e,
                 None => return this.inner.poll(cx),

@@ -56,55 +56,62 @@ pub fn lost_calls() -> u64 {
     LOST.load(Relaxed)
 }
 
-#[inline]
+/// Whether to time this call (slow path; the inline paths do the same with the keys).
 pub(crate) fn timed(shard: &Shard) -> bool {
-    let p = PERIOD.load(Relaxed);
-    p == 1 || sample(shard, p)
-}
-
-#[inline]
-fn sample(shard: &Shard, period: u64) -> bool {
-    if period == 0 {
-        return false;
+    if PERIOD.load(Relaxed) == 1 {
+        return true;
     }
     let c = shard.countdown.get();
-    if c > 1 {
-        shard.countdown.set(c - 1);
+    if c != 1 {
+        shard.countdown.set(c.wrapping_sub(1));
         return false;
     }
-    // xorshift64: cheap, per thread, good enough to spread the gaps.
-    let mut x = shard.rng.get();
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    shard.rng.set(x);
-    shard.countdown.set(1 + x % (2 * period - 1));
+    shard.next_gap();
     true
 }
 
-/// How a scope was entered: the pushed frame, or only counted, or nothing (thread
-/// tearing down, too many call sites).
+/// How a scope was entered (slow path): the pushed frame, or only counted, or nothing
+/// (thread tearing down, too many call sites).
 pub(crate) enum Entry {
     Timed(Entered),
     Counted(&'static Slot),
     None,
 }
 
-/// Enters a scope of `site`: the fast path (current epoch, every call timed, TSC clock)
-/// inline, everything else out of line.
+/// Enters a scope of `site`. Inline: every call timed on the TSC (one key compare), or
+/// sampled/counted on the TSC (a second compare and a countdown). Everything else (first
+/// call on a thread, new session, other clock) goes through `slow`.
 #[inline(always)]
-pub(crate) fn enter(site: &'static CallSite) -> Entry {
+pub(crate) fn enter_with<R>(
+    site: &'static CallSite,
+    timed: impl FnOnce(Entered) -> R,
+    counted: impl FnOnce(&'static Slot) -> R,
+    slow: impl FnOnce(u32) -> R,
+) -> R {
     let id = site.id();
-    if let Some(shard) = crate::shard::fast_shard() {
-        if let Some(slot) = shard.slot(id) {
-            return Entry::Timed(push(shard, slot, id, true));
+    if let Some(shard) = crate::shard::current_raw() {
+        let key = crate::shard::key();
+        if shard.key.get() == key {
+            if let Some(slot) = shard.slot(id) {
+                return timed(push(shard, slot, id, true));
+            }
+        } else if shard.sample_key.get() == key {
+            if let Some(slot) = shard.slot(id) {
+                let c = shard.countdown.get();
+                if c != 1 {
+                    shard.countdown.set(c.wrapping_sub(1));
+                    return counted(slot);
+                }
+                shard.next_gap();
+                return timed(push(shard, slot, id, true));
+            }
         }
     }
-    enter_slow(id)
+    slow(id)
 }
 
 #[inline]
-fn enter_slow(id: u32) -> Entry {
+pub(crate) fn enter_slow(id: u32) -> Entry {
     let Some(shard) = Shard::current() else {
         LOST.fetch_add(1, Relaxed);
         return Entry::None;
@@ -122,11 +129,6 @@ fn enter_slow(id: u32) -> Entry {
 #[inline]
 pub(crate) fn enter_timed(site: &'static CallSite) -> Option<Entered> {
     let id = site.id();
-    if let Some(shard) = crate::shard::fast_shard() {
-        if let Some(slot) = shard.slot(id) {
-            return Some(push(shard, slot, id, true));
-        }
-    }
     let shard = Shard::current()?;
     let slot = shard.slot(id)?;
     Some(push(shard, slot, id, clock::is_tsc()))
@@ -302,15 +304,15 @@ impl Scope {
     /// Enters a scope of `site`.
     #[inline(always)]
     pub fn enter(site: &'static CallSite) -> Scope {
-        let id = site.id();
-        if let Some(shard) = crate::shard::fast_shard() {
-            if let Some(slot) = shard.slot(id) {
-                return Scope {
-                    e: Some(push(shard, slot, id, true)),
-                };
-            }
-        }
-        Scope::enter_slow(id)
+        enter_with(
+            site,
+            |e| Scope { e: Some(e) },
+            |slot| {
+                slot.counted.add(1);
+                Scope { e: None }
+            },
+            Scope::enter_slow,
+        )
     }
 
     #[inline(never)]
@@ -327,13 +329,20 @@ impl Scope {
 }
 
 impl Drop for Scope {
+    /// Small on purpose: the check inlines into the measured function, the exit does not.
     #[inline(always)]
     fn drop(&mut self) {
         if let Some(e) = &self.e {
-            let end = now(e.tsc);
-            if let Some(l) = pop(e, end) {
-                l.slot.record(l.incl, l.self_, l.outer);
-            }
+            exit(e);
         }
+    }
+}
+
+/// Leaves a timed scope: reads the clock first, then pops and records.
+#[inline(never)]
+fn exit(e: &Entered) {
+    let end = now(e.tsc);
+    if let Some(l) = pop(e, end) {
+        l.slot.record(l.incl, l.self_, l.outer);
     }
 }

@@ -22,7 +22,7 @@ use std::sync::atomic::{
     AtomicBool, AtomicPtr, AtomicU32, AtomicU64,
     Ordering::{Acquire, Relaxed, Release},
 };
-use std::sync::{Mutex, OnceLock};
+use std::sync::Mutex;
 
 use crate::hist::AtomicHist;
 use crate::snapshot::Merged;
@@ -39,37 +39,35 @@ pub(crate) const DEAD: u64 = u64::MAX;
 const SEQ_SHIFT: u32 = 40;
 
 static EPOCH: AtomicU64 = AtomicU64::new(1);
-/// `epoch << 2 | timing-every-call << 1 | tsc-clock`, never 0. A shard whose `key` equals it may
-/// take the fast path: current epoch, every call timed, TSC clock.
+/// `epoch << 2 | timing-every-call << 1 | tsc-clock`, never 0: the global state a shard
+/// synchronises with. A shard keeps copies that equal it only while an inline path applies:
+/// `key` when every call is timed on the TSC, `sample_key` when calls are sampled or
+/// counted on the TSC. Anything else (another clock, a new epoch) takes the slow path.
 static KEY: AtomicU64 = AtomicU64::new(1);
 
-/// The fast-path key, 0 (never equal to [`KEY`]) when the fast path is off.
-pub(crate) fn fast_key() -> u64 {
-    let k = KEY.load(Relaxed);
-    if k & 3 == 3 {
-        k
-    } else {
-        0
-    }
-}
+const EVERY: u64 = 0b10;
+const TSC: u64 = 0b01;
 
 /// Recomputes [`KEY`] after the epoch, the sampling period or the clock changed.
 pub(crate) fn refresh_key() {
     let every = crate::scope::period() == 1;
     let tsc = crate::clock::is_tsc();
     KEY.store(
-        (EPOCH.load(Relaxed) << 2) | (u64::from(every) << 1) | u64::from(tsc),
+        (EPOCH.load(Relaxed) << 2) | if every { EVERY } else { 0 } | if tsc { TSC } else { 0 },
         Relaxed,
     );
 }
 
-/// The calling thread's shard if it may take the fast path.
+/// The global key.
 #[inline(always)]
-pub(crate) fn fast_shard() -> Option<&'static Shard> {
-    match CURRENT.try_with(Cell::get) {
-        Ok(Some(s)) if s.key.get() == KEY.load(Relaxed) => Some(s),
-        _ => None,
-    }
+pub(crate) fn key() -> u64 {
+    KEY.load(Relaxed)
+}
+
+/// The calling thread's shard, if it has one (no creation, no synchronisation).
+#[inline(always)]
+pub(crate) fn current_raw() -> Option<&'static Shard> {
+    CURRENT.try_with(Cell::get).ok().flatten()
 }
 
 /// A counter with one writer: relaxed load and store, readable from any thread.
@@ -99,6 +97,9 @@ pub(crate) struct Slot {
     /// Calls counted but not timed (sampling).
     pub(crate) counted: Cnt,
     pub(crate) timed: Cnt,
+    /// Inclusive time of every timed call, nested ones included (for the mean).
+    pub(crate) sum: Cnt,
+    /// Inclusive time of the outermost timed calls.
     pub(crate) total: Cnt,
     pub(crate) self_: Cnt,
     /// The last timed value plus one (0: none), not yet in `min_inv`, `max` or `hist`.
@@ -126,6 +127,7 @@ impl Slot {
         Slot {
             counted: Cnt::new(),
             timed: Cnt::new(),
+            sum: Cnt::new(),
             total: Cnt::new(),
             self_: Cnt::new(),
             pending: Cnt::new(),
@@ -144,6 +146,7 @@ impl Slot {
     #[inline(always)]
     pub(crate) fn record(&self, incl: u64, self_: u64, outer: bool) {
         self.timed.add(1);
+        self.sum.add(incl);
         if outer {
             self.total.add(incl);
         }
@@ -222,6 +225,7 @@ impl Slot {
         for c in [
             &self.counted,
             &self.timed,
+            &self.sum,
             &self.total,
             &self.self_,
             &self.pending,
@@ -241,6 +245,7 @@ impl Slot {
     pub(crate) fn merge_into(&self, m: &mut Merged) {
         m.calls += self.counted.get() + self.timed.get();
         m.timed += self.timed.get();
+        m.sum += self.sum.get();
         m.total += self.total.get();
         m.self_ += self.self_.get();
         m.min = m.min.min(!self.min_inv.get());
@@ -283,15 +288,18 @@ impl Frame {
 
 /// The aggregation state of one thread: its call-site slots and its scope stack.
 pub struct Shard {
-    dir: [OnceLock<&'static Chunk>; DIR],
+    /// Chunks of slots, leaked on first use and never freed; null until then.
+    dir: [AtomicPtr<Chunk>; DIR],
     pub(crate) frames: [Frame; MAX_DEPTH],
     pub(crate) depth: AtomicU32,
     seq: Cnt,
     epoch: AtomicU64,
     /// [`KEY`] when this shard last synchronised with the global state.
     synced: Cnt,
-    /// [`fast_key`] at that time: equals [`KEY`] only while the fast path applies.
-    key: Cnt,
+    /// [`KEY`] while every call is timed on the TSC, else 0.
+    pub(crate) key: Cnt,
+    /// [`KEY`] while calls are sampled (or only counted) on the TSC, else 0.
+    pub(crate) sample_key: Cnt,
     pub(crate) countdown: Cnt,
     pub(crate) rng: Cnt,
     pub(crate) depth_overflow: AtomicBool,
@@ -324,13 +332,14 @@ impl Drop for Owner {
 impl Shard {
     const fn new(epoch: u64) -> Self {
         Shard {
-            dir: [const { OnceLock::new() }; DIR],
+            dir: [const { AtomicPtr::new(std::ptr::null_mut()) }; DIR],
             frames: [const { Frame::new() }; MAX_DEPTH],
             depth: AtomicU32::new(0),
             seq: Cnt::new(),
             epoch: AtomicU64::new(epoch),
             synced: Cnt::new(),
             key: Cnt::new(),
+            sample_key: Cnt::new(),
             countdown: Cnt::new(),
             rng: Cnt::new(),
             depth_overflow: AtomicBool::new(false),
@@ -382,32 +391,68 @@ impl Shard {
             self.reset_stats();
             self.epoch.store(epoch, Relaxed);
         }
-        self.synced.set(KEY.load(Relaxed));
-        self.key.set(fast_key());
+        let key = KEY.load(Relaxed);
+        self.synced.set(key);
+        let tsc = key & TSC != 0;
+        let every = key & EVERY != 0;
+        self.key.set(if tsc && every { key } else { 0 });
+        self.sample_key.set(if tsc && !every { key } else { 0 });
+        self.next_gap();
+    }
+
+    /// Calls until the next timed one: `countdown` reaching 1 means "time this call".
+    /// Drawn uniformly from `1..2·period` (mean `period`); with period 0 (count only) it
+    /// starts at 0 and, counting down through `u64::MAX`, never reaches 1.
+    #[inline(never)]
+    pub(crate) fn next_gap(&self) {
+        let period = crate::scope::period();
+        if period == 0 {
+            self.countdown.set(0);
+            return;
+        }
+        // xorshift64: cheap, per thread, good enough to spread the gaps.
+        let mut x = self.rng.get();
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.rng.set(x);
+        self.countdown.set(1 + x % (2 * period - 1));
     }
 
     /// The slot of call site `id`, allocating its chunk on first use.
     #[inline(always)]
     pub(crate) fn slot(&'static self, id: u32) -> Option<&'static Slot> {
         let (c, i) = (id as usize / CHUNK, id as usize % CHUNK);
-        let chunk = self.dir.get(c)?;
-        let chunk = match chunk.get() {
-            Some(chunk) => *chunk,
-            None => self.new_chunk(c),
+        let p = self.dir.get(c)?.load(Relaxed);
+        let chunk: &'static Chunk = if p.is_null() {
+            self.new_chunk(c)
+        } else {
+            // SAFETY: a non-null directory entry came from `Box::leak` in `new_chunk` and is
+            // never freed or replaced. Only the owner thread calls `slot` and it stored the
+            // pointer, so a relaxed load sees the initialised chunk.
+            unsafe { &*p }
         };
         Some(&chunk.slots[i])
+    }
+
+    /// A chunk as a reader on another thread sees it.
+    fn chunk_for_reader(&self, c: usize) -> Option<&'static Chunk> {
+        let p = self.dir[c].load(Acquire);
+        // SAFETY: as in `slot`; the `Acquire` load pairs with the `Release` store in
+        // `new_chunk`, so the chunk's initialisation is visible here.
+        (!p.is_null()).then(|| unsafe { &*p })
     }
 
     #[cold]
     #[inline(never)]
     fn new_chunk(&'static self, c: usize) -> &'static Chunk {
-        self.dir[c].get_or_init(|| {
-            crate::internal(|| {
-                Box::leak(Box::new(Chunk {
-                    slots: [const { Slot::new() }; CHUNK],
-                }))
-            })
-        })
+        let chunk: &'static Chunk = crate::internal(|| {
+            Box::leak(Box::new(Chunk {
+                slots: [const { Slot::new() }; CHUNK],
+            }))
+        });
+        self.dir[c].store(chunk as *const Chunk as *mut Chunk, Release);
+        chunk
     }
 
     /// Next push number: unique across threads and shard reuse.
@@ -441,10 +486,8 @@ impl Shard {
     }
 
     fn slots(&self) -> impl Iterator<Item = (u32, &Slot)> {
-        self.dir
-            .iter()
-            .enumerate()
-            .filter_map(|(c, d)| d.get().map(|ch| (c, *ch)))
+        (0..DIR)
+            .filter_map(|c| self.chunk_for_reader(c).map(|ch| (c, ch)))
             .flat_map(|(c, ch)| {
                 ch.slots
                     .iter()
@@ -510,6 +553,7 @@ fn acquire() -> &'static Shard {
     shard.epoch.store(EPOCH.load(Relaxed), Relaxed);
     shard.synced.set(0);
     shard.key.set(0);
+    shard.sample_key.set(0);
     r.live.push(shard);
     shard
 }

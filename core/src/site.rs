@@ -137,15 +137,23 @@ pub(crate) fn overflowed() -> bool {
 }
 
 /// Strips the helper items the macros use to name a function
-/// (`path::__HOTPATH_SITE::__hp` → `path`).
+/// (`path::__HOTPATH_SITE::__hp` → `path`), the `{{closure}}` segments of async bodies and
+/// closures, and elided lifetimes (`Index<'_>` → `Index`, `Map<'_, K>` → `Map<K>`).
 fn clean_name(raw: &'static str) -> &'static str {
     const SUFFIX: &str = "::__HOTPATH_SITE::__hp";
     let mut name = raw.strip_suffix(SUFFIX).unwrap_or(raw);
-    // An `async fn`'s body is a closure-like item: `path::f::{{closure}}`.
     while let Some(n) = name.strip_suffix("::{{closure}}") {
         name = n;
     }
-    name
+    if !name.contains("'_") && !name.contains("{{closure}}") {
+        return name;
+    }
+    // Rare and done once per site per report: leaking the cleaned copy is fine.
+    let cleaned = name
+        .replace("::{{closure}}", "")
+        .replace("<'_>", "")
+        .replace("'_, ", "");
+    Box::leak(cleaned.into_boxed_str())
 }
 
 /// `type_name_of_val` of a function item, for the macros' name helper.
@@ -157,6 +165,30 @@ pub fn type_name_of<T>(_: &T) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_lose_helper_items_closures_and_elided_lifetimes() {
+        assert_eq!(clean_name("a::f::__HOTPATH_SITE::__hp"), "a::f");
+        assert_eq!(
+            clean_name("a::f::{{closure}}::__HOTPATH_SITE::__hp"),
+            "a::f"
+        );
+        assert_eq!(
+            clean_name("a::main::{{closure}}::{{closure}}::__HOTPATH_SITE::__hp"),
+            "a::main"
+        );
+        assert_eq!(
+            clean_name("a::Index<'_>::build::__HOTPATH_SITE::__hp"),
+            "a::Index::build"
+        );
+        assert_eq!(
+            clean_name("<a::S<'_> as core::fmt::Display>::fmt"),
+            "<a::S as core::fmt::Display>::fmt"
+        );
+        assert_eq!(clean_name("a::Map<'_, u8>::get"), "a::Map<u8>::get");
+        assert_eq!(clean_name("a::f::{{closure}}::g"), "a::f::g");
+        assert_eq!(clean_name("plain"), "plain");
+    }
 
     #[test]
     fn names_come_from_the_enclosing_item() {

@@ -10,6 +10,7 @@ use crate::site::{self, CallSite};
 pub(crate) struct Merged {
     pub(crate) calls: u64,
     pub(crate) timed: u64,
+    pub(crate) sum: u64,
     pub(crate) total: u64,
     pub(crate) self_: u64,
     pub(crate) min: u64,
@@ -25,6 +26,7 @@ impl Default for Merged {
         Merged {
             calls: 0,
             timed: 0,
+            sum: 0,
             total: 0,
             self_: 0,
             min: u64::MAX,
@@ -46,6 +48,9 @@ pub struct SiteStats {
     pub calls: u64,
     /// Calls that were timed (all of them unless sampling is on).
     pub timed: u64,
+    /// Inclusive wall time of every timed call, nested (recursive) ones included, in ns:
+    /// `sum_ns / timed` is the mean duration of one call.
+    pub sum_ns: u64,
     /// Inclusive wall time of the timed calls, outermost frames only, in ns.
     pub total_ns: u64,
     /// Self wall time of the timed calls (async: self busy time), in ns.
@@ -115,6 +120,7 @@ pub fn snapshot() -> Snapshot {
                     site,
                     calls: m.calls,
                     timed: m.timed,
+                    sum_ns: to_ns(m.sum, ns_per_tick),
                     total_ns: to_ns(m.total, ns_per_tick),
                     self_ns: to_ns(m.self_, ns_per_tick),
                     min_ns: to_ns(min_ticks, ns_per_tick),

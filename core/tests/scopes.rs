@@ -13,8 +13,13 @@ use hotpath_core::{snapshot, CallSite, MeasuredFuture, Scope, SiteKind, SiteStat
 
 macro_rules! site {
     ($name:ident, $kind:ident) => {
-        static $name: CallSite =
-            CallSite::new(|| stringify!($name), None, file!(), line!(), SiteKind::$kind);
+        static $name: CallSite = CallSite::new(
+            || stringify!($name),
+            None,
+            file!(),
+            line!(),
+            SiteKind::$kind,
+        );
     };
 }
 
@@ -53,8 +58,16 @@ fn self_plus_children_is_inclusive() {
     assert_eq!(p.calls, 50);
     assert_eq!(c.calls, 150);
     assert_eq!(c.self_ns, c.total_ns, "a leaf's self time is its total");
-    assert!(close(p.self_ns + c.total_ns, p.total_ns, 3), "{} + {} vs {}", p.self_ns, c.total_ns, p.total_ns);
-    assert!(c.min_ns <= c.percentile_ns(50.0).unwrap() && c.percentile_ns(50.0).unwrap() <= c.max_ns);
+    assert!(
+        close(p.self_ns + c.total_ns, p.total_ns, 3),
+        "{} + {} vs {}",
+        p.self_ns,
+        c.total_ns,
+        p.total_ns
+    );
+    assert!(
+        c.min_ns <= c.percentile_ns(50.0).unwrap() && c.percentile_ns(50.0).unwrap() <= c.max_ns
+    );
 }
 
 site!(FIB, Function);
@@ -77,7 +90,12 @@ fn recursion_counts_the_outermost_call_in_the_total() {
     // One outermost call: the total is that call's duration, the longest of all.
     assert_eq!(s.total_ns, s.max_ns);
     // Self times of all levels add up to the one inclusive duration.
-    assert!(close(s.self_ns, s.total_ns, 1973), "self {} total {}", s.self_ns, s.total_ns);
+    assert!(
+        close(s.self_ns, s.total_ns, 1973),
+        "self {} total {}",
+        s.self_ns,
+        s.total_ns
+    );
 }
 
 site!(FORGET_PARENT, Function);
@@ -127,7 +145,11 @@ fn a_guard_dropped_on_another_thread_is_recorded_there() {
     // Outermost: 11 calls' durations all in the total (none nested under the moved one).
     assert!(m.total_ns >= m.max_ns);
     let sum_of_parts = m.self_ns + inner.total_ns;
-    assert!(close(sum_of_parts, m.total_ns, 12), "{sum_of_parts} vs {}", m.total_ns);
+    assert!(
+        close(sum_of_parts, m.total_ns, 12),
+        "{sum_of_parts} vs {}",
+        m.total_ns
+    );
 }
 
 site!(DEEP, Function);
@@ -236,10 +258,21 @@ fn a_future_is_one_call_across_threads_and_polls() {
     assert_eq!(s.polls, 6);
     assert_eq!(s.cancelled, 0);
     // Wall time (first poll to Ready) covers the polls and the gaps between them.
-    assert!(s.total_ns >= s.busy_ns, "wall {} busy {}", s.total_ns, s.busy_ns);
+    assert!(
+        s.total_ns >= s.busy_ns,
+        "wall {} busy {}",
+        s.total_ns,
+        s.busy_ns
+    );
     let child = stats(&ASYNC_CHILD);
     assert_eq!(child.calls, 1);
-    assert!(close(s.self_ns + child.total_ns, s.busy_ns, 8), "{} + {} vs {}", s.self_ns, child.total_ns, s.busy_ns);
+    assert!(
+        close(s.self_ns + child.total_ns, s.busy_ns, 8),
+        "{} + {} vs {}",
+        s.self_ns,
+        child.total_ns,
+        s.busy_ns
+    );
 }
 
 site!(ASYNC_CANCELLED, AsyncFunction);
@@ -249,7 +282,10 @@ fn a_future_dropped_before_ready_is_a_cancelled_call() {
     let waker = Waker::from(Arc::new(Noop));
     let mut fut = Box::pin(MeasuredFuture::new(&ASYNC_CANCELLED, Yield { left: 100 }));
     for _ in 0..3 {
-        assert!(fut.as_mut().poll(&mut Context::from_waker(&waker)).is_pending());
+        assert!(fut
+            .as_mut()
+            .poll(&mut Context::from_waker(&waker))
+            .is_pending());
     }
     drop(fut);
     // Never polled: not a call.
@@ -282,5 +318,11 @@ fn nested_futures_attribute_busy_time_to_the_inner_one() {
     let inner = stats(&ASYNC_INNER);
     assert_eq!((outer.calls, outer.polls), (1, 3));
     assert_eq!((inner.calls, inner.polls), (2, 4));
-    assert!(close(outer.self_ns + inner.busy_ns, outer.busy_ns, 6), "{} + {} vs {}", outer.self_ns, inner.busy_ns, outer.busy_ns);
+    assert!(
+        close(outer.self_ns + inner.busy_ns, outer.busy_ns, 6),
+        "{} + {} vs {}",
+        outer.self_ns,
+        inner.busy_ns,
+        outer.busy_ns
+    );
 }

@@ -85,7 +85,8 @@ pub struct WallNs {
     /// Exclusive of measured children (async: busy time minus children). Scaled when sampled.
     #[serde(rename = "self")]
     pub self_: u64,
-    /// `total / calls`.
+    /// Mean duration of one timed call (each recursive level counts its own inclusive
+    /// duration, so for recursion this is not `total / calls`).
     pub mean: u64,
     /// Shortest timed call.
     pub min: u64,
