@@ -5,8 +5,22 @@
 
 use hotpath::report::{Function, Percentiles, Report, WallNs, SCHEMA_VERSION};
 
-fn wall(total: u64, self_: u64, calls: u64, min: u64, max: u64, ps: &[(f64, u64)]) -> Option<WallNs> {
-    Some(WallNs { total, self_, mean: total / calls, min, max, percentiles: Percentiles(ps.to_vec()) })
+fn wall(
+    total: u64,
+    self_: u64,
+    calls: u64,
+    min: u64,
+    max: u64,
+    ps: &[(f64, u64)],
+) -> Option<WallNs> {
+    Some(WallNs {
+        total,
+        self_,
+        mean: total / calls,
+        min,
+        max,
+        percentiles: Percentiles(ps.to_vec()),
+    })
 }
 
 fn func(name: &str, calls: u64, wall_ns: Option<WallNs>) -> Function {
@@ -30,7 +44,14 @@ fn fixed() -> Report {
     let mut fetch = func(
         "app::net::fetch",
         16,
-        wall(96_000_000, 1_200_000, 16, 5_100_000, 7_900_000, &[(50.0, 5_900_000), (95.0, 7_700_000), (99.9, 7_900_000)]),
+        wall(
+            96_000_000,
+            1_200_000,
+            16,
+            5_100_000,
+            7_900_000,
+            &[(50.0, 5_900_000), (95.0, 7_700_000), (99.9, 7_900_000)],
+        ),
     );
     fetch.is_async = true;
     fetch.polls = Some(48);
@@ -39,11 +60,29 @@ fn fixed() -> Report {
     let mut sampled = func(
         "app::parse::parse_line",
         200_000,
-        wall(41_000_000, 41_000_000, 200_000, 150, 9_800, &[(50.0, 190), (95.0, 260), (99.9, 1_900)]),
+        wall(
+            41_000_000,
+            41_000_000,
+            200_000,
+            150,
+            9_800,
+            &[(50.0, 190), (95.0, 260), (99.9, 1_900)],
+        ),
     );
     sampled.sampled = true;
     sampled.timed_calls = 2_013;
-    let mut labelled = func("app::checksum", 1, wall(812_000, 812_000, 1, 812_000, 812_000, &[(50.0, 812_000), (95.0, 812_000), (99.9, 812_000)]));
+    let mut labelled = func(
+        "app::checksum",
+        1,
+        wall(
+            812_000,
+            812_000,
+            1,
+            812_000,
+            812_000,
+            &[(50.0, 812_000), (95.0, 812_000), (99.9, 812_000)],
+        ),
+    );
     labelled.label = Some("checksum".into());
     let mut counted = func("app::tiny", 5_000_000, None);
     counted.timed_calls = 0;
@@ -58,12 +97,41 @@ fn fixed() -> Report {
         overhead_ns: 5_540_000,
         clock: "tsc".into(),
         time_sampling_rate: 0.01,
-        notes: vec!["measured scopes nested deeper than 512; below that depth self time includes children".into()],
+        notes: vec![
+            "measured scopes nested deeper than 512; below that depth self time includes children"
+                .into(),
+        ],
         functions: vec![
-            func("app::main", 1, wall(1_234_000_000, 3_100_000, 1, 1_234_000_000, 1_234_000_000, &[(50.0, 1_234_000_000), (95.0, 1_234_000_000), (99.9, 1_234_000_000)])),
+            func(
+                "app::main",
+                1,
+                wall(
+                    1_234_000_000,
+                    3_100_000,
+                    1,
+                    1_234_000_000,
+                    1_234_000_000,
+                    &[
+                        (50.0, 1_234_000_000),
+                        (95.0, 1_234_000_000),
+                        (99.9, 1_234_000_000),
+                    ],
+                ),
+            ),
             fetch,
             sampled,
-            func("<app::Point as core::fmt::Display>::fmt", 3, wall(2_400, 2_400, 3, 700, 900, &[(50.0, 800), (95.0, 900), (99.9, 900)])),
+            func(
+                "<app::Point as core::fmt::Display>::fmt",
+                3,
+                wall(
+                    2_400,
+                    2_400,
+                    3,
+                    700,
+                    900,
+                    &[(50.0, 800), (95.0, 900), (99.9, 900)],
+                ),
+            ),
             labelled,
             counted,
         ],
@@ -94,9 +162,17 @@ fn json_reads_back_to_the_same_report() {
 
 #[test]
 fn other_schema_versions_are_refused() {
-    let text = fixed().to_json().replace("\"schema_version\":1", "\"schema_version\":2");
+    let text = fixed()
+        .to_json()
+        .replace("\"schema_version\":1", "\"schema_version\":2");
     let e = Report::from_json(&text).unwrap_err().to_string();
-    assert!(e.contains("schema_version 2") && e.contains("reads version 1"), "{e}");
+    assert!(
+        e.contains("schema_version 2") && e.contains("reads version 1"),
+        "{e}"
+    );
     assert!(Report::from_json("{}").is_err());
-    assert!(Report::from_json("not json").unwrap_err().to_string().starts_with("not a hotpath JSON report"));
+    assert!(Report::from_json("not json")
+        .unwrap_err()
+        .to_string()
+        .starts_with("not a hotpath JSON report"));
 }

@@ -24,11 +24,23 @@ macro_rules! site {
 }
 
 fn stats(site: &'static CallSite) -> SiteStats {
-    snapshot()
-        .sites
-        .into_iter()
-        .find(|s| std::ptr::eq(s.site, site))
-        .unwrap_or_else(|| panic!("no stats for {}", site.name()))
+    stats_of([site]).pop().unwrap()
+}
+
+/// Several sites from one snapshot: values compared with each other must share the
+/// snapshot's tick-to-ns ratio (it is refined as the run goes on).
+fn stats_of<const N: usize>(sites: [&'static CallSite; N]) -> Vec<SiteStats> {
+    let snap = snapshot();
+    sites
+        .iter()
+        .map(|site| {
+            snap.sites
+                .iter()
+                .find(|s| std::ptr::eq(s.site, *site))
+                .cloned()
+                .unwrap_or_else(|| panic!("no stats for {}", site.name()))
+        })
+        .collect()
 }
 
 /// Rounding ticks to ns once per value: sums agree to within a nanosecond per term.
@@ -53,8 +65,7 @@ fn self_plus_children_is_inclusive() {
             spin(500);
         }
     }
-    let p = stats(&NEST_PARENT);
-    let c = stats(&NEST_CHILD);
+    let [p, c] = <[SiteStats; 2]>::try_from(stats_of([&NEST_PARENT, &NEST_CHILD])).unwrap();
     assert_eq!(p.calls, 50);
     assert_eq!(c.calls, 150);
     assert_eq!(c.self_ns, c.total_ns, "a leaf's self time is its total");
@@ -138,9 +149,8 @@ fn a_guard_dropped_on_another_thread_is_recorded_there() {
         }
     });
     t.join().unwrap();
-    let m = stats(&MOVED);
+    let [m, inner] = <[SiteStats; 2]>::try_from(stats_of([&MOVED, &MOVED_AFTER])).unwrap();
     assert_eq!(m.calls, 11);
-    let inner = stats(&MOVED_AFTER);
     assert_eq!(inner.calls, 10);
     // Outermost: 11 calls' durations all in the total (none nested under the moved one).
     assert!(m.total_ns >= m.max_ns);
@@ -253,7 +263,7 @@ fn a_future_is_one_call_across_threads_and_polls() {
     };
     assert_eq!(out, 7);
     assert_eq!(polls, 6);
-    let s = stats(&ASYNC_MOVES);
+    let [s, child] = <[SiteStats; 2]>::try_from(stats_of([&ASYNC_MOVES, &ASYNC_CHILD])).unwrap();
     assert_eq!(s.calls, 1);
     assert_eq!(s.polls, 6);
     assert_eq!(s.cancelled, 0);
@@ -264,7 +274,6 @@ fn a_future_is_one_call_across_threads_and_polls() {
         s.total_ns,
         s.busy_ns
     );
-    let child = stats(&ASYNC_CHILD);
     assert_eq!(child.calls, 1);
     assert!(
         close(s.self_ns + child.total_ns, s.busy_ns, 8),
@@ -314,8 +323,8 @@ fn nested_futures_attribute_busy_time_to_the_inner_one() {
         }
     };
     assert_eq!(v, 14);
-    let outer = stats(&ASYNC_OUTER);
-    let inner = stats(&ASYNC_INNER);
+    let [outer, inner] =
+        <[SiteStats; 2]>::try_from(stats_of([&ASYNC_OUTER, &ASYNC_INNER])).unwrap();
     assert_eq!((outer.calls, outer.polls), (1, 3));
     assert_eq!((inner.calls, inner.polls), (2, 4));
     assert!(

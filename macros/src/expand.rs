@@ -115,9 +115,10 @@ fn is_attr(a: &Attribute, name: &str) -> bool {
 }
 
 /// Instruments one function unless it opted out, is already measured, or is `const`.
-fn measure_in_place(attrs: &mut Vec<Attribute>, sig: &Signature, block: &mut Block) {
+/// `#[hotpath::skip]` is left in place: it expands afterwards and validates its own
+/// arguments, exactly as in the feature-off build (where `measure_all` changes nothing).
+fn measure_in_place(attrs: &[Attribute], sig: &Signature, block: &mut Block) {
     let skipped = attrs.iter().any(|a| is_attr(a, "skip"));
-    attrs.retain(|a| !is_attr(a, "skip"));
     let measured = attrs
         .iter()
         .any(|a| is_attr(a, "measure") || is_attr(a, "future_fn"));
@@ -130,7 +131,7 @@ fn measure_in_place(attrs: &mut Vec<Attribute>, sig: &Signature, block: &mut Blo
 fn measure_items(items: &mut [Item]) {
     for item in items {
         match item {
-            Item::Fn(f) => measure_in_place(&mut f.attrs, &f.sig, &mut f.block),
+            Item::Fn(f) => measure_in_place(&f.attrs, &f.sig, &mut f.block),
             Item::Impl(i) => measure_impl(i),
             Item::Mod(m) => {
                 if let Some((_, items)) = &mut m.content {
@@ -145,7 +146,7 @@ fn measure_items(items: &mut [Item]) {
 fn measure_impl(i: &mut syn::ItemImpl) {
     for it in &mut i.items {
         if let ImplItem::Fn(f) = it {
-            measure_in_place(&mut f.attrs, &f.sig, &mut f.block);
+            measure_in_place(&f.attrs, &f.sig, &mut f.block);
         }
     }
 }
@@ -220,20 +221,7 @@ pub fn main(args: &MainArgs, item: TokenStream) -> syn::Result<TokenStream> {
     Ok(quote!(#allocator #f))
 }
 
-#[cfg(feature = "hotpath-alloc")]
-fn allocator_item(args: &MainArgs) -> TokenStream {
-    let inner = match &args.allocator {
-        Some(p) => TokenStream::from(p.clone()),
-        None => quote!(::std::alloc::System),
-    };
-    quote! {
-        #[global_allocator]
-        static __HOTPATH_GLOBAL_ALLOCATOR: ::hotpath::alloc::Tracking<#inner> =
-            ::hotpath::alloc::Tracking::new(#inner);
-    }
-}
-
-#[cfg(not(feature = "hotpath-alloc"))]
+/// The `#[global_allocator]` item: none until allocation tracking exists.
 fn allocator_item(_: &MainArgs) -> TokenStream {
     TokenStream::new()
 }

@@ -1,0 +1,2 @@
+#[hotpath::main(allocator = "mimalloc::MiMalloc")]
+fn main() {}

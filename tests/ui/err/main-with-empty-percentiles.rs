@@ -1,0 +1,2 @@
+#[hotpath::main(percentiles = [])]
+fn main() {}

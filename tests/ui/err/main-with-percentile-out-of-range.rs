@@ -1,0 +1,2 @@
+#[hotpath::main(percentiles = [50, 100.5])]
+fn main() {}

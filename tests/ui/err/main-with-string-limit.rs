@@ -1,0 +1,2 @@
+#[hotpath::main(limit = "5")]
+fn main() {}

@@ -1,0 +1,2 @@
+#[hotpath::main(colour = "red")]
+fn main() {}

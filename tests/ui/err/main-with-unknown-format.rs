@@ -1,0 +1,2 @@
+#[hotpath::main(format = "xml")]
+fn main() {}

@@ -1,0 +1,2 @@
+#[hotpath::main(timeout = 0)]
+fn main() {}

@@ -1,0 +1,8 @@
+#[hotpath::measure(future = true)]
+fn f() -> u8 {
+    1
+}
+
+fn main() {
+    assert_eq!(f(), 1);
+}

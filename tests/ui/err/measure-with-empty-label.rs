@@ -1,0 +1,6 @@
+#[hotpath::measure(label = "")]
+fn f() {}
+
+fn main() {
+    f();
+}

@@ -1,0 +1,6 @@
+#[hotpath::measure(name = "x")]
+fn f() {}
+
+fn main() {
+    f();
+}
