@@ -63,7 +63,13 @@ mod on {
     /// Most percentiles shown.
     pub(crate) const MAX_PERCENTILES: usize = 10;
     /// Every section this build can produce, in report order.
-    pub(crate) const SECTIONS: &[&str] = &["timing"];
+    pub(crate) fn all_sections() -> Vec<&'static str> {
+        let mut s = vec!["timing"];
+        if cfg!(feature = "hotpath-alloc") {
+            s.push("alloc");
+        }
+        s
+    }
 
     #[derive(Clone, Debug)]
     pub(crate) struct Config {
@@ -93,7 +99,7 @@ mod on {
                 output_path: None,
                 timeout: None,
                 time_sampling_rate: 1.0,
-                sections: SECTIONS.to_vec(),
+                sections: all_sections(),
             }
         }
 
@@ -198,9 +204,8 @@ mod on {
         }
         all |= include.is_empty();
         Some(
-            SECTIONS
-                .iter()
-                .copied()
+            all_sections()
+                .into_iter()
                 .filter(|s| (all || include.contains(s)) && !exclude.contains(s))
                 .collect(),
         )

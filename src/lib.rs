@@ -35,6 +35,7 @@
 //! | feature | adds |
 //! |---|---|
 //! | `hotpath` | the runtime: per-function wall time, self time, percentiles, the report |
+//! | `hotpath-alloc` | allocations per function (count, bytes, freed, retained; inclusive and self) through a tracking global allocator |
 //! | `report` | the report model and renderers alone (for tools reading saved JSON) |
 //!
 //! ## What is measured
@@ -58,12 +59,13 @@
 //! * Calls made while a thread's thread-locals are being destroyed are counted as lost.
 //! * At most 16,383 call sites and 512 levels of nesting per thread are tracked.
 #![deny(missing_docs)]
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 
 extern crate self as hotpath;
 
 pub use hotpath_macros::{future_fn, main, measure, measure_all, skip};
 
+pub mod alloc;
 mod config;
 mod guard;
 #[cfg(feature = "report")]

@@ -170,13 +170,7 @@ fn build(shared: &Shared) -> Report {
             counted_calls += s.calls.saturating_sub(s.timed);
             let is_async = s.site.kind() == SiteKind::AsyncFunction;
             let sampled = s.timed < s.calls;
-            let scale = |v: u64| {
-                if sampled && s.timed > 0 {
-                    (v as f64 * s.calls as f64 / s.timed as f64).round() as u64
-                } else {
-                    v
-                }
-            };
+            let scale = |v: u64| scaled(s, v);
             let wall_ns = (s.timed > 0).then(|| {
                 let total = scale(s.total_ns);
                 WallNs {
@@ -194,6 +188,10 @@ fn build(shared: &Shared) -> Report {
                 }
             });
             Function {
+                #[cfg(feature = "hotpath-alloc")]
+                alloc: function_alloc(s, &cfg.percentiles),
+                #[cfg(not(feature = "hotpath-alloc"))]
+                alloc: None,
                 name: s.site.name().to_string(),
                 label: s.site.label().map(str::to_string),
                 file: s.site.file().to_string(),
@@ -215,21 +213,99 @@ fn build(shared: &Shared) -> Report {
             .then(b.calls.cmp(&a.calls))
             .then(a.name.cmp(&b.name))
     });
+    #[cfg_attr(not(feature = "hotpath-alloc"), allow(unused_mut))]
+    let mut sections: Vec<String> = cfg.sections.iter().map(|s| s.to_string()).collect();
+    #[cfg(feature = "hotpath-alloc")]
+    let alloc_total = alloc_total(&snap, &mut sections, &mut notes);
+    #[cfg(not(feature = "hotpath-alloc"))]
+    let alloc_total = None;
     let overhead_ns = (timed_calls as f64 * shared.overhead.timed_ns
         + counted_calls as f64 * shared.overhead.counted_ns) as u64;
     Report {
         schema_version: SCHEMA_VERSION,
         caller: cfg.caller.to_string(),
         elapsed_ns,
-        sections: cfg.sections.iter().map(|s| s.to_string()).collect(),
+        sections,
         percentiles: cfg.percentiles.clone(),
         overhead_per_call_ns: (shared.overhead.timed_ns * 10.0).round() / 10.0,
         overhead_ns,
         clock: hotpath_core::clock::source().name().to_string(),
         time_sampling_rate: hotpath_core::sampling_rate(),
         notes,
+        alloc_total,
         functions,
     }
+}
+
+/// Scales a value measured on the timed calls to all calls.
+fn scaled(s: &hotpath_core::SiteStats, v: u64) -> u64 {
+    if s.timed > 0 && s.timed < s.calls {
+        (v as f64 * s.calls as f64 / s.timed as f64).round() as u64
+    } else {
+        v
+    }
+}
+
+#[cfg(feature = "hotpath-alloc")]
+fn function_alloc(
+    s: &hotpath_core::SiteStats,
+    percentiles: &[f64],
+) -> Option<crate::report::FunctionAlloc> {
+    if s.timed == 0 {
+        return None;
+    }
+    let a = &s.alloc;
+    let bytes = scaled(s, a.bytes);
+    let freed = scaled(s, a.freed);
+    Some(crate::report::FunctionAlloc {
+        count: scaled(s, a.allocs),
+        bytes,
+        self_count: scaled(s, a.self_allocs),
+        self_bytes: scaled(s, a.self_bytes),
+        freed_bytes: freed,
+        retained_bytes: bytes as i64 - freed as i64,
+        per_call_count: (a.allocs_sum as f64 / s.timed as f64 * 100.0).round() / 100.0,
+        per_call_bytes: a.bytes_sum / s.timed,
+        percentiles: Percentiles(
+            percentiles
+                .iter()
+                .filter_map(|p| Some((*p, a.bytes_percentile(*p)?)))
+                .collect(),
+        ),
+    })
+}
+
+/// The process totals and the part outside measured functions; with a warning instead
+/// of a section of zeros when the tracking allocator is not installed.
+#[cfg(feature = "hotpath-alloc")]
+fn alloc_total(
+    snap: &hotpath_core::Snapshot,
+    sections: &mut Vec<String>,
+    notes: &mut Vec<String>,
+) -> Option<crate::report::AllocTotal> {
+    if !sections.iter().any(|s| s == "alloc") {
+        return None;
+    }
+    if !snap.alloc.installed {
+        sections.retain(|s| s != "alloc");
+        notes.push(
+            "hotpath-alloc is on but no allocation was counted: install the tracking allocator \
+             (#[hotpath::main] does unless `allocator = none`; or declare \
+             `#[global_allocator] static A: hotpath::alloc::Tracking = ...`)"
+                .into(),
+        );
+        return None;
+    }
+    let p = snap.alloc.process;
+    let a = snap.alloc.attributed;
+    Some(crate::report::AllocTotal {
+        count: p.allocs,
+        bytes: p.bytes,
+        freed_bytes: p.freed,
+        unattributed_count: p.allocs.saturating_sub(a.allocs),
+        unattributed_bytes: p.bytes.saturating_sub(a.bytes),
+        unattributed_freed_bytes: p.freed.saturating_sub(a.freed),
+    })
 }
 
 /// Writes the report once per session (the timeout thread and the guard may both try).

@@ -3,7 +3,9 @@
 //! same value.
 #![cfg(feature = "report")]
 
-use hotpath::report::{Function, Percentiles, Report, WallNs, SCHEMA_VERSION};
+use hotpath::report::{
+    AllocTotal, Function, FunctionAlloc, Percentiles, Report, WallNs, SCHEMA_VERSION,
+};
 
 fn wall(
     total: u64,
@@ -37,7 +39,30 @@ fn func(name: &str, calls: u64, wall_ns: Option<WallNs>) -> Function {
         polls: None,
         busy_ns: None,
         cancelled: None,
+        alloc: None,
     }
+}
+
+fn alloc(
+    count: u64,
+    bytes: u64,
+    self_count: u64,
+    self_bytes: u64,
+    freed: u64,
+    calls: u64,
+    ps: &[(f64, u64)],
+) -> Option<FunctionAlloc> {
+    Some(FunctionAlloc {
+        count,
+        bytes,
+        self_count,
+        self_bytes,
+        freed_bytes: freed,
+        retained_bytes: bytes as i64 - freed as i64,
+        per_call_count: count as f64 / calls as f64,
+        per_call_bytes: bytes / calls,
+        percentiles: Percentiles(ps.to_vec()),
+    })
 }
 
 fn fixed() -> Report {
@@ -84,6 +109,24 @@ fn fixed() -> Report {
         ),
     );
     labelled.label = Some("checksum".into());
+    fetch.alloc = alloc(
+        32,
+        48_000,
+        32,
+        48_000,
+        48_000,
+        16,
+        &[(50.0, 3_000), (95.0, 3_000), (99.9, 3_000)],
+    );
+    sampled.alloc = alloc(
+        200_000,
+        6_400_000,
+        200_000,
+        6_400_000,
+        0,
+        200_000,
+        &[(50.0, 32), (95.0, 32), (99.9, 32)],
+    );
     let mut counted = func("app::tiny", 5_000_000, None);
     counted.timed_calls = 0;
     counted.sampled = true;
@@ -91,7 +134,7 @@ fn fixed() -> Report {
         schema_version: SCHEMA_VERSION,
         caller: "app::main".into(),
         elapsed_ns: 1_234_567_890,
-        sections: vec!["timing".into()],
+        sections: vec!["timing".into(), "alloc".into()],
         percentiles: vec![50.0, 95.0, 99.9],
         overhead_per_call_ns: 24.6,
         overhead_ns: 5_540_000,
@@ -101,6 +144,14 @@ fn fixed() -> Report {
             "measured scopes nested deeper than 512; below that depth self time includes children"
                 .into(),
         ],
+        alloc_total: Some(AllocTotal {
+            count: 200_150,
+            bytes: 9_000_000,
+            freed_bytes: 2_000_000,
+            unattributed_count: 100,
+            unattributed_bytes: 400_000,
+            unattributed_freed_bytes: 1_900_000,
+        }),
         functions: vec![
             func(
                 "app::main",
@@ -138,24 +189,39 @@ fn fixed() -> Report {
     }
 }
 
+/// `fixed()` with `main` allocating too.
+fn fixed_with_main_alloc() -> Report {
+    let mut r = fixed();
+    r.functions[0].alloc = alloc(
+        200_150 - 100,
+        8_600_000,
+        118,
+        2_152_000,
+        100_000,
+        1,
+        &[(50.0, 8_600_000), (95.0, 8_600_000), (99.9, 8_600_000)],
+    );
+    r
+}
+
 #[test]
 fn table() {
-    insta::assert_snapshot!(fixed().to_table(0));
+    insta::assert_snapshot!(fixed_with_main_alloc().to_table(0));
 }
 
 #[test]
 fn table_with_limit() {
-    insta::assert_snapshot!(fixed().to_table(2));
+    insta::assert_snapshot!(fixed_with_main_alloc().to_table(2));
 }
 
 #[test]
 fn json_pretty() {
-    insta::assert_snapshot!(fixed().to_json_pretty());
+    insta::assert_snapshot!(fixed_with_main_alloc().to_json_pretty());
 }
 
 #[test]
 fn json_reads_back_to_the_same_report() {
-    let r = fixed();
+    let r = fixed_with_main_alloc();
     assert_eq!(Report::from_json(&r.to_json()).unwrap(), r);
     assert_eq!(Report::from_json(&r.to_json_pretty()).unwrap(), r);
 }

@@ -4,8 +4,10 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
+use crate::meter::Delta;
 use crate::scope::{self, pop, Entry};
 use crate::shard::Shard;
+use crate::shard::Slot;
 use crate::site::CallSite;
 
 pin_project_lite::pin_project! {
@@ -48,6 +50,9 @@ struct State {
     polls: u64,
     busy: u64,
     self_busy: u64,
+    /// The meters over the polls, inclusive and self.
+    m_incl: Delta,
+    m_self: Delta,
 }
 
 /// Not polled yet.
@@ -117,13 +122,11 @@ impl<F: Future> Future for MeasuredFuture<F> {
         st.polls += 1;
         st.busy += left.incl;
         st.self_busy += left.self_;
+        st.m_incl = st.m_incl.plus(left.m_incl);
+        st.m_self = st.m_self.plus(left.m_self);
         if r.is_ready() {
             st.mode = DONE;
-            let slot = left.slot;
-            let wall = left.end.saturating_sub(st.first);
-            slot.polls.add(st.polls);
-            slot.busy.add(st.busy);
-            slot.record(wall, st.self_busy, st.outer);
+            st.record(left.slot, left.end, st.outer);
         }
         r
     }
@@ -172,9 +175,21 @@ impl State {
             slot.counted.add(1);
             return;
         }
-        let wall = crate::clock::now().saturating_sub(self.first);
+        let outer = self.outer && !slot.is_active();
+        self.record(slot, crate::clock::now(), outer);
+    }
+
+    /// Records the future as one call ending at clock reading `end`: wall time from the
+    /// first poll; self time and the meters summed over its polls.
+    fn record(&self, slot: &'static Slot, end: u64, outer: bool) {
         slot.polls.add(self.polls);
         slot.busy.add(self.busy);
-        slot.record(wall, self.self_busy, self.outer && !slot.is_active());
+        slot.record(
+            end.saturating_sub(self.first),
+            self.self_busy,
+            self.m_incl,
+            self.m_self,
+            outer,
+        );
     }
 }

@@ -100,6 +100,11 @@ impl Hist {
         self.counts[index(v)] += 1;
     }
 
+    /// Counts `n` equal values.
+    pub fn record_n(&mut self, v: u64, n: u64) {
+        self.counts[index(v)] += n;
+    }
+
     /// Adds another histogram's counts.
     pub fn merge(&mut self, other: &Hist) {
         for (a, b) in self.counts.iter_mut().zip(other.counts.iter()) {

@@ -19,10 +19,15 @@
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
 
+mod cell;
 #[allow(unsafe_code)]
 pub mod clock;
+#[allow(unsafe_code)]
+mod dist;
 mod future;
 pub mod hist;
+#[allow(unsafe_code)]
+pub mod meter;
 mod scope;
 #[allow(unsafe_code)]
 mod shard;
@@ -35,10 +40,19 @@ pub use scope::{lost_calls, sampling_rate, set_sampling_rate, Scope};
 pub use shard::{begin_epoch, thread_counts, MAX_DEPTH};
 pub use site::{type_name_of, CallSite, SiteKind, MAX_SITES};
 pub use snapshot::{snapshot, SiteStats, Snapshot};
+#[cfg(feature = "alloc")]
+pub use snapshot::{AllocStats, AllocSummary};
 
 /// Runs profiler bookkeeping that may allocate (first use of a thread, a call site or a
 /// histogram), so that allocation meters can leave it out.
 #[inline]
 pub fn internal<R>(f: impl FnOnce() -> R) -> R {
-    f()
+    #[cfg(feature = "alloc")]
+    {
+        meter::alloc::ignored(f)
+    }
+    #[cfg(not(feature = "alloc"))]
+    {
+        f()
+    }
 }

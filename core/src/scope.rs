@@ -16,6 +16,7 @@
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use crate::clock;
+use crate::meter::{Delta, Reading};
 use crate::shard::{Shard, Slot, DEAD, MAX_DEPTH};
 use crate::site::CallSite;
 
@@ -151,6 +152,8 @@ pub(crate) struct Entered {
     pub(crate) depth: u32,
     pub(crate) seq: u64,
     pub(crate) start: u64,
+    /// The meters at entry.
+    pub(crate) m0: Reading,
     /// The clock is the TSC (read it without asking).
     pub(crate) tsc: bool,
 }
@@ -162,10 +165,14 @@ pub(crate) struct Left {
     pub(crate) end: u64,
     pub(crate) incl: u64,
     pub(crate) self_: u64,
+    /// What the meters counted in the frame, inclusive and exclusive of measured children.
+    pub(crate) m_incl: Delta,
+    pub(crate) m_self: Delta,
     pub(crate) outer: bool,
 }
 
-/// Pushes a frame for `site` (whose slot on `shard` is `slot`) and reads the clock.
+/// Pushes a frame for `site` (whose slot on `shard` is `slot`), reads the meters, and
+/// reads the clock last.
 #[inline(always)]
 pub(crate) fn push(shard: &'static Shard, slot: &'static Slot, site: u32, tsc: bool) -> Entered {
     let mut depth = shard.depth.load(Relaxed) as usize;
@@ -177,12 +184,14 @@ pub(crate) fn push(shard: &'static Shard, slot: &'static Slot, site: u32, tsc: b
         let f = &shard.frames[depth];
         f.seq.store(seq, Relaxed);
         f.children.set(0);
+        f.children_m.clear();
         f.site.store(site, Relaxed);
         slot.enter();
     } else {
         shard.depth_overflow.store(true, Relaxed);
     }
     shard.depth.store(depth as u32 + 1, Relaxed);
+    let m0 = Reading::now();
     Entered {
         shard,
         slot,
@@ -190,11 +199,12 @@ pub(crate) fn push(shard: &'static Shard, slot: &'static Slot, site: u32, tsc: b
         depth: depth as u32,
         seq,
         start: now(tsc),
+        m0,
         tsc,
     }
 }
 
-/// Pops the frame `e` at clock reading `end`.
+/// Pops the frame `e` whose clock read `end` (the meters are read now).
 #[inline(always)]
 pub(crate) fn pop(e: &Entered, end: u64) -> Option<Left> {
     let incl = end.saturating_sub(e.start);
@@ -205,10 +215,17 @@ pub(crate) fn pop(e: &Entered, end: u64) -> Option<Left> {
         && shard.frames[d].seq.load(Relaxed) == e.seq
         && shard.is_current()
     {
-        let children = shard.frames[d].children.get();
+        let m_incl = Reading::now().since(e.m0);
+        let f = &shard.frames[d];
+        let children = f.children.get();
+
         shard.depth.store(d as u32, Relaxed);
         if d > 0 {
-            shard.frames[d - 1].children.add(incl);
+            let parent = &shard.frames[d - 1];
+            parent.children.add(incl);
+            parent.children_m.add(m_incl);
+        } else {
+            shard.top.add(m_incl);
         }
         let outer = e.slot.leave();
         return Some(Left {
@@ -216,6 +233,8 @@ pub(crate) fn pop(e: &Entered, end: u64) -> Option<Left> {
             end,
             incl,
             self_: incl.saturating_sub(children),
+            m_incl,
+            m_self: f.children_m.self_of(m_incl),
             outer,
         });
     }
@@ -227,9 +246,11 @@ pub(crate) fn pop(e: &Entered, end: u64) -> Option<Left> {
 fn pop_slow(e: &Entered, incl: u64) -> Option<Left> {
     let shard = e.shard;
     let d = e.depth as usize;
+    let end = e.start + incl;
     if !shard.is_current() {
         // Dropped on another thread: mark the frame dead for its owner to pop, and
-        // record on this thread.
+        // record on this thread. The meters are per thread: what they counted here says
+        // nothing about the call, so it records none.
         if d < MAX_DEPTH {
             let _ = shard.frames[d]
                 .seq
@@ -240,29 +261,37 @@ fn pop_slow(e: &Entered, incl: u64) -> Option<Left> {
             return None;
         };
         let slot = here.slot(e.site)?;
+        let outer = !slot.is_active();
         return Some(Left {
             slot,
-            end: e.start + incl,
+            end,
             incl,
             self_: incl,
-            outer: !slot.is_active(),
+            m_incl: Delta::ZERO,
+            m_self: Delta::ZERO,
+            outer,
         });
     }
     let depth = shard.depth.load(Relaxed) as usize;
+    let m_incl = Reading::now().since(e.m0);
     if d >= MAX_DEPTH {
         // Beyond the tracked depth: no frame, no children known.
         if depth == d + 1 {
             shard.depth.store(d as u32, Relaxed);
             if d == MAX_DEPTH {
                 shard.frames[d - 1].children.add(incl);
+                shard.frames[d - 1].children_m.add(m_incl);
             }
         }
+        let outer = !e.slot.is_active();
         return Some(Left {
             slot: e.slot,
-            end: e.start + incl,
+            end,
             incl,
             self_: incl,
-            outer: !e.slot.is_active(),
+            m_incl,
+            m_self: m_incl,
+            outer,
         });
     }
     if depth > d + 1 && shard.frames[d].seq.load(Relaxed) == e.seq {
@@ -271,16 +300,20 @@ fn pop_slow(e: &Entered, incl: u64) -> Option<Left> {
             shard.discard_frame(i);
         }
         shard.depth.store(d as u32 + 1, Relaxed);
-        return pop(e, e.start + incl);
+        return pop(e, end);
     }
     // Our frame was discarded while the guard lived on (suspended across a poll, or
-    // below a frame that was popped out of order): its children are unknown.
+    // below a frame that was popped out of order): its children are unknown, and other
+    // work ran on this thread meanwhile, so the meters say nothing about this call.
+    let outer = !e.slot.is_active();
     Some(Left {
         slot: e.slot,
-        end: e.start + incl,
+        end,
         incl,
         self_: incl,
-        outer: !e.slot.is_active(),
+        m_incl: Delta::ZERO,
+        m_self: Delta::ZERO,
+        outer,
     })
 }
 
@@ -343,6 +376,6 @@ impl Drop for Scope {
 fn exit(e: &Entered) {
     let end = now(e.tsc);
     if let Some(l) = pop(e, end) {
-        l.slot.record(l.incl, l.self_, l.outer);
+        l.slot.record(l.incl, l.self_, l.m_incl, l.m_self, l.outer);
     }
 }

@@ -22,9 +22,13 @@ use std::sync::atomic::{
     AtomicBool, AtomicPtr, AtomicU32, AtomicU64,
     Ordering::{Acquire, Relaxed, Release},
 };
+
+pub(crate) use crate::meter::Delta;
 use std::sync::Mutex;
 
-use crate::hist::AtomicHist;
+use crate::cell::Cnt;
+use crate::dist::Dist;
+use crate::meter::{ChildCells, DeltaCells, MeterSlot};
 use crate::snapshot::Merged;
 
 /// Call-site slots per chunk.
@@ -70,28 +74,6 @@ pub(crate) fn current_raw() -> Option<&'static Shard> {
     CURRENT.try_with(Cell::get).ok().flatten()
 }
 
-/// A counter with one writer: relaxed load and store, readable from any thread.
-#[derive(Default)]
-pub(crate) struct Cnt(AtomicU64);
-
-impl Cnt {
-    pub(crate) const fn new() -> Self {
-        Cnt(AtomicU64::new(0))
-    }
-    #[inline(always)]
-    pub(crate) fn get(&self) -> u64 {
-        self.0.load(Relaxed)
-    }
-    #[inline(always)]
-    pub(crate) fn set(&self, v: u64) {
-        self.0.store(v, Relaxed)
-    }
-    #[inline(always)]
-    pub(crate) fn add(&self, v: u64) {
-        self.set(self.get().wrapping_add(v))
-    }
-}
-
 /// One call site's numbers on one thread.
 pub(crate) struct Slot {
     /// Calls counted but not timed (sampling).
@@ -102,22 +84,13 @@ pub(crate) struct Slot {
     /// Inclusive time of the outermost timed calls.
     pub(crate) total: Cnt,
     pub(crate) self_: Cnt,
-    /// The last timed value plus one (0: none), not yet in `min_inv`, `max` or `hist`.
-    ///
-    /// Recording a value into the histogram right after the clock read puts a chain of
-    /// dependent instructions (bucket index, load, store) behind the `rdtsc` result,
-    /// which costs ~5 ns a call here; recording the previous value instead takes it off
-    /// that chain. Readers count `pending` as recorded.
-    pending: Cnt,
-    /// Bitwise NOT of the minimum, so that zero means "none yet".
-    pub(crate) min_inv: Cnt,
-    pub(crate) max: Cnt,
     pub(crate) polls: Cnt,
     pub(crate) busy: Cnt,
     pub(crate) cancelled: Cnt,
-    /// Leaked on first use, never freed; null until then. Published with `Release`,
-    /// read by snapshots with `Acquire`.
-    hist: AtomicPtr<AtomicHist>,
+    /// Per-call inclusive durations.
+    time: Dist,
+    /// What the meters counted in this site's calls.
+    meters: MeterSlot,
     /// Frames of this site on the owner's stack (owner-only; not statistics).
     pub(crate) active: AtomicU32,
 }
@@ -130,73 +103,28 @@ impl Slot {
             sum: Cnt::new(),
             total: Cnt::new(),
             self_: Cnt::new(),
-            pending: Cnt::new(),
-            min_inv: Cnt::new(),
-            max: Cnt::new(),
             polls: Cnt::new(),
             busy: Cnt::new(),
             cancelled: Cnt::new(),
-            hist: AtomicPtr::new(std::ptr::null_mut()),
+            time: Dist::new(),
+            meters: MeterSlot::new(),
             active: AtomicU32::new(0),
         }
     }
 
-    /// Records one timed call: `incl` and `self_` in ticks; `outer` when no frame of the
-    /// same site was below it, so that recursion adds to the total once.
+    /// Records one timed call: `incl` and `self_` in ticks, the meters' inclusive and
+    /// self deltas; `outer` when no frame of the same site was below it, so that
+    /// recursion adds to the totals once.
     #[inline(always)]
-    pub(crate) fn record(&self, incl: u64, self_: u64, outer: bool) {
+    pub(crate) fn record(&self, incl: u64, self_: u64, m_incl: Delta, m_self: Delta, outer: bool) {
         self.timed.add(1);
         self.sum.add(incl);
         if outer {
             self.total.add(incl);
         }
         self.self_.add(self_);
-        let prev = self.pending.get();
-        self.pending.set(incl.wrapping_add(1));
-        if prev != 0 {
-            self.distribute(prev - 1);
-        }
-    }
-
-    /// Puts one value into min, max and the histogram.
-    #[inline(always)]
-    fn distribute(&self, v: u64) {
-        if !v > self.min_inv.get() {
-            self.min_inv.set(!v);
-        }
-        if v > self.max.get() {
-            self.max.set(v);
-        }
-        self.hist().record(v);
-    }
-
-    #[inline(always)]
-    fn hist(&self) -> &AtomicHist {
-        let p = self.hist.load(Relaxed);
-        if p.is_null() {
-            return self.new_hist();
-        }
-        // SAFETY: a non-null `hist` came from `Box::leak` in `new_hist` and is never
-        // freed or replaced, so it points to a live `AtomicHist` for the program's life.
-        // The owner thread stored it, so a relaxed load sees the initialised value.
-        unsafe { &*p }
-    }
-
-    /// The histogram as a snapshot reader sees it.
-    fn hist_for_reader(&self) -> Option<&AtomicHist> {
-        let p = self.hist.load(Acquire);
-        // SAFETY: as in `hist`; the `Acquire` load pairs with the `Release` store in
-        // `new_hist`, so the histogram's initialisation is visible to this thread.
-        (!p.is_null()).then(|| unsafe { &*p })
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn new_hist(&self) -> &AtomicHist {
-        let h: &'static AtomicHist = crate::internal(|| Box::leak(AtomicHist::boxed()));
-        self.hist
-            .store(h as *const AtomicHist as *mut AtomicHist, Release);
-        h
+        self.time.record(incl);
+        self.meters.record(m_incl, m_self, outer);
     }
 
     #[inline(always)]
@@ -228,18 +156,14 @@ impl Slot {
             &self.sum,
             &self.total,
             &self.self_,
-            &self.pending,
-            &self.min_inv,
-            &self.max,
             &self.polls,
             &self.busy,
             &self.cancelled,
         ] {
             c.set(0);
         }
-        if let Some(h) = self.hist_for_reader() {
-            h.clear();
-        }
+        self.time.clear();
+        self.meters.clear();
     }
 
     pub(crate) fn merge_into(&self, m: &mut Merged) {
@@ -248,20 +172,11 @@ impl Slot {
         m.sum += self.sum.get();
         m.total += self.total.get();
         m.self_ += self.self_.get();
-        m.min = m.min.min(!self.min_inv.get());
-        m.max = m.max.max(self.max.get());
-        let pending = self.pending.get();
-        if pending != 0 {
-            m.min = m.min.min(pending - 1);
-            m.max = m.max.max(pending - 1);
-            m.hist.record(pending - 1);
-        }
         m.polls += self.polls.get();
         m.busy += self.busy.get();
         m.cancelled += self.cancelled.get();
-        if let Some(h) = self.hist_for_reader() {
-            h.merge_into(&mut m.hist);
-        }
+        self.time.merge_into(&mut m.time);
+        self.meters.merge_into(&mut m.meters);
     }
 }
 
@@ -273,6 +188,7 @@ struct Chunk {
 pub(crate) struct Frame {
     pub(crate) seq: AtomicU64,
     pub(crate) children: Cnt,
+    pub(crate) children_m: ChildCells,
     pub(crate) site: AtomicU32,
 }
 
@@ -281,6 +197,7 @@ impl Frame {
         Frame {
             seq: AtomicU64::new(0),
             children: Cnt::new(),
+            children_m: ChildCells::new(),
             site: AtomicU32::new(0),
         }
     }
@@ -303,6 +220,9 @@ pub struct Shard {
     pub(crate) countdown: Cnt,
     pub(crate) rng: Cnt,
     pub(crate) depth_overflow: AtomicBool,
+    /// What the meters counted inside outermost frames (depth 0): the attributed part
+    /// of this thread's totals.
+    pub(crate) top: DeltaCells,
 }
 
 static DEAD_SHARD: Shard = Shard::new(u64::MAX);
@@ -343,6 +263,7 @@ impl Shard {
             countdown: Cnt::new(),
             rng: Cnt::new(),
             depth_overflow: AtomicBool::new(false),
+            top: DeltaCells::new(),
         }
     }
 
@@ -501,6 +422,7 @@ impl Shard {
             s.clear_stats();
         }
         self.depth_overflow.store(false, Relaxed);
+        self.top.set(Delta::default());
     }
 
     fn merge_into(&self, out: &mut Vec<Option<Merged>>) {
@@ -520,16 +442,37 @@ impl Shard {
 struct Registry {
     live: Vec<&'static Shard>,
     free: Vec<&'static Shard>,
-    retired: Vec<Option<Merged>>,
-    retired_depth_overflow: bool,
+    retired: Retired,
     next_serial: u64,
+}
+
+/// Numbers of threads that exited during the current epoch.
+#[derive(Clone, Default)]
+struct Retired {
+    sites: Vec<Option<Merged>>,
+    depth_overflow: bool,
+    top: Delta,
+}
+
+/// Everything the shards recorded in the current epoch.
+pub(crate) struct Collected {
+    /// Per site id.
+    pub(crate) sites: Vec<Option<Merged>>,
+    /// Some thread nested deeper than [`MAX_DEPTH`].
+    pub(crate) depth_overflow: bool,
+    /// What the meters counted inside outermost frames, over all threads.
+    #[allow(dead_code)]
+    pub(crate) top: Delta,
 }
 
 static REGISTRY: Mutex<Registry> = Mutex::new(Registry {
     live: Vec::new(),
     free: Vec::new(),
-    retired: Vec::new(),
-    retired_depth_overflow: false,
+    retired: Retired {
+        sites: Vec::new(),
+        depth_overflow: false,
+        top: Delta::ZERO,
+    },
     next_serial: 1,
 });
 
@@ -562,10 +505,9 @@ fn retire(shard: &'static Shard) {
     crate::internal(|| {
         let mut r = registry();
         if shard.epoch.load(Relaxed) == EPOCH.load(Relaxed) {
-            let mut retired = std::mem::take(&mut r.retired);
-            shard.merge_into(&mut retired);
-            r.retired = retired;
-            r.retired_depth_overflow |= shard.depth_overflow.load(Relaxed);
+            shard.merge_into(&mut r.retired.sites);
+            r.retired.depth_overflow |= shard.depth_overflow.load(Relaxed);
+            r.retired.top = r.retired.top.plus(shard.top.get());
         }
         shard.reset_stats();
         for (_, s) in shard.slots() {
@@ -580,27 +522,31 @@ fn retire(shard: &'static Shard) {
 /// Starts a new profiling session: everything recorded so far is discarded.
 pub fn begin_epoch() {
     let mut r = registry();
-    r.retired.clear();
-    r.retired_depth_overflow = false;
+    r.retired = Retired::default();
+    #[cfg(feature = "alloc")]
+    crate::meter::alloc::begin_session();
     EPOCH.fetch_add(1, Relaxed);
     refresh_key();
 }
 
-/// Merged numbers of every live and exited thread in the current epoch, indexed by
-/// site id, and whether any thread nested deeper than [`MAX_DEPTH`].
-pub(crate) fn collect() -> (Vec<Option<Merged>>, bool) {
+/// Merged numbers of every live and exited thread in the current epoch.
+pub(crate) fn collect() -> Collected {
     crate::internal(|| {
         let r = registry();
         let epoch = EPOCH.load(Relaxed);
-        let mut out = r.retired.clone();
-        let mut overflow = r.retired_depth_overflow;
+        let mut c = Collected {
+            sites: r.retired.sites.clone(),
+            depth_overflow: r.retired.depth_overflow,
+            top: r.retired.top,
+        };
         for s in &r.live {
             if s.epoch.load(Relaxed) == epoch {
-                s.merge_into(&mut out);
-                overflow |= s.depth_overflow.load(Relaxed);
+                s.merge_into(&mut c.sites);
+                c.depth_overflow |= s.depth_overflow.load(Relaxed);
+                c.top = c.top.plus(s.top.get());
             }
         }
-        (out, overflow)
+        c
     })
 }
 

@@ -1,42 +1,24 @@
-//! Snapshots: every call site's numbers merged over live and exited threads, in
-//! nanoseconds.
+//! Snapshots: every call site's numbers merged over live and exited threads, durations
+//! in nanoseconds.
 
 use crate::clock;
-use crate::hist::Hist;
+use crate::dist::DistData;
+use crate::meter::MeterMerged;
 use crate::site::{self, CallSite};
 
-/// One call site's numbers merged over threads, in ticks.
-#[derive(Clone, Debug)]
+/// One call site's numbers merged over threads, durations in ticks.
+#[derive(Clone, Debug, Default)]
 pub(crate) struct Merged {
     pub(crate) calls: u64,
     pub(crate) timed: u64,
     pub(crate) sum: u64,
     pub(crate) total: u64,
     pub(crate) self_: u64,
-    pub(crate) min: u64,
-    pub(crate) max: u64,
     pub(crate) polls: u64,
     pub(crate) busy: u64,
     pub(crate) cancelled: u64,
-    pub(crate) hist: Hist,
-}
-
-impl Default for Merged {
-    fn default() -> Self {
-        Merged {
-            calls: 0,
-            timed: 0,
-            sum: 0,
-            total: 0,
-            self_: 0,
-            min: u64::MAX,
-            max: 0,
-            polls: 0,
-            busy: 0,
-            cancelled: 0,
-            hist: Hist::default(),
-        }
-    }
+    pub(crate) time: DistData,
+    pub(crate) meters: MeterMerged,
 }
 
 /// Numbers of one call site, merged over every thread of the current session.
@@ -65,9 +47,10 @@ pub struct SiteStats {
     pub busy_ns: u64,
     /// Async functions: futures dropped before completing.
     pub cancelled: u64,
-    hist: Hist,
-    min_ticks: u64,
-    max_ticks: u64,
+    /// Allocations in the timed calls.
+    #[cfg(feature = "alloc")]
+    pub alloc: AllocStats,
+    time: DistData,
     ns_per_tick: f64,
 }
 
@@ -75,10 +58,55 @@ impl SiteStats {
     /// Wall time at percentile `p` (0..=100) of the timed calls, ns; clamped to
     /// `[min_ns, max_ns]`. `None` when no call was timed.
     pub fn percentile_ns(&self, p: f64) -> Option<u64> {
-        self.hist
-            .percentile(p, self.min_ticks, self.max_ticks)
+        self.time
+            .percentile(p)
             .map(|t| to_ns(t, self.ns_per_tick).clamp(self.min_ns, self.max_ns))
     }
+}
+
+/// Allocations of one call site's timed calls, merged over threads.
+#[cfg(feature = "alloc")]
+#[derive(Clone, Debug)]
+pub struct AllocStats {
+    /// Allocations, inclusive of children; recursion counted once.
+    pub allocs: u64,
+    /// Bytes allocated, inclusive; recursion counted once.
+    pub bytes: u64,
+    /// Bytes freed, inclusive; recursion counted once.
+    pub freed: u64,
+    /// Allocations of every call, nested ones included (`/ timed` is the per-call mean).
+    pub allocs_sum: u64,
+    /// Bytes of every call, nested ones included (`/ timed` is the per-call mean).
+    pub bytes_sum: u64,
+    /// Allocations not made by measured children.
+    pub self_allocs: u64,
+    /// Bytes not allocated by measured children.
+    pub self_bytes: u64,
+    /// Fewest bytes one call allocated.
+    pub bytes_min: u64,
+    /// Most bytes one call allocated.
+    pub bytes_max: u64,
+    dist: DistData,
+}
+
+#[cfg(feature = "alloc")]
+impl AllocStats {
+    /// Bytes allocated per call at percentile `p`, clamped to `[bytes_min, bytes_max]`.
+    pub fn bytes_percentile(&self, p: f64) -> Option<u64> {
+        self.dist.percentile(p)
+    }
+}
+
+/// Allocations of the whole process during the session.
+#[cfg(feature = "alloc")]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct AllocSummary {
+    /// Everything the tracking allocator counted since the session began.
+    pub process: crate::meter::alloc::AllocTotals,
+    /// The part made inside measured scopes (outermost frames' inclusive counts).
+    pub attributed: crate::meter::Delta,
+    /// Whether the tracking allocator counted anything in this process.
+    pub installed: bool,
 }
 
 fn to_ns(ticks: u64, ns_per_tick: f64) -> u64 {
@@ -98,24 +126,35 @@ pub struct Snapshot {
     pub lost_calls: u64,
     /// Nanoseconds per clock tick used for the conversion.
     pub ns_per_tick: f64,
+    /// Allocations of the process, and the part inside measured scopes.
+    #[cfg(feature = "alloc")]
+    pub alloc: AllocSummary,
 }
 
 /// Takes a snapshot of the current session (internal sites excluded).
 pub fn snapshot() -> Snapshot {
-    let (merged, depth_overflowed) = crate::shard::collect();
+    let collected = crate::shard::collect();
+    #[cfg(feature = "alloc")]
+    let alloc = AllocSummary {
+        process: crate::meter::alloc::session_totals(),
+        attributed: collected.top,
+        installed: crate::meter::alloc::installed(),
+    };
     let sites = site::all();
     let ns_per_tick = clock::ns_per_tick();
     let stats = crate::internal(|| {
-        merged
+        collected
+            .sites
             .into_iter()
             .enumerate()
             .filter_map(|(id, m)| {
-                let m = m?;
+                let mut m = m?;
+                m.meters.finish(m.timed);
                 let site = *sites.get(id)?;
                 if site.kind() == site::SiteKind::Internal {
                     return None;
                 }
-                let (min_ticks, max_ticks) = if m.timed == 0 { (0, 0) } else { (m.min, m.max) };
+                let (min, max) = m.time.range();
                 Some(SiteStats {
                     site,
                     calls: m.calls,
@@ -123,14 +162,29 @@ pub fn snapshot() -> Snapshot {
                     sum_ns: to_ns(m.sum, ns_per_tick),
                     total_ns: to_ns(m.total, ns_per_tick),
                     self_ns: to_ns(m.self_, ns_per_tick),
-                    min_ns: to_ns(min_ticks, ns_per_tick),
-                    max_ns: to_ns(max_ticks, ns_per_tick),
+                    min_ns: to_ns(min, ns_per_tick),
+                    max_ns: to_ns(max, ns_per_tick),
                     polls: m.polls,
                     busy_ns: to_ns(m.busy, ns_per_tick),
                     cancelled: m.cancelled,
-                    hist: m.hist,
-                    min_ticks,
-                    max_ticks,
+                    #[cfg(feature = "alloc")]
+                    alloc: {
+                        let a = &m.meters.alloc;
+                        let (bytes_min, bytes_max) = a.bytes_dist.range();
+                        AllocStats {
+                            allocs: a.allocs,
+                            bytes: a.bytes,
+                            freed: a.freed,
+                            allocs_sum: a.allocs_sum,
+                            bytes_sum: a.bytes_sum,
+                            self_allocs: a.self_allocs,
+                            self_bytes: a.self_bytes,
+                            bytes_min,
+                            bytes_max,
+                            dist: a.bytes_dist.clone(),
+                        }
+                    },
+                    time: m.time,
                     ns_per_tick,
                 })
             })
@@ -139,8 +193,10 @@ pub fn snapshot() -> Snapshot {
     Snapshot {
         sites: stats,
         sites_overflowed: site::overflowed(),
-        depth_overflowed,
+        depth_overflowed: collected.depth_overflow,
         lost_calls: crate::scope::lost_calls(),
         ns_per_tick,
+        #[cfg(feature = "alloc")]
+        alloc,
     }
 }

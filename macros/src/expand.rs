@@ -221,7 +221,23 @@ pub fn main(args: &MainArgs, item: TokenStream) -> syn::Result<TokenStream> {
     Ok(quote!(#allocator #f))
 }
 
-/// The `#[global_allocator]` item: none until allocation tracking exists.
+/// The `#[global_allocator]` item, with `hotpath-alloc`: `Tracking` over `System` or the
+/// `allocator = ...` given; none for `allocator = none` (the program declares its own).
+#[cfg(feature = "hotpath-alloc")]
+fn allocator_item(args: &MainArgs) -> TokenStream {
+    let inner = match &args.allocator {
+        Some(p) if p.to_string() == "none" => return TokenStream::new(),
+        Some(p) => TokenStream::from(p.clone()),
+        None => quote!(::std::alloc::System),
+    };
+    quote! {
+        #[global_allocator]
+        static __HOTPATH_GLOBAL_ALLOCATOR: ::hotpath::alloc::Tracking<#inner> =
+            ::hotpath::alloc::Tracking::new(#inner);
+    }
+}
+
+#[cfg(not(feature = "hotpath-alloc"))]
 fn allocator_item(_: &MainArgs) -> TokenStream {
     TokenStream::new()
 }

@@ -34,6 +34,9 @@ pub struct Report {
     pub time_sampling_rate: f64,
     /// Things the reader should know about the numbers (fallbacks, limits hit).
     pub notes: Vec<String>,
+    /// Allocations of the whole process during the session (section `alloc`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alloc_total: Option<AllocTotal>,
     /// One entry per measured function or block, sorted by total wall time.
     pub functions: Vec<Function>,
 }
@@ -67,6 +70,51 @@ pub struct Function {
     pub busy_ns: Option<u64>,
     /// Async only: futures dropped before completing.
     pub cancelled: Option<u64>,
+    /// Allocations in this function's timed calls (section `alloc`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alloc: Option<FunctionAlloc>,
+}
+
+/// Allocations of the whole process during the session.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AllocTotal {
+    /// Allocations.
+    pub count: u64,
+    /// Bytes allocated.
+    pub bytes: u64,
+    /// Bytes freed.
+    pub freed_bytes: u64,
+    /// Allocations made outside every measured function.
+    pub unattributed_count: u64,
+    /// Bytes allocated outside every measured function.
+    pub unattributed_bytes: u64,
+    /// Bytes freed outside every measured function.
+    pub unattributed_freed_bytes: u64,
+}
+
+/// Allocations of one function, over its timed calls (scaled to all calls when sampled).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FunctionAlloc {
+    /// Allocations, inclusive of measured children; recursion counts the outermost call.
+    pub count: u64,
+    /// Bytes allocated, inclusive; recursion counts the outermost call.
+    pub bytes: u64,
+    /// Allocations not made inside measured children.
+    pub self_count: u64,
+    /// Bytes not allocated inside measured children.
+    pub self_bytes: u64,
+    /// Bytes freed inside the calls (inclusive), whoever allocated them.
+    pub freed_bytes: u64,
+    /// `bytes - freed_bytes`: what the calls left allocated (negative when they freed
+    /// more than they allocated).
+    pub retained_bytes: i64,
+    /// Mean allocations of one call (each recursive level counts its own).
+    pub per_call_count: f64,
+    /// Mean bytes allocated by one call.
+    pub per_call_bytes: u64,
+    /// Bytes allocated by one call at each configured percentile: `p50`, `p99.9`, ...
+    #[serde(flatten)]
+    pub percentiles: Percentiles,
 }
 
 impl Function {

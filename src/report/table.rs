@@ -2,8 +2,8 @@
 
 use std::fmt::Write as _;
 
-use super::format::{count, duration, percent};
-use super::model::{percentile_label, Function, Report};
+use super::format::{bytes, count, duration, percent};
+use super::model::{percentile_label, Function, FunctionAlloc, Report};
 
 /// A text table: first column left-aligned, the others right-aligned.
 pub(crate) struct Table {
@@ -91,6 +91,10 @@ pub fn render(r: &Report, limit: usize) -> String {
     if r.sections.iter().any(|s| s == "timing") {
         out.push('\n');
         timing(r, limit, &mut out);
+    }
+    if r.sections.iter().any(|s| s == "alloc") {
+        out.push('\n');
+        alloc(r, limit, &mut out);
     }
     out
 }
@@ -190,4 +194,118 @@ fn timing_row(r: &Report, f: &Function) -> Vec<String> {
         }
     }
     row
+}
+
+/// `-1.50 KiB` for negative byte counts.
+fn signed_bytes(b: i64) -> String {
+    if b < 0 {
+        format!("-{}", bytes(b.unsigned_abs()))
+    } else {
+        bytes(b as u64)
+    }
+}
+
+fn per_call(n: f64) -> String {
+    if n >= 100.0 {
+        count(n.round() as u64)
+    } else if n >= 10.0 {
+        format!("{n:.1}")
+    } else {
+        format!("{n:.2}")
+    }
+}
+
+fn alloc(r: &Report, limit: usize, out: &mut String) {
+    let measured = r.functions.iter().filter(|f| f.alloc.is_some()).count();
+    let mut rows: Vec<(&Function, &FunctionAlloc)> = r
+        .functions
+        .iter()
+        .filter_map(|f| Some((f, f.alloc.as_ref()?)))
+        .filter(|(_, a)| a.count > 0 || a.freed_bytes > 0)
+        .collect();
+    rows.sort_by(|a, b| b.1.bytes.cmp(&a.1.bytes).then(b.1.count.cmp(&a.1.count)));
+    let n = take(limit, rows.len());
+    let quiet = measured - rows.len();
+    let _ = write!(
+        out,
+        "alloc: allocations per function, by total bytes {}",
+        shown(n, rows.len())
+    );
+    if quiet > 0 {
+        let _ = write!(out, "; {quiet} more allocated and freed nothing");
+    }
+    out.push('\n');
+    let mut header = vec![
+        "Function".to_string(),
+        "Calls".into(),
+        "Allocs/call".into(),
+        "Bytes/call".into(),
+    ];
+    header.extend(
+        r.percentiles
+            .iter()
+            .map(|p| format!("P{}", percentile_label(*p))),
+    );
+    header.extend([
+        "Total bytes".into(),
+        "Self bytes".into(),
+        "Retained".into(),
+        "% Total".into(),
+    ]);
+    let mut t = Table::new(header);
+    let all = r.alloc_total.as_ref().map_or(0, |a| a.bytes) as f64;
+    for (f, a) in &rows[..n] {
+        let mut name = f.display_name().to_string();
+        if f.is_async {
+            name.push_str(" (async)");
+        }
+        if f.sampled {
+            name.push_str(" *");
+        }
+        let mut row = vec![
+            name,
+            count(f.calls),
+            per_call(a.per_call_count),
+            bytes(a.per_call_bytes),
+        ];
+        for p in &r.percentiles {
+            row.push(
+                a.percentiles
+                    .get(*p)
+                    .map(bytes)
+                    .unwrap_or_else(|| "-".into()),
+            );
+        }
+        row.push(bytes(a.bytes));
+        row.push(bytes(a.self_bytes));
+        row.push(signed_bytes(a.retained_bytes));
+        row.push(percent(a.bytes as f64, all));
+        t.row(row);
+    }
+    if let Some(total) = &r.alloc_total {
+        let mut row = vec![
+            "(unattributed)".to_string(),
+            "-".into(),
+            "-".into(),
+            "-".into(),
+        ];
+        row.extend(std::iter::repeat_n("-".to_string(), r.percentiles.len()));
+        row.push(bytes(total.unattributed_bytes));
+        row.push(bytes(total.unattributed_bytes));
+        row.push(signed_bytes(
+            total.unattributed_bytes as i64 - total.unattributed_freed_bytes as i64,
+        ));
+        row.push(percent(total.unattributed_bytes as f64, all));
+        t.row(row);
+    }
+    t.render(out);
+    if let Some(total) = &r.alloc_total {
+        let _ = writeln!(
+            out,
+            "process: {} allocations, {} allocated, {} freed; Self bytes + (unattributed) = all bytes",
+            count(total.count),
+            bytes(total.bytes),
+            bytes(total.freed_bytes)
+        );
+    }
 }
