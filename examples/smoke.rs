@@ -1,52 +1,40 @@
-#[hotpath::measure]
-fn leaf(x: u64) -> Vec<u8> {
-    vec![x as u8; 100]
+use std::time::{Duration, Instant};
+
+fn thread_cpu() -> Duration {
+    let mut ts = libc_timespec();
+    unsafe { clock_gettime(3, &mut ts) };
+    Duration::new(ts.0 as u64, ts.1 as u32)
+}
+#[repr(C)]
+struct Ts(i64, i64);
+fn libc_timespec() -> Ts {
+    Ts(0, 0)
+}
+extern "C" {
+    fn clock_gettime(clk: i32, ts: *mut Ts) -> i32;
 }
 
 #[hotpath::measure]
-fn parent(x: u64) -> usize {
-    let a = leaf(x);
-    let b = leaf(x + 1);
-    let s = String::from("hello");
-    a.len() + b.len() + s.len()
+fn spin_then_sleep() {
+    let c0 = thread_cpu();
+    while thread_cpu() - c0 < Duration::from_millis(100) {}
+    std::thread::sleep(Duration::from_millis(100));
 }
 
 #[hotpath::measure]
-fn fib(n: u64) -> Vec<u64> {
-    let mut v = vec![n];
-    if n >= 2 {
-        v.extend(fib(n - 1));
-        v.extend(fib(n - 2));
+fn compute() -> u64 {
+    let t = Instant::now();
+    let mut x = 0u64;
+    while t.elapsed() < Duration::from_millis(200) {
+        x = std::hint::black_box(x + 1);
     }
-    v
+    x
 }
 
-#[hotpath::measure]
-async fn sleepy(ms: u64) -> usize {
-    let v = vec![1u8; 1000];
-    tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
-    let w = vec![2u8; 500];
-    v.len() + w.len()
-}
-
-#[tokio::main]
-#[hotpath::main(percentiles = [50, 99])]
-async fn main() {
-    let mut acc = 0;
-    for i in 0..1000 {
-        acc += parent(i);
+#[hotpath::main]
+fn main() {
+    for _ in 0..5 {
+        spin_then_sleep();
     }
-    acc += fib(10).len();
-    let hs: Vec<_> = (0..4).map(|i| tokio::spawn(sleepy(5 + i))).collect();
-    for h in hs {
-        acc += h.await.unwrap();
-    }
-    let outside = vec![0u8; 12345];
-    std::thread::spawn(|| {
-        let v = vec![0u8; 4096];
-        v.len()
-    })
-    .join()
-    .unwrap();
-    println!("{acc} {}", outside.len());
+    std::thread::spawn(compute).join().unwrap();
 }

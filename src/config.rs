@@ -41,6 +41,44 @@ impl Format {
     }
 }
 
+/// How CPU time is measured (feature `hotpath-cpu`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CpuMode {
+    /// A per-thread CPU-time signal (1 kHz by default) credits samples to the functions on
+    /// the stack: no per-call cost.
+    #[default]
+    Sampled,
+    /// The thread CPU clock and context switches are read at every scope entry and exit:
+    /// per-call CPU time, percentiles and switches, for a few hundred ns per read.
+    Exact,
+    /// No CPU measurement.
+    Off,
+}
+
+impl CpuMode {
+    /// Accepted spellings, for messages.
+    pub const ACCEPTED: &'static str = "sampled, exact, off";
+
+    /// Parses `sampled`, `exact` or `off` (any case).
+    pub fn parse(s: &str) -> Option<CpuMode> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "sampled" => Some(CpuMode::Sampled),
+            "exact" => Some(CpuMode::Exact),
+            "off" => Some(CpuMode::Off),
+            _ => None,
+        }
+    }
+
+    /// The spelling [`CpuMode::parse`] accepts.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CpuMode::Sampled => "sampled",
+            CpuMode::Exact => "exact",
+            CpuMode::Off => "off",
+        }
+    }
+}
+
 impl std::fmt::Display for Format {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
@@ -52,7 +90,7 @@ pub(crate) use on::*;
 
 #[cfg(feature = "hotpath")]
 mod on {
-    use super::Format;
+    use super::{CpuMode, Format};
     use std::path::PathBuf;
     use std::time::Duration;
 
@@ -67,6 +105,12 @@ mod on {
         let mut s = vec!["timing"];
         if cfg!(feature = "hotpath-alloc") {
             s.push("alloc");
+        }
+        if cfg!(feature = "hotpath-cpu") {
+            s.push("cpu");
+        }
+        if cfg!(target_os = "linux") {
+            s.push("threads");
         }
         s
     }
@@ -84,6 +128,9 @@ mod on {
         pub timeout: Option<Duration>,
         pub time_sampling_rate: f64,
         pub sections: Vec<&'static str>,
+        pub cpu_mode: CpuMode,
+        pub cpu_hz: u32,
+        pub threads_interval: Duration,
     }
 
     impl Config {
@@ -100,6 +147,9 @@ mod on {
                 timeout: None,
                 time_sampling_rate: 1.0,
                 sections: all_sections(),
+                cpu_mode: CpuMode::Sampled,
+                cpu_hz: 1000,
+                threads_interval: Duration::from_millis(100),
             }
         }
 
@@ -165,6 +215,35 @@ mod on {
             let _ = env("HOTPATH_CLOCK", "tsc, monotonic", "tsc", |s| {
                 matches!(s, "tsc" | "monotonic").then_some(())
             });
+            if let Some(m) = env(
+                "HOTPATH_CPU_MODE",
+                CpuMode::ACCEPTED,
+                self.cpu_mode.as_str(),
+                CpuMode::parse,
+            ) {
+                self.cpu_mode = m;
+            }
+            if let Some(hz) = env(
+                "HOTPATH_CPU_HZ",
+                "an integer from 1 to 100000",
+                &self.cpu_hz.to_string(),
+                |s| {
+                    s.parse::<u32>()
+                        .ok()
+                        .filter(|hz| (1..=100_000).contains(hz))
+                },
+            ) {
+                self.cpu_hz = hz;
+            }
+            let current = self.threads_interval.as_millis().to_string();
+            if let Some(ms) = env(
+                "HOTPATH_THREADS_INTERVAL_MS",
+                "an integer of milliseconds, at least 10",
+                &current,
+                |s| s.parse::<u64>().ok().filter(|ms| *ms >= 10),
+            ) {
+                self.threads_interval = Duration::from_millis(ms);
+            }
         }
 
         pub(crate) fn functions_limit(&self) -> usize {

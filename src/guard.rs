@@ -175,6 +175,41 @@ impl HotpathGuardBuilder {
         self
     }
 
+    /// How CPU time is measured with `hotpath-cpu` (default [`CpuMode::Sampled`]);
+    /// `HOTPATH_CPU_MODE` overrides it.
+    ///
+    /// [`CpuMode::Sampled`]: crate::CpuMode::Sampled
+    #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
+    pub fn cpu_mode(mut self, mode: crate::CpuMode) -> Self {
+        #[cfg(feature = "hotpath")]
+        {
+            self.cfg.cpu_mode = mode;
+        }
+        #[cfg(not(feature = "hotpath"))]
+        let _ = mode;
+        self
+    }
+
+    /// CPU samples per second of each thread's CPU time in sampled mode (default 1000);
+    /// `HOTPATH_CPU_HZ` overrides it.
+    #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
+    pub fn cpu_hz(mut self, hz: u32) -> Self {
+        #[cfg(feature = "hotpath")]
+        {
+            if (1..=100_000).contains(&hz) {
+                self.cfg.cpu_hz = hz;
+            } else {
+                crate::config::warn(&format!(
+                    "cpu_hz {hz} is outside 1..=100000; using {}",
+                    self.cfg.cpu_hz
+                ));
+            }
+        }
+        #[cfg(not(feature = "hotpath"))]
+        let _ = hz;
+        self
+    }
+
     /// The same as [`Self::time_sampling_rate`] (the name hotpath 0.30 uses for functions).
     pub fn functions_time_sampling_rate(self, rate: f64) -> Self {
         self.time_sampling_rate(rate)

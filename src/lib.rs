@@ -36,6 +36,7 @@
 //! |---|---|
 //! | `hotpath` | the runtime: per-function wall time, self time, percentiles, the report |
 //! | `hotpath-alloc` | allocations per function (count, bytes, freed, retained; inclusive and self) through a tracking global allocator |
+//! | `hotpath-cpu` | CPU time vs waiting per function, sampled per thread (default) or read exactly at every call |
 //! | `report` | the report model and renderers alone (for tools reading saved JSON) |
 //!
 //! ## What is measured
@@ -67,13 +68,15 @@ pub use hotpath_macros::{future_fn, main, measure, measure_all, skip};
 
 pub mod alloc;
 mod config;
+#[cfg(feature = "hotpath-cpu")]
+mod cpu;
 mod guard;
 #[cfg(feature = "report")]
 pub mod report;
 #[cfg(feature = "hotpath")]
 mod runtime;
 
-pub use config::Format;
+pub use config::{CpuMode, Format};
 pub use guard::{HotpathGuard, HotpathGuardBuilder};
 
 /// What the macro expansions name. Not a public API.

@@ -22,6 +22,8 @@ struct Shared {
     overhead: Overhead,
     reported: AtomicBool,
     notes: Vec<String>,
+    #[cfg(feature = "hotpath-cpu")]
+    cpu: Option<crate::cpu::CpuRun>,
 }
 
 /// Set to stop the timeout thread early.
@@ -48,11 +50,15 @@ impl Session {
         let overhead = Overhead::measure();
         hotpath_core::begin_epoch();
         hotpath_core::set_sampling_rate(cfg.time_sampling_rate);
+        #[cfg(feature = "hotpath-cpu")]
+        let cpu = crate::cpu::CpuRun::start(&cfg);
         let shared = Arc::new(Shared {
             start: Instant::now(),
             overhead,
             reported: AtomicBool::new(false),
             notes: Vec::new(),
+            #[cfg(feature = "hotpath-cpu")]
+            cpu,
             cfg,
         });
         let timer = shared.cfg.timeout.map(|after| {
@@ -87,6 +93,10 @@ impl Drop for Session {
             let _ = handle.join();
         }
         emit(&self.shared);
+        #[cfg(feature = "hotpath-cpu")]
+        if let Some(cpu) = &self.shared.cpu {
+            cpu.stop();
+        }
         ACTIVE.store(false, Ordering::Release);
     }
 }
@@ -187,11 +197,19 @@ fn build(shared: &Shared) -> Report {
                     ),
                 }
             });
+            #[cfg(feature = "hotpath-cpu")]
+            let cpu = shared.cpu.as_ref().filter(|_| s.timed > 0).map(|run| {
+                let wall = wall_ns.as_ref().map_or(0, |w| w.total);
+                run.function(s, wall, &cfg.percentiles, |v| scaled(s, v))
+            });
+            #[cfg(not(feature = "hotpath-cpu"))]
+            let cpu = None;
             Function {
                 #[cfg(feature = "hotpath-alloc")]
                 alloc: function_alloc(s, &cfg.percentiles),
                 #[cfg(not(feature = "hotpath-alloc"))]
                 alloc: None,
+                cpu,
                 name: s.site.name().to_string(),
                 label: s.site.label().map(str::to_string),
                 file: s.site.file().to_string(),
@@ -213,12 +231,19 @@ fn build(shared: &Shared) -> Report {
             .then(b.calls.cmp(&a.calls))
             .then(a.name.cmp(&b.name))
     });
-    #[cfg_attr(not(feature = "hotpath-alloc"), allow(unused_mut))]
     let mut sections: Vec<String> = cfg.sections.iter().map(|s| s.to_string()).collect();
     #[cfg(feature = "hotpath-alloc")]
     let alloc_total = alloc_total(&snap, &mut sections, &mut notes);
     #[cfg(not(feature = "hotpath-alloc"))]
     let alloc_total = None;
+    #[cfg(feature = "hotpath-cpu")]
+    let cpu = shared.cpu.as_ref().map(|run| run.info(&snap));
+    #[cfg(not(feature = "hotpath-cpu"))]
+    let cpu = None;
+    if cpu.is_none() {
+        sections.retain(|s| s != "cpu");
+    }
+    sections.retain(|s| s != "threads");
     let overhead_ns = (timed_calls as f64 * shared.overhead.timed_ns
         + counted_calls as f64 * shared.overhead.counted_ns) as u64;
     Report {
@@ -233,6 +258,7 @@ fn build(shared: &Shared) -> Report {
         time_sampling_rate: hotpath_core::sampling_rate(),
         notes,
         alloc_total,
+        cpu,
         functions,
     }
 }
@@ -297,7 +323,7 @@ fn alloc_total(
         return None;
     }
     let p = snap.alloc.process;
-    let a = snap.alloc.attributed;
+    let a = snap.alloc.attributed.alloc;
     Some(crate::report::AllocTotal {
         count: p.allocs,
         bytes: p.bytes,

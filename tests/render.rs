@@ -40,6 +40,7 @@ fn func(name: &str, calls: u64, wall_ns: Option<WallNs>) -> Function {
         busy_ns: None,
         cancelled: None,
         alloc: None,
+        cpu: None,
     }
 }
 
@@ -152,6 +153,7 @@ fn fixed() -> Report {
             unattributed_bytes: 400_000,
             unattributed_freed_bytes: 1_900_000,
         }),
+        cpu: None,
         functions: vec![
             func(
                 "app::main",

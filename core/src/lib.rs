@@ -42,6 +42,8 @@ pub use site::{type_name_of, CallSite, SiteKind, MAX_SITES};
 pub use snapshot::{snapshot, SiteStats, Snapshot};
 #[cfg(feature = "alloc")]
 pub use snapshot::{AllocStats, AllocSummary};
+#[cfg(feature = "cpu")]
+pub use snapshot::{CpuStats, CpuSummary};
 
 /// Runs profiler bookkeeping that may allocate (first use of a thread, a call site or a
 /// histogram), so that allocation meters can leave it out.

@@ -94,7 +94,7 @@ pub(crate) fn enter_with<R>(
         let key = crate::shard::key();
         if shard.key.get() == key {
             if let Some(slot) = shard.slot(id) {
-                return timed(push(shard, slot, id, true));
+                return timed(push(shard, slot, id, true, false));
             }
         } else if shard.sample_key.get() == key {
             if let Some(slot) = shard.slot(id) {
@@ -104,7 +104,7 @@ pub(crate) fn enter_with<R>(
                     return counted(slot);
                 }
                 shard.next_gap();
-                return timed(push(shard, slot, id, true));
+                return timed(push(shard, slot, id, true, false));
             }
         }
     }
@@ -123,7 +123,13 @@ pub(crate) fn enter_slow(id: u32) -> Entry {
     if !timed(shard) {
         return Entry::Counted(slot);
     }
-    Entry::Timed(push(shard, slot, id, clock::is_tsc()))
+    Entry::Timed(push(
+        shard,
+        slot,
+        id,
+        clock::is_tsc(),
+        crate::meter::exact_cpu(),
+    ))
 }
 
 /// Pushes a frame for `site` whatever the sampling says (later polls of a timed future).
@@ -132,7 +138,13 @@ pub(crate) fn enter_timed(site: &'static CallSite) -> Option<Entered> {
     let id = site.id();
     let shard = Shard::current()?;
     let slot = shard.slot(id)?;
-    Some(push(shard, slot, id, clock::is_tsc()))
+    Some(push(
+        shard,
+        slot,
+        id,
+        clock::is_tsc(),
+        crate::meter::exact_cpu(),
+    ))
 }
 
 #[inline(always)]
@@ -154,6 +166,8 @@ pub(crate) struct Entered {
     pub(crate) start: u64,
     /// The meters at entry.
     pub(crate) m0: Reading,
+    /// The CPU clock was read at entry (exact CPU mode).
+    pub(crate) exact: bool,
     /// The clock is the TSC (read it without asking).
     pub(crate) tsc: bool,
 }
@@ -174,7 +188,13 @@ pub(crate) struct Left {
 /// Pushes a frame for `site` (whose slot on `shard` is `slot`), reads the meters, and
 /// reads the clock last.
 #[inline(always)]
-pub(crate) fn push(shard: &'static Shard, slot: &'static Slot, site: u32, tsc: bool) -> Entered {
+pub(crate) fn push(
+    shard: &'static Shard,
+    slot: &'static Slot,
+    site: u32,
+    tsc: bool,
+    exact: bool,
+) -> Entered {
     let mut depth = shard.depth.load(Relaxed) as usize;
     if depth > 0 && depth <= MAX_DEPTH && shard.frames[depth - 1].seq.load(Relaxed) == DEAD {
         depth = shard.pop_dead(depth);
@@ -190,8 +210,11 @@ pub(crate) fn push(shard: &'static Shard, slot: &'static Slot, site: u32, tsc: b
     } else {
         shard.depth_overflow.store(true, Relaxed);
     }
+    // A sampling signal may read the stack between any two instructions of this thread:
+    // the frame must be complete before the depth that exposes it.
+    std::sync::atomic::compiler_fence(std::sync::atomic::Ordering::Release);
     shard.depth.store(depth as u32 + 1, Relaxed);
-    let m0 = Reading::now();
+    let m0 = Reading::now(exact);
     Entered {
         shard,
         slot,
@@ -200,6 +223,7 @@ pub(crate) fn push(shard: &'static Shard, slot: &'static Slot, site: u32, tsc: b
         seq,
         start: now(tsc),
         m0,
+        exact,
         tsc,
     }
 }
@@ -215,7 +239,7 @@ pub(crate) fn pop(e: &Entered, end: u64) -> Option<Left> {
         && shard.frames[d].seq.load(Relaxed) == e.seq
         && shard.is_current()
     {
-        let m_incl = Reading::now().since(e.m0);
+        let m_incl = Reading::now(e.exact).since(e.m0);
         let f = &shard.frames[d];
         let children = f.children.get();
 
@@ -273,7 +297,7 @@ fn pop_slow(e: &Entered, incl: u64) -> Option<Left> {
         });
     }
     let depth = shard.depth.load(Relaxed) as usize;
-    let m_incl = Reading::now().since(e.m0);
+    let m_incl = Reading::now(e.exact).since(e.m0);
     if d >= MAX_DEPTH {
         // Beyond the tracked depth: no frame, no children known.
         if depth == d + 1 {

@@ -54,7 +54,8 @@ const TSC: u64 = 0b01;
 
 /// Recomputes [`KEY`] after the epoch, the sampling period or the clock changed.
 pub(crate) fn refresh_key() {
-    let every = crate::scope::period() == 1;
+    // Exact CPU mode reads the CPU clock in every scope: not the inline path.
+    let every = crate::scope::period() == 1 && !crate::meter::exact_cpu();
     let tsc = crate::clock::is_tsc();
     KEY.store(
         (EPOCH.load(Relaxed) << 2) | if every { EVERY } else { 0 } | if tsc { TSC } else { 0 },
@@ -223,6 +224,14 @@ pub struct Shard {
     /// What the meters counted inside outermost frames (depth 0): the attributed part
     /// of this thread's totals.
     pub(crate) top: DeltaCells,
+    /// CPU samples taken on this thread, and those outside every measured scope.
+    #[cfg(feature = "cpu")]
+    samples: Cnt,
+    #[cfg(feature = "cpu")]
+    samples_outside: Cnt,
+    /// The epoch in which the thread-start hook last ran.
+    #[cfg(feature = "cpu")]
+    armed_epoch: AtomicU64,
 }
 
 static DEAD_SHARD: Shard = Shard::new(u64::MAX);
@@ -243,6 +252,8 @@ impl Drop for Owner {
             .flatten();
         if let Some(s) = shard {
             if !std::ptr::eq(s, &DEAD_SHARD) {
+                #[cfg(feature = "cpu")]
+                crate::meter::cpu::thread_exiting();
                 retire(s);
             }
         }
@@ -264,6 +275,12 @@ impl Shard {
             rng: Cnt::new(),
             depth_overflow: AtomicBool::new(false),
             top: DeltaCells::new(),
+            #[cfg(feature = "cpu")]
+            samples: Cnt::new(),
+            #[cfg(feature = "cpu")]
+            samples_outside: Cnt::new(),
+            #[cfg(feature = "cpu")]
+            armed_epoch: AtomicU64::new(0),
         }
     }
 
@@ -317,8 +334,17 @@ impl Shard {
         let tsc = key & TSC != 0;
         let every = key & EVERY != 0;
         self.key.set(if tsc && every { key } else { 0 });
-        self.sample_key.set(if tsc && !every { key } else { 0 });
+        self.sample_key
+            .set(if tsc && !every && !crate::meter::exact_cpu() {
+                key
+            } else {
+                0
+            });
         self.next_gap();
+        #[cfg(feature = "cpu")]
+        if self.armed_epoch.swap(epoch, Relaxed) != epoch {
+            crate::meter::cpu::thread_started();
+        }
     }
 
     /// Calls until the next timed one: `countdown` reaching 1 means "time this call".
@@ -423,6 +449,46 @@ impl Shard {
         }
         self.depth_overflow.store(false, Relaxed);
         self.top.set(Delta::default());
+        #[cfg(feature = "cpu")]
+        {
+            self.samples.set(0);
+            self.samples_outside.set(0);
+        }
+    }
+
+    /// The slot of `id` if its chunk exists: never allocates (signal handlers use it).
+    #[cfg(feature = "cpu")]
+    fn slot_existing(&self, id: u32) -> Option<&'static Slot> {
+        let (c, i) = (id as usize / CHUNK, id as usize % CHUNK);
+        let p = self.dir.get(c)?.load(Relaxed);
+        // SAFETY: as in `slot`: non-null entries are leaked chunks, never freed; this runs
+        // on the owner thread (in its signal handler), which stored the pointer.
+        (!p.is_null()).then(|| unsafe { &(*p).slots[i] })
+    }
+
+    /// One CPU sample on this (the calling) thread: see `meter::cpu::credit_sample`.
+    #[cfg(feature = "cpu")]
+    pub(crate) fn credit_sample(&'static self) {
+        if std::ptr::eq(self, &DEAD_SHARD) {
+            return;
+        }
+        let seq = self.samples.get() + 1;
+        self.samples.set(seq);
+        let depth = (self.depth.load(Relaxed) as usize).min(MAX_DEPTH);
+        let mut top = None;
+        for f in &self.frames[..depth] {
+            if f.seq.load(Relaxed) == DEAD {
+                continue;
+            }
+            if let Some(slot) = self.slot_existing(f.site.load(Relaxed)) {
+                slot.meters.cpu.sampled(seq);
+                top = Some(slot);
+            }
+        }
+        match top {
+            Some(slot) => slot.meters.cpu.self_sampled(),
+            None => self.samples_outside.add(1),
+        }
     }
 
     fn merge_into(&self, out: &mut Vec<Option<Merged>>) {
@@ -452,6 +518,8 @@ struct Retired {
     sites: Vec<Option<Merged>>,
     depth_overflow: bool,
     top: Delta,
+    #[cfg(feature = "cpu")]
+    samples: (u64, u64),
 }
 
 /// Everything the shards recorded in the current epoch.
@@ -463,6 +531,9 @@ pub(crate) struct Collected {
     /// What the meters counted inside outermost frames, over all threads.
     #[allow(dead_code)]
     pub(crate) top: Delta,
+    /// CPU samples taken, and those outside every measured scope.
+    #[cfg(feature = "cpu")]
+    pub(crate) samples: (u64, u64),
 }
 
 static REGISTRY: Mutex<Registry> = Mutex::new(Registry {
@@ -472,6 +543,8 @@ static REGISTRY: Mutex<Registry> = Mutex::new(Registry {
         sites: Vec::new(),
         depth_overflow: false,
         top: Delta::ZERO,
+        #[cfg(feature = "cpu")]
+        samples: (0, 0),
     },
     next_serial: 1,
 });
@@ -508,6 +581,11 @@ fn retire(shard: &'static Shard) {
             shard.merge_into(&mut r.retired.sites);
             r.retired.depth_overflow |= shard.depth_overflow.load(Relaxed);
             r.retired.top = r.retired.top.plus(shard.top.get());
+            #[cfg(feature = "cpu")]
+            {
+                r.retired.samples.0 += shard.samples.get();
+                r.retired.samples.1 += shard.samples_outside.get();
+            }
         }
         shard.reset_stats();
         for (_, s) in shard.slots() {
@@ -538,12 +616,19 @@ pub(crate) fn collect() -> Collected {
             sites: r.retired.sites.clone(),
             depth_overflow: r.retired.depth_overflow,
             top: r.retired.top,
+            #[cfg(feature = "cpu")]
+            samples: r.retired.samples,
         };
         for s in &r.live {
             if s.epoch.load(Relaxed) == epoch {
                 s.merge_into(&mut c.sites);
                 c.depth_overflow |= s.depth_overflow.load(Relaxed);
                 c.top = c.top.plus(s.top.get());
+                #[cfg(feature = "cpu")]
+                {
+                    c.samples.0 += s.samples.get();
+                    c.samples.1 += s.samples_outside.get();
+                }
             }
         }
         c

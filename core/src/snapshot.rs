@@ -50,6 +50,9 @@ pub struct SiteStats {
     /// Allocations in the timed calls.
     #[cfg(feature = "alloc")]
     pub alloc: AllocStats,
+    /// CPU time of the timed calls.
+    #[cfg(feature = "cpu")]
+    pub cpu: CpuStats,
     time: DistData,
     ns_per_tick: f64,
 }
@@ -97,6 +100,51 @@ impl AllocStats {
     }
 }
 
+/// CPU time of one call site's timed calls, merged over threads.
+#[cfg(feature = "cpu")]
+#[derive(Clone, Debug)]
+pub struct CpuStats {
+    /// Exact mode: CPU time, inclusive, outermost calls only, ns.
+    pub ns: u64,
+    /// Exact mode: CPU time not spent in measured children, ns.
+    pub self_ns: u64,
+    /// Exact mode: CPU time of every call, nested ones included (`/ timed`: the mean), ns.
+    pub sum_ns: u64,
+    /// Exact mode: voluntary context switches, inclusive, outermost calls only.
+    pub voluntary: u64,
+    /// Exact mode: involuntary context switches, inclusive, outermost calls only.
+    pub involuntary: u64,
+    /// Exact mode: instructions retired (0 without a PMU).
+    pub instructions: u64,
+    /// Exact mode: cycles (0 without a PMU).
+    pub cycles: u64,
+    /// Sampled mode: samples with this function on the stack.
+    pub samples: u64,
+    /// Sampled mode: samples with this function on top of the stack.
+    pub self_samples: u64,
+    dist: DistData,
+}
+
+#[cfg(feature = "cpu")]
+impl CpuStats {
+    /// Exact mode: CPU time of one call at percentile `p`, ns.
+    pub fn percentile_ns(&self, p: f64) -> Option<u64> {
+        self.dist.percentile(p)
+    }
+}
+
+/// CPU samples of the process during the session.
+#[cfg(feature = "cpu")]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CpuSummary {
+    /// Samples taken on threads that run measured code.
+    pub samples: u64,
+    /// Of those, samples outside every measured scope.
+    pub samples_outside: u64,
+    /// Exact mode: CPU time inside outermost measured scopes, ns.
+    pub attributed_ns: u64,
+}
+
 /// Allocations of the whole process during the session.
 #[cfg(feature = "alloc")]
 #[derive(Clone, Copy, Debug, Default)]
@@ -129,6 +177,9 @@ pub struct Snapshot {
     /// Allocations of the process, and the part inside measured scopes.
     #[cfg(feature = "alloc")]
     pub alloc: AllocSummary,
+    /// CPU samples, and exact-mode CPU inside measured scopes.
+    #[cfg(feature = "cpu")]
+    pub cpu: CpuSummary,
 }
 
 /// Takes a snapshot of the current session (internal sites excluded).
@@ -139,6 +190,12 @@ pub fn snapshot() -> Snapshot {
         process: crate::meter::alloc::session_totals(),
         attributed: collected.top,
         installed: crate::meter::alloc::installed(),
+    };
+    #[cfg(feature = "cpu")]
+    let cpu = CpuSummary {
+        samples: collected.samples.0,
+        samples_outside: collected.samples.1,
+        attributed_ns: collected.top.cpu.ns,
     };
     let sites = site::all();
     let ns_per_tick = clock::ns_per_tick();
@@ -184,6 +241,22 @@ pub fn snapshot() -> Snapshot {
                             dist: a.bytes_dist.clone(),
                         }
                     },
+                    #[cfg(feature = "cpu")]
+                    cpu: {
+                        let c = &m.meters.cpu;
+                        CpuStats {
+                            ns: c.ns,
+                            self_ns: c.self_ns,
+                            sum_ns: c.sum,
+                            voluntary: c.voluntary,
+                            involuntary: c.involuntary,
+                            instructions: c.instructions,
+                            cycles: c.cycles,
+                            samples: c.samples,
+                            self_samples: c.self_samples,
+                            dist: c.dist.clone(),
+                        }
+                    },
                     time: m.time,
                     ns_per_tick,
                 })
@@ -198,5 +271,7 @@ pub fn snapshot() -> Snapshot {
         ns_per_tick,
         #[cfg(feature = "alloc")]
         alloc,
+        #[cfg(feature = "cpu")]
+        cpu,
     }
 }

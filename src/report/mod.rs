@@ -8,8 +8,8 @@ mod model;
 mod table;
 
 pub use model::{
-    percentile_key, percentile_label, AllocTotal, Function, FunctionAlloc, Percentiles, Report,
-    WallNs, SCHEMA_VERSION,
+    percentile_key, percentile_label, AllocTotal, CpuInfo, Function, FunctionAlloc, FunctionCpu,
+    Percentiles, Report, WallNs, SCHEMA_VERSION,
 };
 pub use table::render as render_table;
 

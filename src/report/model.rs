@@ -37,6 +37,9 @@ pub struct Report {
     /// Allocations of the whole process during the session (section `alloc`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub alloc_total: Option<AllocTotal>,
+    /// How CPU time was measured, and the process's CPU time (section `cpu`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<CpuInfo>,
     /// One entry per measured function or block, sorted by total wall time.
     pub functions: Vec<Function>,
 }
@@ -73,6 +76,58 @@ pub struct Function {
     /// Allocations in this function's timed calls (section `alloc`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub alloc: Option<FunctionAlloc>,
+    /// CPU time in this function's calls (section `cpu`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<FunctionCpu>,
+}
+
+/// How CPU time was measured, and the process's CPU time during the session.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CpuInfo {
+    /// `sampled` or `exact`.
+    pub mode: String,
+    /// What measured it: `perf_event task-clock`, `timer_create(CLOCK_THREAD_CPUTIME_ID)`
+    /// (sampled) or `perf_event task-clock`, `CLOCK_THREAD_CPUTIME_ID` (exact).
+    pub source: String,
+    /// Sampled mode: samples per second of each thread's CPU time.
+    pub hz: Option<u32>,
+    /// Why the preferred source was not used, if it was not.
+    pub fallback_reason: Option<String>,
+    /// Why instructions and cycles are not reported, if they are not.
+    pub hw_counters_unavailable: Option<String>,
+    /// CPU time of the whole process (all threads, user + system), ns.
+    pub process_cpu_ns: u64,
+    /// Sampled mode: CPU time the samples account for (samples × period), ns.
+    pub sampled_cpu_ns: Option<u64>,
+    /// CPU time outside every measured function (threads that run no measured code
+    /// included), ns.
+    pub unattributed_cpu_ns: u64,
+}
+
+/// CPU time of one function's calls.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FunctionCpu {
+    /// CPU time, inclusive of measured children; recursion counts the outermost call.
+    pub cpu_ns: u64,
+    /// CPU time not spent in measured children.
+    pub self_cpu_ns: u64,
+    /// Wall time not on a CPU: `wall_ns.total - cpu_ns`.
+    pub wait_ns: u64,
+    /// `cpu_ns / wall_ns.total`, 0..=1.
+    pub cpu_share: f64,
+    /// Sampled mode: samples with the function on the stack.
+    pub samples: Option<u64>,
+    /// Exact mode: voluntary context switches (the thread blocked).
+    pub voluntary_switches: Option<u64>,
+    /// Exact mode: involuntary context switches (preempted).
+    pub involuntary_switches: Option<u64>,
+    /// Exact mode with a PMU: instructions retired.
+    pub instructions: Option<u64>,
+    /// Exact mode with a PMU: cycles.
+    pub cycles: Option<u64>,
+    /// Exact mode: CPU time of one call at each configured percentile.
+    #[serde(flatten)]
+    pub percentiles: Percentiles,
 }
 
 /// Allocations of the whole process during the session.

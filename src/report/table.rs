@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 
 use super::format::{bytes, count, duration, percent};
-use super::model::{percentile_label, Function, FunctionAlloc, Report};
+use super::model::{percentile_label, Function, FunctionAlloc, FunctionCpu, Report};
 
 /// A text table: first column left-aligned, the others right-aligned.
 pub(crate) struct Table {
@@ -96,6 +96,10 @@ pub fn render(r: &Report, limit: usize) -> String {
         out.push('\n');
         alloc(r, limit, &mut out);
     }
+    if r.sections.iter().any(|s| s == "cpu") {
+        out.push('\n');
+        cpu(r, limit, &mut out);
+    }
     out
 }
 
@@ -114,6 +118,18 @@ fn header_details(r: &Report, out: &mut String) {
         }
     }
     out.push('\n');
+    if let Some(c) = &r.cpu {
+        let _ = write!(out, "cpu: {}", c.mode);
+        if let Some(hz) = c.hz {
+            let _ = write!(out, " {hz} Hz");
+        }
+        let _ = write!(out, ", {}", c.source);
+        if let Some(why) = &c.fallback_reason {
+            let _ = write!(out, " (fallback: {why})");
+        }
+        out.push('\n');
+    }
+
     let _ = writeln!(
         out,
         "profiler overhead: {:.1} ns per timed call; {} calls ≈ {} ({} of the run)",
@@ -307,5 +323,112 @@ fn alloc(r: &Report, limit: usize, out: &mut String) {
             bytes(total.bytes),
             bytes(total.freed_bytes)
         );
+    }
+}
+
+fn cpu(r: &Report, limit: usize, out: &mut String) {
+    let Some(info) = &r.cpu else {
+        return;
+    };
+    let exact = info.mode == "exact";
+    let mut rows: Vec<(&Function, &FunctionCpu)> = r
+        .functions
+        .iter()
+        .filter_map(|f| Some((f, f.cpu.as_ref()?)))
+        .collect();
+    rows.sort_by(|a, b| {
+        b.1.cpu_ns
+            .cmp(&a.1.cpu_ns)
+            .then(b.1.self_cpu_ns.cmp(&a.1.self_cpu_ns))
+    });
+    let n = take(limit, rows.len());
+    let _ = writeln!(
+        out,
+        "cpu: CPU time and waiting per function, by CPU {}",
+        shown(n, rows.len())
+    );
+    let mut header: Vec<String> = [
+        "Function", "Calls", "Wall", "CPU", "Self CPU", "Wait", "CPU %",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    if exact {
+        header.extend(
+            r.percentiles
+                .iter()
+                .map(|p| format!("P{}", percentile_label(*p))),
+        );
+        header.extend(["Vol sw".to_string(), "Invol sw".into()]);
+    } else {
+        header.push("Samples".into());
+    }
+    let mut t = Table::new(header);
+    for (f, c) in &rows[..n] {
+        let mut name = f.display_name().to_string();
+        if f.is_async {
+            name.push_str(" (async)");
+        }
+        let wall = f.wall_ns.as_ref().map_or(0, |w| w.total);
+        let mut row = vec![
+            name,
+            count(f.calls),
+            duration(wall),
+            duration(c.cpu_ns),
+            duration(c.self_cpu_ns),
+            duration(c.wait_ns),
+            format!("{:.1}%", 100.0 * c.cpu_share),
+        ];
+        if exact {
+            for p in &r.percentiles {
+                row.push(
+                    c.percentiles
+                        .get(*p)
+                        .map(duration)
+                        .unwrap_or_else(|| "-".into()),
+                );
+            }
+            row.push(
+                c.voluntary_switches
+                    .map(count)
+                    .unwrap_or_else(|| "-".into()),
+            );
+            row.push(
+                c.involuntary_switches
+                    .map(count)
+                    .unwrap_or_else(|| "-".into()),
+            );
+        } else {
+            row.push(c.samples.map(count).unwrap_or_else(|| "-".into()));
+        }
+        t.row(row);
+    }
+    let mut row = vec![
+        "(unattributed)".to_string(),
+        "-".into(),
+        "-".into(),
+        duration(info.unattributed_cpu_ns),
+        duration(info.unattributed_cpu_ns),
+        "-".into(),
+        "-".into(),
+    ];
+    row.extend(std::iter::repeat_n(
+        "-".to_string(),
+        if exact { r.percentiles.len() + 2 } else { 1 },
+    ));
+    t.row(row);
+    t.render(out);
+    let _ = write!(out, "process CPU: {}", duration(info.process_cpu_ns));
+    if let Some(sampled) = info.sampled_cpu_ns {
+        let _ = write!(
+            out,
+            "; samples account for {} ({})",
+            duration(sampled),
+            percent(sampled as f64, info.process_cpu_ns as f64)
+        );
+    }
+    out.push('\n');
+    if let Some(why) = &info.hw_counters_unavailable {
+        let _ = writeln!(out, "instructions and cycles not reported: {why}");
     }
 }

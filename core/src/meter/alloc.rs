@@ -375,3 +375,211 @@ mod sys {
         0
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// Per-scope values: readings, deltas and per-call-site statistics.
+
+use crate::cell::Cnt;
+
+/// Allocations, bytes and freed bytes of a thread at an instant, or over an interval.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AllocDelta {
+    /// Allocations.
+    pub allocs: u64,
+    /// Bytes allocated.
+    pub bytes: u64,
+    /// Bytes freed.
+    pub freed: u64,
+}
+
+impl AllocDelta {
+    /// Nothing.
+    pub const ZERO: AllocDelta = AllocDelta {
+        allocs: 0,
+        bytes: 0,
+        freed: 0,
+    };
+
+    #[inline(always)]
+    pub(crate) fn since(self, start: AllocDelta) -> AllocDelta {
+        AllocDelta {
+            allocs: self.allocs.wrapping_sub(start.allocs),
+            bytes: self.bytes.wrapping_sub(start.bytes),
+            freed: self.freed.wrapping_sub(start.freed),
+        }
+    }
+
+    #[inline(always)]
+    pub(crate) fn plus(self, o: AllocDelta) -> AllocDelta {
+        AllocDelta {
+            allocs: self.allocs.wrapping_add(o.allocs),
+            bytes: self.bytes.wrapping_add(o.bytes),
+            freed: self.freed.wrapping_add(o.freed),
+        }
+    }
+}
+
+/// This thread's counters as a reading.
+#[inline(always)]
+pub(crate) fn reading() -> AllocDelta {
+    let (allocs, bytes, freed) = thread_reading();
+    AllocDelta {
+        allocs,
+        bytes,
+        freed,
+    }
+}
+
+/// An [`AllocDelta`] in single-writer cells.
+pub(crate) struct AllocCells {
+    allocs: Cnt,
+    bytes: Cnt,
+    freed: Cnt,
+}
+
+impl AllocCells {
+    pub(crate) const fn new() -> Self {
+        AllocCells {
+            allocs: Cnt::new(),
+            bytes: Cnt::new(),
+            freed: Cnt::new(),
+        }
+    }
+    #[inline(always)]
+    pub(crate) fn get(&self) -> AllocDelta {
+        AllocDelta {
+            allocs: self.allocs.get(),
+            bytes: self.bytes.get(),
+            freed: self.freed.get(),
+        }
+    }
+    #[inline(always)]
+    pub(crate) fn set(&self, d: AllocDelta) {
+        self.allocs.set(d.allocs);
+        self.bytes.set(d.bytes);
+        self.freed.set(d.freed);
+    }
+}
+
+/// What a frame's children allocated (freed bytes are reported inclusive only).
+pub(crate) struct AllocChildren {
+    allocs: Cnt,
+    bytes: Cnt,
+}
+
+impl AllocChildren {
+    pub(crate) const fn new() -> Self {
+        AllocChildren {
+            allocs: Cnt::new(),
+            bytes: Cnt::new(),
+        }
+    }
+    #[inline(always)]
+    pub(crate) fn clear(&self) {
+        self.allocs.set(0);
+        self.bytes.set(0);
+    }
+    #[inline(always)]
+    pub(crate) fn add(&self, d: AllocDelta) {
+        self.allocs.add(d.allocs);
+        self.bytes.add(d.bytes);
+    }
+    #[inline(always)]
+    pub(crate) fn self_of(&self, incl: AllocDelta) -> AllocDelta {
+        AllocDelta {
+            allocs: incl.allocs.saturating_sub(self.allocs.get()),
+            bytes: incl.bytes.saturating_sub(self.bytes.get()),
+            freed: 0,
+        }
+    }
+}
+
+/// Allocations of one call site on one thread.
+pub(crate) struct AllocSlot {
+    /// Inclusive, outermost calls only (recursion counted once).
+    allocs: Cnt,
+    bytes: Cnt,
+    freed: Cnt,
+    /// Inclusive, every call (for per-call means).
+    allocs_sum: Cnt,
+    bytes_sum: Cnt,
+    /// Exclusive of measured children.
+    self_allocs: Cnt,
+    self_bytes: Cnt,
+    /// Per-call inclusive bytes.
+    bytes_dist: crate::dist::Dist,
+}
+
+impl AllocSlot {
+    pub(crate) const fn new() -> Self {
+        AllocSlot {
+            allocs: Cnt::new(),
+            bytes: Cnt::new(),
+            freed: Cnt::new(),
+            allocs_sum: Cnt::new(),
+            bytes_sum: Cnt::new(),
+            self_allocs: Cnt::new(),
+            self_bytes: Cnt::new(),
+            bytes_dist: crate::dist::Dist::new(),
+        }
+    }
+
+    /// Records one call. Calls that allocated and freed nothing (most measured calls)
+    /// only cost the test: the distribution counts them as the difference between the
+    /// site's timed calls and its recorded values (see `MeterMerged::finish`).
+    #[inline(always)]
+    pub(crate) fn record(&self, incl: AllocDelta, self_: AllocDelta, outer: bool) {
+        if incl.allocs | incl.bytes | incl.freed == 0 {
+            return;
+        }
+        if outer {
+            self.allocs.add(incl.allocs);
+            self.bytes.add(incl.bytes);
+            self.freed.add(incl.freed);
+        }
+        self.allocs_sum.add(incl.allocs);
+        self.bytes_sum.add(incl.bytes);
+        self.self_allocs.add(self_.allocs);
+        self.self_bytes.add(self_.bytes);
+        self.bytes_dist.record(incl.bytes);
+    }
+
+    pub(crate) fn clear(&self) {
+        for c in [
+            &self.allocs,
+            &self.bytes,
+            &self.freed,
+            &self.allocs_sum,
+            &self.bytes_sum,
+            &self.self_allocs,
+            &self.self_bytes,
+        ] {
+            c.set(0);
+        }
+        self.bytes_dist.clear();
+    }
+
+    pub(crate) fn merge_into(&self, m: &mut AllocMerged) {
+        m.allocs += self.allocs.get();
+        m.bytes += self.bytes.get();
+        m.freed += self.freed.get();
+        m.allocs_sum += self.allocs_sum.get();
+        m.bytes_sum += self.bytes_sum.get();
+        m.self_allocs += self.self_allocs.get();
+        m.self_bytes += self.self_bytes.get();
+        self.bytes_dist.merge_into(&mut m.bytes_dist);
+    }
+}
+
+/// Allocations of one call site merged over threads.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct AllocMerged {
+    pub(crate) allocs: u64,
+    pub(crate) bytes: u64,
+    pub(crate) freed: u64,
+    pub(crate) allocs_sum: u64,
+    pub(crate) bytes_sum: u64,
+    pub(crate) self_allocs: u64,
+    pub(crate) self_bytes: u64,
+    pub(crate) bytes_dist: crate::dist::DistData,
+}

@@ -1,0 +1,291 @@
+//! CPU meter: how much of a function's wall time was spent on a CPU.
+//!
+//! Two ways to know it, chosen per session by the `hotpath-cpu` crate:
+//!
+//! * **exact**: the thread CPU clock (and context-switch counts) are read at every scope
+//!   entry and exit through the [`Reader`] registered with [`set_exact`]: per-call CPU
+//!   time and percentiles, at the cost of the reads (syscalls);
+//! * **sampled**: a per-thread CPU-time signal calls [`credit_sample`], which credits one
+//!   sampling period to every distinct function on the interrupted thread's scope stack
+//!   (inclusive) and to the one on top (self). Nothing is added to the per-call path.
+//!
+//! # Safety invariants
+//!
+//! [`credit_sample`] runs inside a signal handler on the sampled thread. It reads only
+//! that thread's shard (its scope stack, and slots that already exist: it never
+//! allocates, never locks) and writes only the sample counters, which nothing else
+//! writes while the thread runs: the thread itself is the interrupted single writer.
+
+use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering::Relaxed};
+
+use crate::cell::Cnt;
+use crate::dist::{Dist, DistData};
+
+/// CPU time and counters of a thread at an instant, or over an interval (exact mode).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CpuDelta {
+    /// Thread CPU time, ns.
+    pub ns: u64,
+    /// Voluntary context switches (the thread blocked).
+    pub voluntary: u64,
+    /// Involuntary context switches (the thread was preempted).
+    pub involuntary: u64,
+    /// Instructions retired (0 without a PMU).
+    pub instructions: u64,
+    /// CPU cycles (0 without a PMU).
+    pub cycles: u64,
+}
+
+impl CpuDelta {
+    /// Nothing.
+    pub const ZERO: CpuDelta = CpuDelta {
+        ns: 0,
+        voluntary: 0,
+        involuntary: 0,
+        instructions: 0,
+        cycles: 0,
+    };
+
+    #[inline(always)]
+    pub(crate) fn since(self, s: CpuDelta) -> CpuDelta {
+        CpuDelta {
+            ns: self.ns.wrapping_sub(s.ns),
+            voluntary: self.voluntary.wrapping_sub(s.voluntary),
+            involuntary: self.involuntary.wrapping_sub(s.involuntary),
+            instructions: self.instructions.wrapping_sub(s.instructions),
+            cycles: self.cycles.wrapping_sub(s.cycles),
+        }
+    }
+
+    #[inline(always)]
+    pub(crate) fn plus(self, o: CpuDelta) -> CpuDelta {
+        CpuDelta {
+            ns: self.ns.wrapping_add(o.ns),
+            voluntary: self.voluntary.wrapping_add(o.voluntary),
+            involuntary: self.involuntary.wrapping_add(o.involuntary),
+            instructions: self.instructions.wrapping_add(o.instructions),
+            cycles: self.cycles.wrapping_add(o.cycles),
+        }
+    }
+
+    fn is_zero(&self) -> bool {
+        self.ns | self.voluntary | self.involuntary | self.instructions | self.cycles == 0
+    }
+}
+
+/// Reads the calling thread's CPU clock and counters.
+pub type Reader = fn() -> CpuDelta;
+/// Called on a thread when it first runs measured code in a session, and when it exits.
+pub type ThreadHook = fn();
+
+static READER: AtomicPtr<()> = AtomicPtr::new(std::ptr::null_mut());
+static EXACT: AtomicBool = AtomicBool::new(false);
+static ON_START: AtomicPtr<()> = AtomicPtr::new(std::ptr::null_mut());
+static ON_EXIT: AtomicPtr<()> = AtomicPtr::new(std::ptr::null_mut());
+
+/// Exact mode with `reader`, or back to sampled (or no CPU) mode with `None`.
+pub fn set_exact(reader: Option<Reader>) {
+    READER.store(
+        reader.map_or(std::ptr::null_mut(), |f| f as *mut ()),
+        Relaxed,
+    );
+    EXACT.store(reader.is_some(), Relaxed);
+    crate::shard::refresh_key();
+}
+
+/// Whether scopes read the CPU clock.
+pub fn exact() -> bool {
+    EXACT.load(Relaxed)
+}
+
+#[inline]
+pub(crate) fn reading() -> CpuDelta {
+    let p = READER.load(Relaxed);
+    if p.is_null() {
+        return CpuDelta::ZERO;
+    }
+    // SAFETY: `READER` only ever holds null or a `Reader` stored by `set_exact`.
+    let f: Reader = unsafe { std::mem::transmute::<*mut (), Reader>(p) };
+    f()
+}
+
+/// Hooks run on each thread that runs measured code: `start` once per session (before
+/// its first measured call is timed), `exit` when the thread exits.
+pub fn set_thread_hooks(start: Option<ThreadHook>, exit: Option<ThreadHook>) {
+    ON_START.store(
+        start.map_or(std::ptr::null_mut(), |f| f as *mut ()),
+        Relaxed,
+    );
+    ON_EXIT.store(exit.map_or(std::ptr::null_mut(), |f| f as *mut ()), Relaxed);
+}
+
+fn call(hook: &AtomicPtr<()>) {
+    let p = hook.load(Relaxed);
+    if !p.is_null() {
+        // SAFETY: the hook pointers only ever hold null or a `ThreadHook`.
+        let f: ThreadHook = unsafe { std::mem::transmute::<*mut (), ThreadHook>(p) };
+        f();
+    }
+}
+
+pub(crate) fn thread_started() {
+    call(&ON_START);
+}
+
+pub(crate) fn thread_exiting() {
+    call(&ON_EXIT);
+}
+
+/// Credits one sampling period to the functions on the calling thread's scope stack.
+///
+/// Async-signal-safe: call it from the sampling signal's handler on the thread that was
+/// sampled. Threads without measured code are ignored.
+pub fn credit_sample() {
+    if let Some(shard) = crate::shard::current_raw() {
+        shard.credit_sample();
+    }
+}
+
+/// CPU numbers of one call site on one thread.
+pub(crate) struct CpuSlot {
+    // Exact mode, written by the owner at scope exit.
+    ns: Cnt,
+    self_ns: Cnt,
+    sum: Cnt,
+    voluntary: Cnt,
+    involuntary: Cnt,
+    instructions: Cnt,
+    cycles: Cnt,
+    dist: Dist,
+    // Sampled mode, written by the signal handler on the owner thread.
+    samples: Cnt,
+    self_samples: Cnt,
+    last_sample: Cnt,
+}
+
+impl CpuSlot {
+    pub(crate) const fn new() -> Self {
+        CpuSlot {
+            ns: Cnt::new(),
+            self_ns: Cnt::new(),
+            sum: Cnt::new(),
+            voluntary: Cnt::new(),
+            involuntary: Cnt::new(),
+            instructions: Cnt::new(),
+            cycles: Cnt::new(),
+            dist: Dist::new(),
+            samples: Cnt::new(),
+            self_samples: Cnt::new(),
+            last_sample: Cnt::new(),
+        }
+    }
+
+    /// Records a call's exact-mode deltas (nothing to do in sampled mode, where they are
+    /// zero; a zero-CPU call is counted by `CpuMerged::finish`).
+    #[inline(always)]
+    pub(crate) fn record(&self, incl: CpuDelta, self_: CpuDelta, outer: bool) {
+        if incl.is_zero() {
+            return;
+        }
+        if outer {
+            self.ns.add(incl.ns);
+            self.voluntary.add(incl.voluntary);
+            self.involuntary.add(incl.involuntary);
+            self.instructions.add(incl.instructions);
+            self.cycles.add(incl.cycles);
+        }
+        self.sum.add(incl.ns);
+        self.self_ns.add(self_.ns);
+        self.dist.record(incl.ns);
+    }
+
+    /// Counts sample `seq` once however many frames of this site are on the stack.
+    #[inline]
+    pub(crate) fn sampled(&self, seq: u64) {
+        if self.last_sample.get() != seq {
+            self.last_sample.set(seq);
+            self.samples.add(1);
+        }
+    }
+
+    pub(crate) fn self_sampled(&self) {
+        self.self_samples.add(1);
+    }
+
+    pub(crate) fn clear(&self) {
+        for c in [
+            &self.ns,
+            &self.self_ns,
+            &self.sum,
+            &self.voluntary,
+            &self.involuntary,
+            &self.instructions,
+            &self.cycles,
+            &self.samples,
+            &self.self_samples,
+        ] {
+            c.set(0);
+        }
+        self.dist.clear();
+    }
+
+    pub(crate) fn merge_into(&self, m: &mut CpuMerged) {
+        m.ns += self.ns.get();
+        m.self_ns += self.self_ns.get();
+        m.sum += self.sum.get();
+        m.voluntary += self.voluntary.get();
+        m.involuntary += self.involuntary.get();
+        m.instructions += self.instructions.get();
+        m.cycles += self.cycles.get();
+        m.samples += self.samples.get();
+        m.self_samples += self.self_samples.get();
+        self.dist.merge_into(&mut m.dist);
+    }
+}
+
+/// CPU numbers of one call site merged over threads.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct CpuMerged {
+    pub(crate) ns: u64,
+    pub(crate) self_ns: u64,
+    pub(crate) sum: u64,
+    pub(crate) voluntary: u64,
+    pub(crate) involuntary: u64,
+    pub(crate) instructions: u64,
+    pub(crate) cycles: u64,
+    pub(crate) samples: u64,
+    pub(crate) self_samples: u64,
+    pub(crate) dist: DistData,
+}
+
+impl CpuMerged {
+    /// In exact mode, calls missing from the distribution used no measurable CPU.
+    pub(crate) fn finish(&mut self, timed: u64) {
+        if exact() {
+            self.dist
+                .add_zeros(timed.saturating_sub(self.dist.hist.count()));
+        }
+    }
+}
+
+/// A [`CpuDelta`] in single-writer cells (only the CPU time is kept per shard).
+pub(crate) struct CpuCells {
+    ns: Cnt,
+}
+
+impl CpuCells {
+    pub(crate) const fn new() -> Self {
+        CpuCells { ns: Cnt::new() }
+    }
+    #[inline(always)]
+    pub(crate) fn get(&self) -> CpuDelta {
+        CpuDelta {
+            ns: self.ns.get(),
+            ..CpuDelta::ZERO
+        }
+    }
+    #[inline(always)]
+    pub(crate) fn set(&self, d: CpuDelta) {
+        self.ns.set(d.ns);
+    }
+}

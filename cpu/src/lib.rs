@@ -1,0 +1,294 @@
+//! CPU meter of the [hotpath](https://docs.rs/hotpath) profiler: is a function slow
+//! because it computes, or because it waits?
+//!
+//! One API on every target; what a platform cannot do fails at run time with a
+//! [`CpuError`] that says why and how to fix it, and the caller falls back.
+//!
+//! | capability | Linux | other targets |
+//! |---|---|---|
+//! | thread CPU clock ([`ThreadCpuClock`]) | perf_event software `task-clock` for the calling thread, else `clock_gettime(CLOCK_THREAD_CPUTIME_ID)` | [`CpuError::Unsupported`] |
+//! | context switches ([`thread_switches`]) | `getrusage(RUSAGE_THREAD)`: voluntary and involuntary | [`CpuError::Unsupported`] |
+//! | hardware counters ([`HwCounters`]: instructions, cycles) | perf_event where a PMU exists; most VMs have none (`ENOENT`) | [`CpuError::Unsupported`] |
+//! | per-thread CPU sampler ([`start_sampling`]) | perf_event `task-clock` overflow signal to the thread that ran; else a per-thread `timer_create(CLOCK_THREAD_CPUTIME_ID)` | [`CpuError::Unsupported`] |
+//!
+//! ## Modes
+//!
+//! * **sampled** ([`start_sampling`], the default of the facade): each thread that runs
+//!   measured code gets a CPU-time signal every `1/hz` seconds of *its own* CPU time (a
+//!   blocked thread accumulates none, so it is never interrupted). The handler credits
+//!   one period to the functions on the thread's scope stack. No per-call cost.
+//! * **exact** ([`start_exact`]): every measured scope reads the thread CPU clock and the
+//!   context-switch counters at entry and exit: per-call CPU time, percentiles and
+//!   switches, for two reads of a few hundred nanoseconds each.
+//!
+//! ## Permissions
+//!
+//! perf_event needs `kernel.perf_event_paranoid` ≤ 2 for a process's own software events
+//! (kernel samples excluded above 1) unless the process has `CAP_PERFMON` or is root.
+//! When it is denied, sampling falls back to `timer_create`, which needs nothing, and the
+//! report says so.
+#![deny(missing_docs)]
+
+#[cfg(target_os = "linux")]
+mod linux;
+#[cfg(target_os = "linux")]
+use linux as sys;
+
+#[cfg(not(target_os = "linux"))]
+mod other;
+#[cfg(not(target_os = "linux"))]
+use other as sys;
+
+use std::fmt;
+use std::time::Duration;
+
+/// Why a CPU facility is not available.
+#[derive(Debug)]
+pub enum CpuError {
+    /// `perf_event_open` was refused.
+    Denied {
+        /// The paranoia level read from `/proc/sys/kernel/perf_event_paranoid`.
+        paranoid: Option<i32>,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// No hardware performance counters (a VM without a virtual PMU: `ENOENT`).
+    NoPmu(std::io::Error),
+    /// A signal the sampler needs already has a handler in this program.
+    SignalInUse(&'static str),
+    /// This platform has no such facility.
+    Unsupported(&'static str),
+    /// Another OS error.
+    Os {
+        /// What was being done.
+        what: &'static str,
+        /// The OS error.
+        source: std::io::Error,
+    },
+}
+
+impl fmt::Display for CpuError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CpuError::Denied { paranoid, source } => {
+                write!(f, "perf_event_open denied ({source}")?;
+                if let Some(p) = paranoid {
+                    write!(f, ", perf_event_paranoid = {p}")?;
+                }
+                write!(
+                    f,
+                    "); allow it with `sysctl kernel.perf_event_paranoid=1` or CAP_PERFMON"
+                )
+            }
+            CpuError::NoPmu(e) => write!(
+                f,
+                "no hardware performance counters ({e}): this machine exposes no PMU (usual in VMs)"
+            ),
+            CpuError::SignalInUse(s) => {
+                write!(
+                    f,
+                    "{s} already has a handler in this program; not replacing it"
+                )
+            }
+            CpuError::Unsupported(what) => write!(f, "{what} is not available on this platform"),
+            CpuError::Os { what, source } => write!(f, "{what}: {source}"),
+        }
+    }
+}
+
+impl std::error::Error for CpuError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            CpuError::Denied { source, .. }
+            | CpuError::Os { source, .. }
+            | CpuError::NoPmu(source) => Some(source),
+            _ => None,
+        }
+    }
+}
+
+/// Where a thread's CPU time is read from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClockSource {
+    /// perf_event software `task-clock` of the calling thread.
+    PerfTaskClock,
+    /// `clock_gettime(CLOCK_THREAD_CPUTIME_ID)`.
+    ThreadCputime,
+}
+
+impl ClockSource {
+    /// The name shown in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            ClockSource::PerfTaskClock => "perf_event task-clock",
+            ClockSource::ThreadCputime => "CLOCK_THREAD_CPUTIME_ID",
+        }
+    }
+}
+
+/// The calling thread's CPU-time clock.
+#[derive(Debug)]
+pub struct ThreadCpuClock {
+    inner: sys::Clock,
+}
+
+impl ThreadCpuClock {
+    /// perf_event `task-clock` for the calling thread.
+    pub fn perf() -> Result<ThreadCpuClock, CpuError> {
+        sys::Clock::perf().map(|inner| ThreadCpuClock { inner })
+    }
+
+    /// `clock_gettime(CLOCK_THREAD_CPUTIME_ID)`.
+    pub fn thread_cputime() -> Result<ThreadCpuClock, CpuError> {
+        sys::Clock::thread_cputime().map(|inner| ThreadCpuClock { inner })
+    }
+
+    /// perf_event `task-clock`, else `CLOCK_THREAD_CPUTIME_ID`; with the reason the
+    /// first was not used.
+    pub fn open() -> Result<(ThreadCpuClock, Option<CpuError>), CpuError> {
+        match Self::perf() {
+            Ok(c) => Ok((c, None)),
+            Err(e) => Self::thread_cputime().map(|c| (c, Some(e))),
+        }
+    }
+
+    /// Which source this clock reads.
+    pub fn source(&self) -> ClockSource {
+        self.inner.source()
+    }
+
+    /// CPU time the calling thread has used, ns. Must be called on the thread that
+    /// opened the clock.
+    pub fn read_ns(&self) -> u64 {
+        self.inner.read_ns()
+    }
+}
+
+/// Voluntary and involuntary context switches of the calling thread so far.
+pub fn thread_switches() -> Result<(u64, u64), CpuError> {
+    sys::thread_switches()
+}
+
+/// The calling thread's CPU time so far (`CLOCK_THREAD_CPUTIME_ID`), ns.
+pub fn thread_cpu_ns() -> Result<u64, CpuError> {
+    sys::thread_cpu_ns()
+}
+
+/// CPU time the whole process has used so far (user, system), ns.
+pub fn process_cpu_ns() -> Result<(u64, u64), CpuError> {
+    sys::process_cpu_ns()
+}
+
+/// Hardware instruction and cycle counters of the calling thread.
+#[derive(Debug)]
+pub struct HwCounters {
+    inner: sys::Hw,
+}
+
+impl HwCounters {
+    /// Opens instructions and cycles for the calling thread, user space only.
+    pub fn open() -> Result<HwCounters, CpuError> {
+        sys::Hw::open().map(|inner| HwCounters { inner })
+    }
+
+    /// (instructions, cycles) so far.
+    pub fn read(&self) -> (u64, u64) {
+        self.inner.read()
+    }
+}
+
+/// Makes the following opens behave as if perf_event were denied (`EACCES`) and/or the
+/// machine had no PMU (`ENOENT` for hardware events), to test the fallbacks on machines
+/// where they would not happen.
+#[doc(hidden)]
+pub fn simulate_failures(perf_denied: bool, no_pmu: bool) {
+    sys::simulate_failures(perf_denied, no_pmu)
+}
+
+/// What delivers the sampling signal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SamplerSource {
+    /// perf_event `task-clock` overflow, signal routed to the thread that ran.
+    PerfTaskClock,
+    /// A per-thread `timer_create(CLOCK_THREAD_CPUTIME_ID)` timer.
+    CpuTimeTimer,
+}
+
+impl SamplerSource {
+    /// The name shown in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            SamplerSource::PerfTaskClock => "perf_event task-clock",
+            SamplerSource::CpuTimeTimer => "timer_create(CLOCK_THREAD_CPUTIME_ID)",
+        }
+    }
+}
+
+/// How to sample.
+#[derive(Clone, Debug)]
+pub struct SamplerConfig {
+    /// Samples per second of each thread's CPU time.
+    pub hz: u32,
+    /// Use this source instead of trying perf_event first.
+    pub force: Option<SamplerSource>,
+    /// Behave as if perf_event were denied (to test the fallback).
+    pub simulate_perf_denied: bool,
+}
+
+impl Default for SamplerConfig {
+    fn default() -> Self {
+        SamplerConfig {
+            hz: 1000,
+            force: None,
+            simulate_perf_denied: false,
+        }
+    }
+}
+
+/// What sampling runs on.
+#[derive(Clone, Debug)]
+pub struct SamplingInfo {
+    /// The signal source.
+    pub source: SamplerSource,
+    /// Samples per second of CPU time.
+    pub hz: u32,
+    /// One sample's worth of CPU time.
+    pub period: Duration,
+    /// Why the preferred source was not used.
+    pub fallback_reason: Option<String>,
+}
+
+/// Starts CPU sampling: installs the `SIGPROF` handler and arms a sampler on every
+/// thread that runs measured code (the calling thread now; others from their first
+/// measured call). Until [`stop_sampling`].
+pub fn start_sampling(cfg: &SamplerConfig) -> Result<SamplingInfo, CpuError> {
+    sys::start_sampling(cfg)
+}
+
+/// Stops sampling: threads disarm at their next signal, the calling thread now.
+pub fn stop_sampling() {
+    sys::stop_sampling()
+}
+
+/// What exact mode reads.
+#[derive(Clone, Debug)]
+pub struct ExactInfo {
+    /// The CPU clock.
+    pub source: ClockSource,
+    /// Why perf_event `task-clock` is not the clock, if it is not.
+    pub fallback_reason: Option<String>,
+    /// Why instructions and cycles are not counted, if they are not.
+    pub hw_unavailable: Option<String>,
+}
+
+/// Starts exact mode: every measured scope reads the thread CPU clock, context switches
+/// and (where a PMU exists) instructions and cycles at entry and exit.
+pub fn start_exact(force_clock: Option<ClockSource>) -> Result<ExactInfo, CpuError> {
+    sys::start_exact(force_clock)
+}
+
+/// Ends exact mode.
+pub fn stop_exact() {
+    hotpath_core::meter::cpu::set_exact(None);
+    hotpath_core::meter::cpu::set_thread_hooks(None, None);
+}

@@ -1,0 +1,664 @@
+//! Linux: perf_event_open, clock_gettime, getrusage, timer_create and SIGPROF.
+//!
+//! # Safety invariants
+//!
+//! * The `SIGPROF` handler calls only `hotpath_core::meter::cpu::credit_sample` (which is
+//!   async-signal-safe by contract) and, once sampling has stopped, disarms its own
+//!   thread's sampler with one syscall (`ioctl` or `timer_settime`, both
+//!   async-signal-safe). It reads only const-initialised, `Drop`-free thread-locals.
+//! * It is installed with `SA_RESTART`, so system calls it interrupts are restarted and
+//!   the program sees no `EINTR` it would not see without it. Samples only arrive while
+//!   the thread runs on a CPU (both sources count the thread's CPU time), so a thread
+//!   blocked in a syscall is never interrupted.
+//! * Every file descriptor and timer belongs to one thread and is closed by that thread
+//!   (at thread exit, or when the session ends).
+
+use std::cell::Cell;
+use std::io;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering::Relaxed};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use hotpath_core::meter::cpu::{self as core_cpu, CpuDelta};
+
+use crate::{ClockSource, CpuError, ExactInfo, SamplerConfig, SamplerSource, SamplingInfo};
+
+/// `struct perf_event_attr` up to `PERF_ATTR_SIZE_VER5` (112 bytes), which every kernel
+/// since 4.1 accepts.
+#[repr(C)]
+#[derive(Default)]
+struct PerfAttr {
+    type_: u32,
+    size: u32,
+    config: u64,
+    sample_period: u64,
+    sample_type: u64,
+    read_format: u64,
+    flags: u64,
+    wakeup_events: u32,
+    bp_type: u32,
+    config1: u64,
+    config2: u64,
+    branch_sample_type: u64,
+    sample_regs_user: u64,
+    sample_stack_user: u32,
+    clockid: i32,
+    sample_regs_intr: u64,
+    aux_watermark: u32,
+    sample_max_stack: u16,
+    reserved: u16,
+}
+
+const PERF_TYPE_HARDWARE: u32 = 0;
+const PERF_TYPE_SOFTWARE: u32 = 1;
+const PERF_COUNT_HW_CPU_CYCLES: u64 = 0;
+const PERF_COUNT_HW_INSTRUCTIONS: u64 = 1;
+const PERF_COUNT_SW_TASK_CLOCK: u64 = 1;
+const FLAG_DISABLED: u64 = 1 << 0;
+const FLAG_EXCLUDE_KERNEL: u64 = 1 << 5;
+const FLAG_EXCLUDE_HV: u64 = 1 << 6;
+const PERF_FORMAT_GROUP: u64 = 1 << 3;
+const PERF_FLAG_FD_CLOEXEC: libc::c_ulong = 8;
+const IOC_ENABLE: libc::c_ulong = 0x2400;
+const IOC_DISABLE: libc::c_ulong = 0x2401;
+const IOC_RESET: libc::c_ulong = 0x2403;
+const F_SETSIG: libc::c_int = 10;
+const F_SETOWN_EX: libc::c_int = 15;
+const F_OWNER_TID: libc::c_int = 0;
+const SIGEV_THREAD_ID: libc::c_int = 4;
+const SI_TIMER: libc::c_int = -2;
+const POLL_IN: libc::c_int = 1;
+const POLL_HUP: libc::c_int = 6;
+
+#[repr(C)]
+struct OwnerEx {
+    type_: libc::c_int,
+    pid: libc::pid_t,
+}
+
+static SIMULATE_DENIED: AtomicBool = AtomicBool::new(false);
+static SIMULATE_NO_PMU: AtomicBool = AtomicBool::new(false);
+
+pub(crate) fn simulate_failures(perf_denied: bool, no_pmu: bool) {
+    SIMULATE_DENIED.store(perf_denied, Relaxed);
+    SIMULATE_NO_PMU.store(no_pmu, Relaxed);
+}
+
+fn paranoid() -> Option<i32> {
+    std::fs::read_to_string("/proc/sys/kernel/perf_event_paranoid")
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
+}
+
+/// Opens a perf event for the calling thread on any CPU; retries without kernel samples
+/// when the paranoia level refuses them.
+fn perf_open(
+    attr: &mut PerfAttr,
+    group: libc::c_int,
+    hardware: bool,
+) -> Result<libc::c_int, CpuError> {
+    if SIMULATE_DENIED.load(Relaxed) {
+        let source = io::Error::from_raw_os_error(libc::EACCES);
+        return Err(CpuError::Denied {
+            paranoid: paranoid(),
+            source,
+        });
+    }
+    if hardware && SIMULATE_NO_PMU.load(Relaxed) {
+        return Err(CpuError::NoPmu(io::Error::from_raw_os_error(libc::ENOENT)));
+    }
+    attr.size = std::mem::size_of::<PerfAttr>() as u32;
+    let mut retried = false;
+    loop {
+        // SAFETY: `attr` is a valid `perf_event_attr` of the size it declares; pid 0 and
+        // cpu -1 mean "the calling thread, on any CPU".
+        let fd = unsafe {
+            libc::syscall(
+                libc::SYS_perf_event_open,
+                attr as *const PerfAttr,
+                0,
+                -1,
+                group,
+                PERF_FLAG_FD_CLOEXEC,
+            )
+        } as libc::c_int;
+        if fd >= 0 {
+            return Ok(fd);
+        }
+        let e = io::Error::last_os_error();
+        match e.raw_os_error() {
+            Some(libc::EACCES) | Some(libc::EPERM)
+                if !retried && attr.flags & FLAG_EXCLUDE_KERNEL == 0 =>
+            {
+                attr.flags |= FLAG_EXCLUDE_KERNEL | FLAG_EXCLUDE_HV;
+                retried = true;
+            }
+            Some(libc::EACCES) | Some(libc::EPERM) => {
+                return Err(CpuError::Denied {
+                    paranoid: paranoid(),
+                    source: e,
+                })
+            }
+            Some(libc::ENOENT) | Some(libc::ENODEV) | Some(libc::EOPNOTSUPP) if hardware => {
+                return Err(CpuError::NoPmu(e))
+            }
+            _ => {
+                return Err(CpuError::Os {
+                    what: "perf_event_open",
+                    source: e,
+                })
+            }
+        }
+    }
+}
+
+fn close(fd: libc::c_int) {
+    // SAFETY: `fd` is a descriptor this module opened and still owns.
+    unsafe { libc::close(fd) };
+}
+
+fn read_u64s<const N: usize>(fd: libc::c_int) -> [u64; N] {
+    let mut buf = [0u64; N];
+    // SAFETY: `buf` is writable for `8 * N` bytes.
+    let n = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), 8 * N) };
+    if n != (8 * N) as isize {
+        return [0; N];
+    }
+    buf
+}
+
+fn timespec_ns(ts: libc::timespec) -> u64 {
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// A counting (not sampling) task-clock event for the calling thread.
+fn task_clock_fd() -> Result<libc::c_int, CpuError> {
+    let mut a = PerfAttr {
+        type_: PERF_TYPE_SOFTWARE,
+        config: PERF_COUNT_SW_TASK_CLOCK,
+        ..Default::default()
+    };
+    perf_open(&mut a, -1, false)
+}
+
+#[derive(Debug)]
+pub(crate) enum Clock {
+    Perf(libc::c_int),
+    Cputime,
+}
+
+impl Clock {
+    pub(crate) fn perf() -> Result<Clock, CpuError> {
+        task_clock_fd().map(Clock::Perf)
+    }
+
+    pub(crate) fn thread_cputime() -> Result<Clock, CpuError> {
+        thread_cpu_ns().map(|_| Clock::Cputime)
+    }
+
+    pub(crate) fn source(&self) -> ClockSource {
+        match self {
+            Clock::Perf(_) => ClockSource::PerfTaskClock,
+            Clock::Cputime => ClockSource::ThreadCputime,
+        }
+    }
+
+    pub(crate) fn read_ns(&self) -> u64 {
+        match self {
+            Clock::Perf(fd) => read_u64s::<1>(*fd)[0],
+            Clock::Cputime => thread_cpu_ns().unwrap_or(0),
+        }
+    }
+}
+
+impl Drop for Clock {
+    fn drop(&mut self) {
+        if let Clock::Perf(fd) = self {
+            close(*fd);
+        }
+    }
+}
+
+/// A hardware group for the calling thread: (cycles leader, instructions member).
+fn hw_fds() -> Result<(libc::c_int, libc::c_int), CpuError> {
+    let flags = FLAG_EXCLUDE_KERNEL | FLAG_EXCLUDE_HV;
+    let mut cycles = PerfAttr {
+        type_: PERF_TYPE_HARDWARE,
+        config: PERF_COUNT_HW_CPU_CYCLES,
+        read_format: PERF_FORMAT_GROUP,
+        flags,
+        ..Default::default()
+    };
+    let leader = perf_open(&mut cycles, -1, true)?;
+    let mut instr = PerfAttr {
+        type_: PERF_TYPE_HARDWARE,
+        config: PERF_COUNT_HW_INSTRUCTIONS,
+        read_format: PERF_FORMAT_GROUP,
+        flags,
+        ..Default::default()
+    };
+    match perf_open(&mut instr, leader, true) {
+        Ok(member) => Ok((leader, member)),
+        Err(e) => {
+            close(leader);
+            Err(e)
+        }
+    }
+}
+
+#[derive(Debug)]
+pub(crate) struct Hw {
+    leader: libc::c_int,
+    member: libc::c_int,
+}
+
+impl Hw {
+    pub(crate) fn open() -> Result<Hw, CpuError> {
+        hw_fds().map(|(leader, member)| Hw { leader, member })
+    }
+
+    pub(crate) fn read(&self) -> (u64, u64) {
+        let [n, cycles, instructions] = read_u64s::<3>(self.leader);
+        if n != 2 {
+            return (0, 0);
+        }
+        (instructions, cycles)
+    }
+}
+
+impl Drop for Hw {
+    fn drop(&mut self) {
+        close(self.member);
+        close(self.leader);
+    }
+}
+
+pub(crate) fn thread_cpu_ns() -> Result<u64, CpuError> {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid out-pointer.
+    if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) } != 0 {
+        return Err(CpuError::Os {
+            what: "clock_gettime(CLOCK_THREAD_CPUTIME_ID)",
+            source: io::Error::last_os_error(),
+        });
+    }
+    Ok(timespec_ns(ts))
+}
+
+fn rusage(who: libc::c_int) -> Result<libc::rusage, CpuError> {
+    // SAFETY: `rusage` is plain data; zero is a valid value.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `ru` is a valid out-pointer.
+    if unsafe { libc::getrusage(who, &mut ru) } != 0 {
+        return Err(CpuError::Os {
+            what: "getrusage",
+            source: io::Error::last_os_error(),
+        });
+    }
+    Ok(ru)
+}
+
+pub(crate) fn thread_switches() -> Result<(u64, u64), CpuError> {
+    let ru = rusage(libc::RUSAGE_THREAD)?;
+    Ok((ru.ru_nvcsw as u64, ru.ru_nivcsw as u64))
+}
+
+pub(crate) fn process_cpu_ns() -> Result<(u64, u64), CpuError> {
+    let ru = rusage(libc::RUSAGE_SELF)?;
+    let ns = |t: libc::timeval| t.tv_sec as u64 * 1_000_000_000 + t.tv_usec as u64 * 1000;
+    Ok((ns(ru.ru_utime), ns(ru.ru_stime)))
+}
+
+// ---------------------------------------------------------------------------------------
+// Sampling.
+
+const NONE: u8 = 0;
+const PERF: u8 = 1;
+const TIMER: u8 = 2;
+
+static SAMPLING: AtomicBool = AtomicBool::new(false);
+static SOURCE: AtomicU8 = AtomicU8::new(NONE);
+static PERIOD_NS: AtomicU64 = AtomicU64::new(1_000_000);
+static HANDLER: Mutex<bool> = Mutex::new(false);
+
+thread_local! {
+    /// This thread's sampler: (source, perf fd or timer id). Read by the signal handler.
+    static ARMED: Cell<(u8, i64)> = const { Cell::new((NONE, 0)) };
+}
+
+extern "C" fn on_sigprof(_: libc::c_int, info: *mut libc::siginfo_t, _: *mut libc::c_void) {
+    // SAFETY: the kernel passes a valid `siginfo_t` to an `SA_SIGINFO` handler.
+    let code = unsafe { (*info).si_code };
+    let (kind, id) = ARMED.try_with(Cell::get).unwrap_or((NONE, 0));
+    let ours = match kind {
+        PERF => code == POLL_IN || code == POLL_HUP,
+        TIMER => code == SI_TIMER,
+        _ => false,
+    };
+    if !ours {
+        return;
+    }
+    if !SAMPLING.load(Relaxed) {
+        disable_in_handler(kind, id);
+        return;
+    }
+    let mut n = 1;
+    if kind == TIMER {
+        // A timer signal stands for the periods that expired while it was pending, too.
+        // SAFETY: `id` is this thread's live timer; timer_getoverrun is async-signal-safe.
+        let over = unsafe { libc::timer_getoverrun(id as libc::timer_t) };
+        n += over.max(0) as u64;
+    }
+    for _ in 0..n {
+        core_cpu::credit_sample();
+    }
+}
+
+/// Stops this thread's sampler from within the handler (async-signal-safe syscalls only).
+fn disable_in_handler(kind: u8, id: i64) {
+    match kind {
+        PERF => {
+            // SAFETY: `id` is this thread's open perf fd.
+            unsafe { libc::ioctl(id as libc::c_int, IOC_DISABLE, 0) };
+        }
+        TIMER => {
+            let zero: libc::itimerspec = itimer(0);
+            // SAFETY: `id` is this thread's live timer; a zero value disarms it.
+            unsafe { libc::timer_settime(id as libc::timer_t, 0, &zero, std::ptr::null_mut()) };
+        }
+        _ => {}
+    }
+}
+
+fn itimer(ns: u64) -> libc::itimerspec {
+    let ts = libc::timespec {
+        tv_sec: (ns / 1_000_000_000) as libc::time_t,
+        tv_nsec: (ns % 1_000_000_000) as libc::c_long,
+    };
+    libc::itimerspec {
+        it_interval: ts,
+        it_value: ts,
+    }
+}
+
+/// Installs the `SIGPROF` handler once; refuses to replace someone else's.
+fn install_handler() -> Result<(), CpuError> {
+    let mut installed = HANDLER.lock().unwrap_or_else(|e| e.into_inner());
+    if *installed {
+        return Ok(());
+    }
+    // SAFETY: `sigaction` with a null new action only reads the current one into `old`.
+    let mut old: libc::sigaction = unsafe { std::mem::zeroed() };
+    // SAFETY: as above.
+    unsafe { libc::sigaction(libc::SIGPROF, std::ptr::null(), &mut old) };
+    if old.sa_sigaction != libc::SIG_DFL && old.sa_sigaction != libc::SIG_IGN {
+        return Err(CpuError::SignalInUse("SIGPROF"));
+    }
+    // SAFETY: zero is a valid `sigaction`; the fields set below make it ours.
+    let mut sa: libc::sigaction = unsafe { std::mem::zeroed() };
+    sa.sa_sigaction = on_sigprof as *const () as libc::sighandler_t;
+    sa.sa_flags = libc::SA_SIGINFO | libc::SA_RESTART;
+    // SAFETY: `sa.sa_mask` is a valid signal set to initialise.
+    unsafe { libc::sigemptyset(&mut sa.sa_mask) };
+    // SAFETY: `sa` is a fully initialised action whose handler is async-signal-safe.
+    if unsafe { libc::sigaction(libc::SIGPROF, &sa, std::ptr::null_mut()) } != 0 {
+        return Err(CpuError::Os {
+            what: "sigaction(SIGPROF)",
+            source: io::Error::last_os_error(),
+        });
+    }
+    *installed = true;
+    Ok(())
+}
+
+fn arm_perf(period: u64) -> Result<i64, CpuError> {
+    let mut a = PerfAttr {
+        type_: PERF_TYPE_SOFTWARE,
+        config: PERF_COUNT_SW_TASK_CLOCK,
+        sample_period: period,
+        wakeup_events: 1,
+        flags: FLAG_DISABLED,
+        ..Default::default()
+    };
+    let fd = perf_open(&mut a, -1, false)?;
+    // SAFETY: gettid has no preconditions.
+    let owner = OwnerEx {
+        type_: F_OWNER_TID,
+        pid: unsafe { libc::gettid() },
+    };
+    let os = |what| CpuError::Os {
+        what,
+        source: io::Error::last_os_error(),
+    };
+    // SAFETY: `fd` is the perf event just opened; each call configures signal delivery
+    // (`O_ASYNC`, the signal number, the owning thread) or resets and enables it.
+    let ok = unsafe {
+        libc::fcntl(fd, libc::F_SETFL, libc::O_ASYNC | libc::O_NONBLOCK) == 0
+            && libc::fcntl(fd, F_SETSIG, libc::SIGPROF) == 0
+            && libc::fcntl(fd, F_SETOWN_EX, &owner as *const OwnerEx) == 0
+            && libc::ioctl(fd, IOC_RESET, 0) == 0
+            && libc::ioctl(fd, IOC_ENABLE, 0) == 0
+    };
+    if !ok {
+        let e = os("configuring the perf_event sampling signal");
+        close(fd);
+        return Err(e);
+    }
+    Ok(fd as i64)
+}
+
+fn arm_timer(period: u64) -> Result<i64, CpuError> {
+    // SAFETY: zero is a valid `sigevent`; the fields set below select thread delivery.
+    let mut sev: libc::sigevent = unsafe { std::mem::zeroed() };
+    sev.sigev_notify = SIGEV_THREAD_ID;
+    sev.sigev_signo = libc::SIGPROF;
+    // SAFETY: gettid has no preconditions.
+    sev.sigev_notify_thread_id = unsafe { libc::gettid() };
+    let mut timer: libc::timer_t = std::ptr::null_mut();
+    // SAFETY: `sev` and `timer` are valid; the clock is this thread's CPU time.
+    if unsafe { libc::timer_create(libc::CLOCK_THREAD_CPUTIME_ID, &mut sev, &mut timer) } != 0 {
+        return Err(CpuError::Os {
+            what: "timer_create(CLOCK_THREAD_CPUTIME_ID)",
+            source: io::Error::last_os_error(),
+        });
+    }
+    let spec = itimer(period);
+    // SAFETY: `timer` was just created by this thread.
+    if unsafe { libc::timer_settime(timer, 0, &spec, std::ptr::null_mut()) } != 0 {
+        let e = CpuError::Os {
+            what: "timer_settime",
+            source: io::Error::last_os_error(),
+        };
+        // SAFETY: as above.
+        unsafe { libc::timer_delete(timer) };
+        return Err(e);
+    }
+    Ok(timer as i64)
+}
+
+/// Arms the calling thread's sampler (thread-start hook; also for the session's thread).
+fn arm_current() {
+    if !SAMPLING.load(Relaxed) {
+        return;
+    }
+    disarm_current();
+    let period = PERIOD_NS.load(Relaxed);
+    let armed = match SOURCE.load(Relaxed) {
+        PERF => arm_perf(period)
+            .map(|fd| (PERF, fd))
+            .or_else(|_| arm_timer(period).map(|t| (TIMER, t))),
+        TIMER => arm_timer(period).map(|t| (TIMER, t)),
+        _ => return,
+    };
+    if let Ok(a) = armed {
+        let _ = ARMED.try_with(|c| c.set(a));
+    }
+}
+
+/// Closes the calling thread's sampler (thread-exit hook).
+fn disarm_current() {
+    let Ok((kind, id)) = ARMED.try_with(|c| c.replace((NONE, 0))) else {
+        return;
+    };
+    match kind {
+        PERF => close(id as libc::c_int),
+        TIMER => {
+            // SAFETY: `id` is this thread's timer, deleted once.
+            unsafe { libc::timer_delete(id as libc::timer_t) };
+        }
+        _ => {}
+    }
+}
+
+pub(crate) fn start_sampling(cfg: &SamplerConfig) -> Result<SamplingInfo, CpuError> {
+    if cfg.simulate_perf_denied {
+        SIMULATE_DENIED.store(true, Relaxed);
+    }
+    let hz = cfg.hz.clamp(1, 100_000);
+    let period = 1_000_000_000 / hz as u64;
+    install_handler()?;
+    PERIOD_NS.store(period, Relaxed);
+    SAMPLING.store(true, Relaxed);
+    // Try the preferred source on this thread; every later thread uses what worked here.
+    let (source, fallback_reason, armed) = match cfg.force {
+        Some(SamplerSource::CpuTimeTimer) => (
+            SamplerSource::CpuTimeTimer,
+            None,
+            arm_timer(period).map(|t| (TIMER, t)),
+        ),
+        _ => match arm_perf(period) {
+            Ok(fd) => (SamplerSource::PerfTaskClock, None, Ok((PERF, fd))),
+            Err(e) if cfg.force.is_none() => (
+                SamplerSource::CpuTimeTimer,
+                Some(e.to_string()),
+                arm_timer(period).map(|t| (TIMER, t)),
+            ),
+            Err(e) => (SamplerSource::PerfTaskClock, None, Err(e)),
+        },
+    };
+    let armed = match armed {
+        Ok(a) => a,
+        Err(e) => {
+            SAMPLING.store(false, Relaxed);
+            return Err(e);
+        }
+    };
+    disarm_current();
+    let _ = ARMED.try_with(|c| c.set(armed));
+    SOURCE.store(armed.0, Relaxed);
+    core_cpu::set_thread_hooks(Some(arm_current), Some(disarm_current));
+    Ok(SamplingInfo {
+        source,
+        hz,
+        period: Duration::from_nanos(period),
+        fallback_reason,
+    })
+}
+
+pub(crate) fn stop_sampling() {
+    SAMPLING.store(false, Relaxed);
+    core_cpu::set_thread_hooks(None, None);
+    disarm_current();
+}
+
+// ---------------------------------------------------------------------------------------
+// Exact mode.
+
+static EXACT_PERF: AtomicBool = AtomicBool::new(false);
+static EXACT_HW: AtomicBool = AtomicBool::new(false);
+
+thread_local! {
+    /// This thread's exact-mode descriptors: (task-clock fd, hardware group leader fd,
+    /// hardware member fd); -1 when not open.
+    static EXACT_FDS: Cell<(i32, i32, i32)> = const { Cell::new((-1, -1, -1)) };
+}
+
+fn open_exact_current() {
+    close_exact_current();
+    let mut fds = (-1, -1, -1);
+    if EXACT_PERF.load(Relaxed) {
+        if let Ok(fd) = task_clock_fd() {
+            fds.0 = fd;
+        }
+    }
+    if EXACT_HW.load(Relaxed) {
+        if let Ok((leader, member)) = hw_fds() {
+            (fds.1, fds.2) = (leader, member);
+        }
+    }
+    let _ = EXACT_FDS.try_with(|c| c.set(fds));
+}
+
+fn close_exact_current() {
+    if let Ok((a, b, c)) = EXACT_FDS.try_with(|c| c.replace((-1, -1, -1))) {
+        for fd in [c, b, a] {
+            if fd >= 0 {
+                close(fd);
+            }
+        }
+    }
+}
+
+/// The exact-mode reading of the calling thread.
+fn read_exact() -> CpuDelta {
+    let (clock, hw, _) = EXACT_FDS.try_with(Cell::get).unwrap_or((-1, -1, -1));
+    let ns = if clock >= 0 {
+        read_u64s::<1>(clock)[0]
+    } else {
+        thread_cpu_ns().unwrap_or(0)
+    };
+    let (voluntary, involuntary) = thread_switches().unwrap_or((0, 0));
+    let (instructions, cycles) = if hw >= 0 {
+        let [n, cycles, instructions] = read_u64s::<3>(hw);
+        if n == 2 {
+            (instructions, cycles)
+        } else {
+            (0, 0)
+        }
+    } else {
+        (0, 0)
+    };
+    CpuDelta {
+        ns,
+        voluntary,
+        involuntary,
+        instructions,
+        cycles,
+    }
+}
+
+pub(crate) fn start_exact(force: Option<ClockSource>) -> Result<ExactInfo, CpuError> {
+    let (source, fallback_reason) = match force {
+        Some(ClockSource::ThreadCputime) => {
+            Clock::thread_cputime()?;
+            (ClockSource::ThreadCputime, None)
+        }
+        _ => match Clock::perf() {
+            Ok(_) => (ClockSource::PerfTaskClock, None),
+            Err(e) if force.is_none() => {
+                Clock::thread_cputime()?;
+                (ClockSource::ThreadCputime, Some(e.to_string()))
+            }
+            Err(e) => return Err(e),
+        },
+    };
+    let hw_unavailable = match Hw::open() {
+        Ok(_) => None,
+        Err(e) => Some(e.to_string()),
+    };
+    EXACT_PERF.store(source == ClockSource::PerfTaskClock, Relaxed);
+    EXACT_HW.store(hw_unavailable.is_none(), Relaxed);
+    core_cpu::set_thread_hooks(Some(open_exact_current), Some(close_exact_current));
+    open_exact_current();
+    core_cpu::set_exact(Some(read_exact));
+    Ok(ExactInfo {
+        source,
+        fallback_reason,
+        hw_unavailable,
+    })
+}
