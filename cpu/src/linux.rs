@@ -154,6 +154,11 @@ fn perf_open(
     }
 }
 
+fn gettid() -> libc::pid_t {
+    // SAFETY: gettid has no preconditions and cannot fail.
+    unsafe { libc::gettid() }
+}
+
 fn close(fd: libc::c_int) {
     // SAFETY: `fd` is a descriptor this module opened and still owns.
     unsafe { libc::close(fd) };
@@ -426,10 +431,9 @@ fn arm_perf(period: u64) -> Result<i64, CpuError> {
         ..Default::default()
     };
     let fd = perf_open(&mut a, -1, false)?;
-    // SAFETY: gettid has no preconditions.
     let owner = OwnerEx {
         type_: F_OWNER_TID,
-        pid: unsafe { libc::gettid() },
+        pid: gettid(),
     };
     let os = |what| CpuError::Os {
         what,
@@ -457,8 +461,7 @@ fn arm_timer(period: u64) -> Result<i64, CpuError> {
     let mut sev: libc::sigevent = unsafe { std::mem::zeroed() };
     sev.sigev_notify = SIGEV_THREAD_ID;
     sev.sigev_signo = libc::SIGPROF;
-    // SAFETY: gettid has no preconditions.
-    sev.sigev_notify_thread_id = unsafe { libc::gettid() };
+    sev.sigev_notify_thread_id = gettid();
     let mut timer: libc::timer_t = std::ptr::null_mut();
     // SAFETY: `sev` and `timer` are valid; the clock is this thread's CPU time.
     if unsafe { libc::timer_create(libc::CLOCK_THREAD_CPUTIME_ID, &mut sev, &mut timer) } != 0 {
