@@ -75,6 +75,8 @@ mod guard;
 pub mod report;
 #[cfg(feature = "hotpath")]
 mod runtime;
+#[cfg(feature = "hotpath")]
+mod threads;
 
 pub use config::{CpuMode, Format};
 pub use guard::{HotpathGuard, HotpathGuardBuilder};

@@ -24,6 +24,7 @@ struct Shared {
     notes: Vec<String>,
     #[cfg(feature = "hotpath-cpu")]
     cpu: Option<crate::cpu::CpuRun>,
+    threads: Option<crate::threads::Monitor>,
 }
 
 /// Set to stop the timeout thread early.
@@ -52,7 +53,13 @@ impl Session {
         hotpath_core::set_sampling_rate(cfg.time_sampling_rate);
         #[cfg(feature = "hotpath-cpu")]
         let cpu = crate::cpu::CpuRun::start(&cfg);
+        let threads = if cfg.sections.contains(&"threads") {
+            crate::threads::start_monitor(cfg.threads_interval)
+        } else {
+            None
+        };
         let shared = Arc::new(Shared {
+            threads,
             start: Instant::now(),
             overhead,
             reported: AtomicBool::new(false),
@@ -67,6 +74,7 @@ impl Session {
             let handle = std::thread::Builder::new()
                 .name("hotpath-timeout".into())
                 .spawn(move || {
+                    crate::threads::register_profiler_thread();
                     let (lock, cv) = &*s2;
                     let guard = lock.lock().unwrap_or_else(|e| e.into_inner());
                     let (stopped, _) = cv
@@ -243,7 +251,17 @@ fn build(shared: &Shared) -> Report {
     if cpu.is_none() {
         sections.retain(|s| s != "cpu");
     }
-    sections.retain(|s| s != "threads");
+    let (threads, process_memory) = match &shared.threads {
+        Some(monitor) => {
+            let t = monitor.snapshot();
+            notes.extend(t.note);
+            (Some(t.rows), t.memory)
+        }
+        None => {
+            sections.retain(|s| s != "threads");
+            (None, None)
+        }
+    };
     let overhead_ns = (timed_calls as f64 * shared.overhead.timed_ns
         + counted_calls as f64 * shared.overhead.counted_ns) as u64;
     Report {
@@ -260,6 +278,8 @@ fn build(shared: &Shared) -> Report {
         alloc_total,
         cpu,
         functions,
+        threads,
+        process_memory,
     }
 }
 

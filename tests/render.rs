@@ -154,6 +154,8 @@ fn fixed() -> Report {
             unattributed_freed_bytes: 1_900_000,
         }),
         cpu: None,
+        threads: None,
+        process_memory: None,
         functions: vec![
             func(
                 "app::main",

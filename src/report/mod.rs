@@ -6,12 +6,14 @@
 pub mod format;
 mod model;
 mod table;
+mod threads;
 
 pub use model::{
     percentile_key, percentile_label, AllocTotal, CpuInfo, Function, FunctionAlloc, FunctionCpu,
     Percentiles, Report, WallNs, SCHEMA_VERSION,
 };
 pub use table::render as render_table;
+pub use threads::{ProcessMemory, ThreadRow};
 
 /// Why a JSON report could not be read.
 #[derive(Debug)]

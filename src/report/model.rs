@@ -42,6 +42,12 @@ pub struct Report {
     pub cpu: Option<CpuInfo>,
     /// One entry per measured function or block, sorted by total wall time.
     pub functions: Vec<Function>,
+    /// Every thread seen during the session, by CPU time (section `threads`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threads: Option<Vec<super::ThreadRow>>,
+    /// Memory of the process at the end of the session (section `threads`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub process_memory: Option<super::ProcessMemory>,
 }
 
 /// One measured function or block.

@@ -100,6 +100,15 @@ pub fn render(r: &Report, limit: usize) -> String {
         out.push('\n');
         cpu(r, limit, &mut out);
     }
+    if r.sections.iter().any(|s| s == "threads") {
+        out.push('\n');
+        super::threads::render(
+            r.threads.as_deref().unwrap_or(&[]),
+            r.process_memory.as_ref(),
+            limit,
+            &mut out,
+        );
+    }
     out
 }
 
