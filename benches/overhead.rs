@@ -5,6 +5,7 @@
 //! ```text
 //! cargo bench --bench overhead                      # off: annotations are plain code
 //! cargo bench --bench overhead --features hotpath   # on
+//! cargo bench --bench overhead --features hotpath-cpu   # on, CPU sampled (and exact)
 //! ```
 //!
 //! Every case calls the same tiny function (a multiply); the difference to `plain` is
@@ -54,7 +55,9 @@ fn ready<F: std::future::Future>(f: F) -> F::Output {
 }
 
 fn state() -> &'static str {
-    if cfg!(feature = "hotpath") {
+    if cfg!(feature = "hotpath-cpu") {
+        "cpu"
+    } else if cfg!(feature = "hotpath") {
         "on"
     } else {
         "off"
@@ -62,9 +65,14 @@ fn state() -> &'static str {
 }
 
 fn with_rate<R>(rate: f64, f: impl FnOnce() -> R) -> R {
+    with_session(rate, hotpath::CpuMode::Sampled, f)
+}
+
+fn with_session<R>(rate: f64, cpu: hotpath::CpuMode, f: impl FnOnce() -> R) -> R {
     let guard = hotpath::HotpathGuardBuilder::new("bench")
         .format(hotpath::Format::None)
         .time_sampling_rate(rate)
+        .cpu_mode(cpu)
         .build();
     let r = f();
     drop(guard);
@@ -99,9 +107,16 @@ fn bench(c: &mut Criterion) {
             b.iter(|| measured(black_box(3)))
         });
     });
-    with_rate(0.0, || {
+        with_rate(0.0, || {
         g.bench_function("measure_count_only", |b| b.iter(|| measured(black_box(3))));
     });
+    if cfg!(feature = "hotpath-cpu") {
+        // Exact CPU mode reads the thread CPU clock and the context switches at entry
+        // and exit of every call.
+        with_session(1.0, hotpath::CpuMode::Exact, || {
+            g.bench_function("measure_cpu_exact", |b| b.iter(|| measured(black_box(3))));
+        });
+    }
     g.finish();
 }
 

@@ -42,10 +42,18 @@ impl CpuRun {
         match cfg.cpu_mode {
             CpuMode::Off => None,
             CpuMode::Sampled => {
-                let force = match std::env::var("HOTPATH_CPU_SAMPLER").as_deref() {
-                    Ok("timer") => Some(SamplerSource::CpuTimeTimer),
-                    Ok("perf") => Some(SamplerSource::PerfTaskClock),
-                    _ => None,
+                let (force, why) = match std::env::var("HOTPATH_CPU_SAMPLER").as_deref() {
+                    Ok("timer") => (Some(SamplerSource::CpuTimeTimer), None),
+                    Ok("perf") => (None, None),
+                    _ if hotpath_cpu::virtualized() => (
+                        Some(SamplerSource::CpuTimeTimer),
+                        Some(
+                            "virtual CPU: a perf_event sample costs VM exits (~45 µs, 4-6 % of a core at 1 kHz); \
+                             HOTPATH_CPU_SAMPLER=perf uses it anyway"
+                                .to_string(),
+                        ),
+                    ),
+                    _ => (None, None),
                 };
                 let sc = SamplerConfig {
                     hz: cfg.cpu_hz,
@@ -58,7 +66,7 @@ impl CpuRun {
                         source: info.source.name(),
                         hz: Some(info.hz),
                         period_ns: info.period.as_nanos() as u64,
-                        fallback_reason: info.fallback_reason,
+                        fallback_reason: info.fallback_reason.or(why),
                         hw_unavailable: None,
                         process0,
                     }),

@@ -334,6 +334,10 @@ static HANDLER: Mutex<bool> = Mutex::new(false);
 thread_local! {
     /// This thread's sampler: (source, perf fd or timer id). Read by the signal handler.
     static ARMED: Cell<(u8, i64)> = const { Cell::new((NONE, 0)) };
+    /// (thread CPU time when armed, periods credited since): the handler credits every
+    /// period that elapsed, so samples whose signals merged while one was pending (a
+    /// standard signal does not queue) are not lost.
+    static CREDITED: Cell<(u64, u64)> = const { Cell::new((0, 0)) };
 }
 
 extern "C" fn on_sigprof(_: libc::c_int, info: *mut libc::siginfo_t, _: *mut libc::c_void) {
@@ -352,13 +356,18 @@ extern "C" fn on_sigprof(_: libc::c_int, info: *mut libc::siginfo_t, _: *mut lib
         disable_in_handler(kind, id);
         return;
     }
-    let mut n = 1;
-    if kind == TIMER {
-        // A timer signal stands for the periods that expired while it was pending, too.
-        // SAFETY: `id` is this thread's live timer; timer_getoverrun is async-signal-safe.
-        let over = unsafe { libc::timer_getoverrun(id as libc::timer_t) };
-        n += over.max(0) as u64;
-    }
+    // clock_gettime is async-signal-safe. A signal stands for every period the thread's
+    // CPU clock crossed since the last one: one normally, more when signals merged
+    // during a long stretch in the kernel (page faults, unmapping), which always ends
+    // back in the code that was running when it began.
+    let n = match (thread_cpu_ns(), CREDITED.try_with(Cell::get)) {
+        (Ok(now), Ok((armed_at, credited))) => {
+            let due = now.saturating_sub(armed_at) / PERIOD_NS.load(Relaxed).max(1);
+            let _ = CREDITED.try_with(|c| c.set((armed_at, due.max(credited + 1))));
+            due.saturating_sub(credited).max(1)
+        }
+        _ => 1,
+    };
     for _ in 0..n {
         core_cpu::credit_sample();
     }
@@ -499,8 +508,14 @@ fn arm_current() {
         _ => return,
     };
     if let Ok(a) = armed {
-        let _ = ARMED.try_with(|c| c.set(a));
+        set_armed(a);
     }
+}
+
+/// Records this thread's sampler and the CPU time from which periods are counted.
+fn set_armed(a: (u8, i64)) {
+    let _ = CREDITED.try_with(|c| c.set((thread_cpu_ns().unwrap_or(0), 0)));
+    let _ = ARMED.try_with(|c| c.set(a));
 }
 
 /// Closes the calling thread's sampler (thread-exit hook).
@@ -552,7 +567,7 @@ pub(crate) fn start_sampling(cfg: &SamplerConfig) -> Result<SamplingInfo, CpuErr
         }
     };
     disarm_current();
-    let _ = ARMED.try_with(|c| c.set(armed));
+    set_armed(armed);
     SOURCE.store(armed.0, Relaxed);
     core_cpu::set_thread_hooks(Some(arm_current), Some(disarm_current));
     Ok(SamplingInfo {
