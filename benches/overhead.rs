@@ -107,7 +107,7 @@ fn bench(c: &mut Criterion) {
             b.iter(|| measured(black_box(3)))
         });
     });
-        with_rate(0.0, || {
+    with_rate(0.0, || {
         g.bench_function("measure_count_only", |b| b.iter(|| measured(black_box(3))));
     });
     if cfg!(feature = "hotpath-cpu") {

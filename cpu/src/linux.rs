@@ -6,10 +6,11 @@
 //!   async-signal-safe by contract) and, once sampling has stopped, disarms its own
 //!   thread's sampler with one syscall (`ioctl` or `timer_settime`, both
 //!   async-signal-safe). It reads only const-initialised, `Drop`-free thread-locals.
-//! * It is installed with `SA_RESTART`, so system calls it interrupts are restarted and
-//!   the program sees no `EINTR` it would not see without it. Samples only arrive while
-//!   the thread runs on a CPU (both sources count the thread's CPU time), so a thread
-//!   blocked in a syscall is never interrupted.
+//! * Samples only arrive while the thread runs user code: the perf_event sampler excludes
+//!   kernel mode, and the CPU-time timer's expiry is handled as task work on the return
+//!   to user mode (Linux ≥ 5.11 on x86). So a signal never lands in a system call the
+//!   thread is making or about to block in, and no call returns `EINTR` because of it;
+//!   `SA_RESTART` covers what remains.
 //! * Every file descriptor and timer belongs to one thread and is closed by that thread
 //!   (at thread exit, or when the session ends).
 
@@ -431,12 +432,18 @@ fn install_handler() -> Result<(), CpuError> {
 }
 
 fn arm_perf(period: u64) -> Result<i64, CpuError> {
+    // Samples from user mode only. A sample taken while the thread is in the kernel
+    // queues its signal at once, and if the thread is about to block (entering
+    // nanosleep, poll, ...) the pending signal ends that call with EINTR, which
+    // SA_RESTART does not prevent for those calls. A user-mode sample is delivered on the
+    // way back to the interrupted user code instead. Kernel time is not lost: the handler
+    // credits every period the thread's CPU clock (user + system) has crossed.
     let mut a = PerfAttr {
         type_: PERF_TYPE_SOFTWARE,
         config: PERF_COUNT_SW_TASK_CLOCK,
         sample_period: period,
         wakeup_events: 1,
-        flags: FLAG_DISABLED,
+        flags: FLAG_DISABLED | FLAG_EXCLUDE_KERNEL | FLAG_EXCLUDE_HV,
         ..Default::default()
     };
     let fd = perf_open(&mut a, -1, false)?;
