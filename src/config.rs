@@ -109,6 +109,7 @@ mod on {
         if cfg!(feature = "hotpath-cpu") {
             s.push("cpu");
         }
+        s.push("io");
         if cfg!(target_os = "linux") {
             s.push("threads");
         }
@@ -127,6 +128,7 @@ mod on {
         pub output_path: Option<PathBuf>,
         pub timeout: Option<Duration>,
         pub time_sampling_rate: f64,
+        pub io_time_sampling_rate: f64,
         pub sections: Vec<&'static str>,
         pub cpu_mode: CpuMode,
         pub cpu_hz: u32,
@@ -146,6 +148,7 @@ mod on {
                 output_path: None,
                 timeout: None,
                 time_sampling_rate: 1.0,
+                io_time_sampling_rate: 1.0,
                 sections: all_sections(),
                 cpu_mode: CpuMode::Sampled,
                 cpu_hz: 1000,
@@ -222,6 +225,15 @@ mod on {
                 CpuMode::parse,
             ) {
                 self.cpu_mode = m;
+            }
+            let current = self.io_time_sampling_rate.to_string();
+            if let Some(r) = env(
+                "HOTPATH_IO_TIME_SAMPLING_RATE",
+                "a number from 0 to 1 (0 = count only)",
+                &current,
+                parse_rate,
+            ) {
+                self.io_time_sampling_rate = r;
             }
             if let Some(hz) = env(
                 "HOTPATH_CPU_HZ",

@@ -210,6 +210,25 @@ impl HotpathGuardBuilder {
         self
     }
 
+    /// Times only a fraction `rate` (0..=1) of I/O operations; every operation and byte
+    /// is still counted, and rates come from the timed ones. 0 counts without timing.
+    /// `HOTPATH_IO_TIME_SAMPLING_RATE` overrides it.
+    #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
+    pub fn io_time_sampling_rate(mut self, rate: f64) -> Self {
+        #[cfg(feature = "hotpath")]
+        {
+            match crate::config::parse_rate(&rate.to_string()) {
+                Some(r) => self.cfg.io_time_sampling_rate = r,
+                None => crate::config::warn(&format!(
+                    "I/O time sampling rate {rate} is outside 0..=1; timing every operation"
+                )),
+            }
+        }
+        #[cfg(not(feature = "hotpath"))]
+        let _ = rate;
+        self
+    }
+
     /// The same as [`Self::time_sampling_rate`] (the name hotpath 0.30 uses for functions).
     pub fn functions_time_sampling_rate(self, rate: f64) -> Self {
         self.time_sampling_rate(rate)

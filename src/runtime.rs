@@ -9,7 +9,9 @@ use std::time::Instant;
 use hotpath_core::{CallSite, Scope, SiteKind};
 
 use crate::config::{warn, Config};
-use crate::report::{Function, Percentiles, Report, WallNs, SCHEMA_VERSION};
+use crate::report::{
+    Function, FunctionIo, IoDirection, IoEntry, Percentiles, Report, WallNs, SCHEMA_VERSION,
+};
 use crate::Format;
 
 static ACTIVE: AtomicBool = AtomicBool::new(false);
@@ -51,6 +53,7 @@ impl Session {
         let overhead = Overhead::measure();
         hotpath_core::begin_epoch();
         hotpath_core::set_sampling_rate(cfg.time_sampling_rate);
+        hotpath_io::set_sampling_rate(cfg.io_time_sampling_rate);
         #[cfg(feature = "hotpath-cpu")]
         let cpu = crate::cpu::CpuRun::start(&cfg);
         let threads = if cfg.sections.contains(&"threads") {
@@ -183,6 +186,7 @@ fn build(shared: &Shared) -> Report {
     let mut functions: Vec<Function> = snap
         .sites
         .iter()
+        .filter(|s| s.site.kind() != SiteKind::Io)
         .map(|s| {
             timed_calls += s.timed;
             counted_calls += s.calls.saturating_sub(s.timed);
@@ -218,6 +222,11 @@ fn build(shared: &Shared) -> Report {
                 #[cfg(not(feature = "hotpath-alloc"))]
                 alloc: None,
                 cpu,
+                                io: (s.fn_io_read + s.fn_io_write + s.fn_io_ns > 0).then_some(FunctionIo {
+                    read_bytes: s.fn_io_read,
+                    write_bytes: s.fn_io_write,
+                    io_ns: s.fn_io_ns,
+                }),
                 name: s.site.name().to_string(),
                 label: s.site.label().map(str::to_string),
                 file: s.site.file().to_string(),
@@ -262,6 +271,10 @@ fn build(shared: &Shared) -> Report {
             (None, None)
         }
     };
+    let io = io_entries(&snap, &cfg.percentiles);
+    if io.is_empty() {
+        sections.retain(|s| s != "io");
+    }
     let overhead_ns = (timed_calls as f64 * shared.overhead.timed_ns
         + counted_calls as f64 * shared.overhead.counted_ns) as u64;
     Report {
@@ -278,6 +291,7 @@ fn build(shared: &Shared) -> Report {
         alloc_total,
         cpu,
         functions,
+        io: (!io.is_empty()).then_some(io),
         threads,
         process_memory,
     }
@@ -382,4 +396,61 @@ fn emit(shared: &Shared) {
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(text.as_bytes());
     let _ = out.flush();
+}
+
+/// The I/O section: every `io!` entry with at least one operation or error, by bytes.
+fn io_entries(snap: &hotpath_core::Snapshot, percentiles: &[f64]) -> Vec<IoEntry> {
+    let by_site: std::collections::HashMap<
+        *const hotpath_core::CallSite,
+        &hotpath_core::SiteStats,
+    > = snap
+        .sites
+        .iter()
+        .filter(|s| s.site.kind() == SiteKind::Io)
+        .map(|s| (s.site as *const _, s))
+        .collect();
+    let direction = |site: &'static hotpath_core::CallSite| -> IoDirection {
+        let Some(s) = by_site.get(&(site as *const _)) else {
+            return IoDirection::default();
+        };
+        let timed = s.timed > 0;
+        IoDirection {
+            ops: s.calls,
+            bytes: s.io_bytes,
+            errors: s.io_errors,
+            timed_ops: s.timed,
+            total_ns: s.total_ns,
+            mean_ns: timed.then(|| s.sum_ns / s.timed),
+            rate_bytes_per_sec: (timed && s.total_ns > 0)
+                .then(|| s.io_timed_bytes as f64 * 1e9 / s.total_ns as f64),
+            percentiles: Percentiles(
+                percentiles
+                    .iter()
+                    .filter_map(|p| Some((*p, s.percentile_ns(*p)?)))
+                    .collect(),
+            ),
+        }
+    };
+    let mut out: Vec<IoEntry> = hotpath_io::entries()
+        .into_iter()
+        .map(|e| IoEntry {
+            name: e.name.to_string(),
+            file: e.file.to_string(),
+            line: e.line,
+            type_name: e.type_name.to_string(),
+            instances: e.instances.load(Ordering::Relaxed),
+            read: direction(e.read),
+            write: direction(e.write),
+            flush: direction(e.flush),
+            shutdown: direction(e.shutdown),
+            seek: direction(e.seek),
+        })
+        .filter(|e| {
+            [&e.read, &e.write, &e.flush, &e.shutdown, &e.seek]
+                .iter()
+                .any(|d| d.ops + d.errors > 0)
+        })
+        .collect();
+    out.sort_by_key(|e| std::cmp::Reverse(e.read.bytes + e.write.bytes));
+    out
 }

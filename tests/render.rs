@@ -39,8 +39,9 @@ fn func(name: &str, calls: u64, wall_ns: Option<WallNs>) -> Function {
         polls: None,
         busy_ns: None,
         cancelled: None,
-        alloc: None,
+                alloc: None,
         cpu: None,
+        io: None,
     }
 }
 
@@ -154,6 +155,7 @@ fn fixed() -> Report {
             unattributed_freed_bytes: 1_900_000,
         }),
         cpu: None,
+        io: None,
         threads: None,
         process_memory: None,
         functions: vec![

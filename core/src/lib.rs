@@ -26,6 +26,7 @@ pub mod clock;
 mod dist;
 mod future;
 pub mod hist;
+pub mod io;
 #[allow(unsafe_code)]
 pub mod meter;
 mod scope;

@@ -92,6 +92,16 @@ pub(crate) struct Slot {
     time: Dist,
     /// What the meters counted in this site's calls.
     meters: MeterSlot,
+    /// I/O sites: bytes moved and failed operations.
+    pub(crate) io_bytes: Cnt,
+    /// Bytes of the timed operations (for rates when sampling).
+    pub(crate) io_timed_bytes: Cnt,
+    pub(crate) io_errors: Cnt,
+    /// Functions: bytes read and written, and ticks spent, by I/O operations made while
+    /// the function was the innermost measured one on its thread.
+    pub(crate) fn_read: Cnt,
+    pub(crate) fn_write: Cnt,
+    pub(crate) fn_io: Cnt,
     /// Frames of this site on the owner's stack (owner-only; not statistics).
     pub(crate) active: AtomicU32,
 }
@@ -109,6 +119,12 @@ impl Slot {
             cancelled: Cnt::new(),
             time: Dist::new(),
             meters: MeterSlot::new(),
+            io_bytes: Cnt::new(),
+            io_timed_bytes: Cnt::new(),
+            io_errors: Cnt::new(),
+            fn_read: Cnt::new(),
+            fn_write: Cnt::new(),
+            fn_io: Cnt::new(),
             active: AtomicU32::new(0),
         }
     }
@@ -126,6 +142,15 @@ impl Slot {
         self.self_.add(self_);
         self.time.record(incl);
         self.meters.record(m_incl, m_self, outer);
+    }
+
+    /// Records one timed I/O operation of `dt` ticks (an I/O site's slot).
+    #[inline(always)]
+    pub(crate) fn record_io(&self, dt: u64) {
+        self.timed.add(1);
+        self.sum.add(dt);
+        self.total.add(dt);
+        self.time.record(dt);
     }
 
     #[inline(always)]
@@ -160,6 +185,12 @@ impl Slot {
             &self.polls,
             &self.busy,
             &self.cancelled,
+            &self.io_bytes,
+            &self.io_timed_bytes,
+            &self.io_errors,
+            &self.fn_read,
+            &self.fn_write,
+            &self.fn_io,
         ] {
             c.set(0);
         }
@@ -176,6 +207,12 @@ impl Slot {
         m.polls += self.polls.get();
         m.busy += self.busy.get();
         m.cancelled += self.cancelled.get();
+        m.io_bytes += self.io_bytes.get();
+        m.io_timed_bytes += self.io_timed_bytes.get();
+        m.io_errors += self.io_errors.get();
+        m.fn_read += self.fn_read.get();
+        m.fn_write += self.fn_write.get();
+        m.fn_io += self.fn_io.get();
         self.time.merge_into(&mut m.time);
         self.meters.merge_into(&mut m.meters);
     }
@@ -219,6 +256,8 @@ pub struct Shard {
     /// [`KEY`] while calls are sampled (or only counted) on the TSC, else 0.
     pub(crate) sample_key: Cnt,
     pub(crate) countdown: Cnt,
+    /// Like `countdown`, for I/O operations (their own sampling rate).
+    pub(crate) io_countdown: Cnt,
     pub(crate) rng: Cnt,
     pub(crate) depth_overflow: AtomicBool,
     /// What the meters counted inside outermost frames (depth 0): the attributed part
@@ -272,6 +311,7 @@ impl Shard {
             key: Cnt::new(),
             sample_key: Cnt::new(),
             countdown: Cnt::new(),
+            io_countdown: Cnt::new(),
             rng: Cnt::new(),
             depth_overflow: AtomicBool::new(false),
             top: DeltaCells::new(),
@@ -341,6 +381,7 @@ impl Shard {
                 0
             });
         self.next_gap();
+        self.next_io_gap();
         #[cfg(feature = "cpu")]
         if self.armed_epoch.swap(epoch, Relaxed) != epoch {
             crate::meter::cpu::thread_started();
@@ -352,10 +393,17 @@ impl Shard {
     /// starts at 0 and, counting down through `u64::MAX`, never reaches 1.
     #[inline(never)]
     pub(crate) fn next_gap(&self) {
-        let period = crate::scope::period();
+        self.countdown.set(self.gap(crate::scope::period()));
+    }
+
+    /// Calls until the next timed I/O operation (see [`Shard::next_gap`]).
+    pub(crate) fn next_io_gap(&self) {
+        self.io_countdown.set(self.gap(crate::io::period()));
+    }
+
+    fn gap(&self, period: u64) -> u64 {
         if period == 0 {
-            self.countdown.set(0);
-            return;
+            return 0;
         }
         // xorshift64: cheap, per thread, good enough to spread the gaps.
         let mut x = self.rng.get();
@@ -363,7 +411,7 @@ impl Shard {
         x ^= x >> 7;
         x ^= x << 17;
         self.rng.set(x);
-        self.countdown.set(1 + x % (2 * period - 1));
+        1 + x % (2 * period - 1)
     }
 
     /// The slot of call site `id`, allocating its chunk on first use.
@@ -493,7 +541,7 @@ impl Shard {
 
     fn merge_into(&self, out: &mut Vec<Option<Merged>>) {
         for (id, s) in self.slots() {
-            if s.counted.get() == 0 && s.timed.get() == 0 {
+            if s.counted.get() == 0 && s.timed.get() == 0 && s.io_errors.get() == 0 {
                 continue;
             }
             let i = id as usize;

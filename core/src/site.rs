@@ -20,12 +20,15 @@ pub enum SiteKind {
     Block,
     /// The profiler's own calibration scope; never reported.
     Internal,
+    /// One direction of an I/O entry (`io!`): read, write, flush, shutdown or seek
+    /// operations. Reported in the I/O section, not as a function.
+    Io,
 }
 
 /// Static description of one instrumented place. Created by the macros as a `static`.
 pub struct CallSite {
     id: AtomicU32,
-    name: fn() -> &'static str,
+    name: Name,
     label: Option<&'static str>,
     file: &'static str,
     line: u32,
@@ -55,7 +58,7 @@ impl CallSite {
     ) -> Self {
         CallSite {
             id: AtomicU32::new(0),
-            name,
+            name: Name::Fn(name),
             label,
             file,
             line,
@@ -98,7 +101,29 @@ impl CallSite {
     /// Fully qualified name: `crate::module::Type::method`, `<crate::T as Trait>::method`,
     /// or a block's label.
     pub fn name(&self) -> &'static str {
-        clean_name((self.name)())
+        match self.name {
+            Name::Fn(f) => clean_name(f()),
+            Name::Str(s) => s,
+        }
+    }
+
+    /// A call site made at run time (an I/O entry's direction), named by `name`. Leak it
+    /// (`Box::leak`) to get the `&'static` the measuring functions take.
+    pub fn dynamic(
+        name: &'static str,
+        label: Option<&'static str>,
+        file: &'static str,
+        line: u32,
+        kind: SiteKind,
+    ) -> Self {
+        CallSite {
+            id: AtomicU32::new(0),
+            name: Name::Str(name),
+            label,
+            file,
+            line,
+            kind,
+        }
     }
 
     /// The `label = "..."` given to the macro, if any.
@@ -120,6 +145,14 @@ impl CallSite {
     pub fn kind(&self) -> SiteKind {
         self.kind
     }
+}
+
+/// How a site is named: by a function the macros generate (resolved when reported), or
+/// by a string.
+#[derive(Clone, Copy)]
+enum Name {
+    Fn(fn() -> &'static str),
+    Str(&'static str),
 }
 
 static PLACEHOLDER: CallSite = CallSite::new(|| "", None, "", 0, SiteKind::Internal);

@@ -17,6 +17,12 @@ pub(crate) struct Merged {
     pub(crate) polls: u64,
     pub(crate) busy: u64,
     pub(crate) cancelled: u64,
+    pub(crate) io_bytes: u64,
+    pub(crate) io_timed_bytes: u64,
+    pub(crate) io_errors: u64,
+    pub(crate) fn_read: u64,
+    pub(crate) fn_write: u64,
+    pub(crate) fn_io: u64,
     pub(crate) time: DistData,
     pub(crate) meters: MeterMerged,
 }
@@ -47,6 +53,18 @@ pub struct SiteStats {
     pub busy_ns: u64,
     /// Async functions: futures dropped before completing.
     pub cancelled: u64,
+    /// I/O sites: bytes moved (every operation, timed or not).
+    pub io_bytes: u64,
+    /// I/O sites: bytes moved by the timed operations.
+    pub io_timed_bytes: u64,
+    /// I/O sites: operations that failed (not `WouldBlock` or `Interrupted`).
+    pub io_errors: u64,
+    /// Functions: bytes read by I/O operations made while the function was innermost.
+    pub fn_io_read: u64,
+    /// Functions: bytes written likewise.
+    pub fn_io_write: u64,
+    /// Functions: time spent inside those operations (timed ones), ns.
+    pub fn_io_ns: u64,
     /// Allocations in the timed calls.
     #[cfg(feature = "alloc")]
     pub alloc: AllocStats,
@@ -224,6 +242,12 @@ pub fn snapshot() -> Snapshot {
                     polls: m.polls,
                     busy_ns: to_ns(m.busy, ns_per_tick),
                     cancelled: m.cancelled,
+                    io_bytes: m.io_bytes,
+                    io_timed_bytes: m.io_timed_bytes,
+                    io_errors: m.io_errors,
+                    fn_io_read: m.fn_read,
+                    fn_io_write: m.fn_write,
+                    fn_io_ns: to_ns(m.fn_io, ns_per_tick),
                     #[cfg(feature = "alloc")]
                     alloc: {
                         let a = &m.meters.alloc;

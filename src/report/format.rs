@@ -27,6 +27,11 @@ pub fn bytes(b: u64) -> String {
     format!("{b} B")
 }
 
+/// `512 B/s`, `12.3 MiB/s`.
+pub fn rate(bytes_per_sec: f64) -> String {
+    format!("{}/s", bytes(bytes_per_sec.round() as u64))
+}
+
 /// `999`, `12,345`, `1,234,567`.
 pub fn count(n: u64) -> String {
     let s = n.to_string();

@@ -10,7 +10,7 @@ mod threads;
 
 pub use model::{
     percentile_key, percentile_label, AllocTotal, CpuInfo, Function, FunctionAlloc, FunctionCpu,
-    Percentiles, Report, WallNs, SCHEMA_VERSION,
+    FunctionIo, IoDirection, IoEntry, Percentiles, Report, WallNs, SCHEMA_VERSION,
 };
 pub use table::render as render_table;
 pub use threads::{ProcessMemory, ThreadRow};

@@ -42,6 +42,9 @@ pub struct Report {
     pub cpu: Option<CpuInfo>,
     /// One entry per measured function or block, sorted by total wall time.
     pub functions: Vec<Function>,
+    /// I/O entries, by bytes moved (section `io`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub io: Option<Vec<IoEntry>>,
     /// Every thread seen during the session, by CPU time (section `threads`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub threads: Option<Vec<super::ThreadRow>>,
@@ -85,6 +88,71 @@ pub struct Function {
     /// CPU time in this function's calls (section `cpu`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu: Option<FunctionCpu>,
+    /// I/O operations made while this function was the innermost measured one on its
+    /// thread (section `io`; absent when it made none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub io: Option<FunctionIo>,
+}
+
+/// I/O charged to one function.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FunctionIo {
+    /// Bytes read by those operations.
+    pub read_bytes: u64,
+    /// Bytes written.
+    pub write_bytes: u64,
+    /// Time spent inside the (timed) operations, ns.
+    pub io_ns: u64,
+}
+
+/// One row of the I/O section: an `io!` call site and the type it wrapped (or one
+/// instance, with `iter = true`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct IoEntry {
+    /// The label, or `file:line`; `label-2`, ... for later `iter` instances.
+    pub name: String,
+    /// Source file of the `io!`.
+    pub file: String,
+    /// Source line of the `io!`.
+    pub line: u32,
+    /// The wrapped type.
+    pub type_name: String,
+    /// Wrappers created.
+    pub instances: u64,
+    /// Reads (`read`, `read_vectored`, `fill_buf`, `read_line`, `read_until`, `poll_read`).
+    pub read: IoDirection,
+    /// Writes.
+    pub write: IoDirection,
+    /// Flushes.
+    pub flush: IoDirection,
+    /// Shutdowns (`poll_shutdown`, `poll_close`).
+    pub shutdown: IoDirection,
+    /// Seeks.
+    pub seek: IoDirection,
+}
+
+/// Operations of one kind on one I/O entry.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct IoDirection {
+    /// Completed operations.
+    pub ops: u64,
+    /// Bytes transferred by them.
+    pub bytes: u64,
+    /// Failed operations (not `WouldBlock` or `Interrupted`).
+    pub errors: u64,
+    /// Operations whose duration was measured.
+    pub timed_ops: u64,
+    /// Summed duration of the timed operations, ns.
+    pub total_ns: u64,
+    /// Mean duration of a timed operation, ns; `null` when none was timed.
+    pub mean_ns: Option<u64>,
+    /// Bytes of the timed operations divided by their summed duration: the speed of an
+    /// operation while it runs. With several instances at once, `rate × instances`
+    /// bounds the aggregate bandwidth from above. `null` when none was timed.
+    pub rate_bytes_per_sec: Option<f64>,
+    /// Duration of one operation at each configured percentile, ns.
+    #[serde(flatten)]
+    pub percentiles: Percentiles,
 }
 
 /// How CPU time was measured, and the process's CPU time during the session.

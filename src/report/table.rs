@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use super::format::{bytes, count, duration, percent};
+use super::format::{bytes, count, duration, percent, rate};
 use super::model::{percentile_label, Function, FunctionAlloc, FunctionCpu, Report};
 
 /// A text table: first column left-aligned, the others right-aligned.
@@ -99,6 +99,10 @@ pub fn render(r: &Report, limit: usize) -> String {
     if r.sections.iter().any(|s| s == "cpu") {
         out.push('\n');
         cpu(r, limit, &mut out);
+    }
+    if r.sections.iter().any(|s| s == "io") {
+        out.push('\n');
+        io(r, limit, &mut out);
     }
     if r.sections.iter().any(|s| s == "threads") {
         out.push('\n');
@@ -439,5 +443,105 @@ fn cpu(r: &Report, limit: usize, out: &mut String) {
     out.push('\n');
     if let Some(why) = &info.hw_counters_unavailable {
         let _ = writeln!(out, "instructions and cycles not reported: {why}");
+    }
+}
+
+fn io(r: &Report, limit: usize, out: &mut String) {
+    let entries = r.io.as_deref().unwrap_or(&[]);
+    let n = take(limit, entries.len());
+    let _ = writeln!(
+        out,
+        "io: operations per stream, by bytes {}",
+        shown(n, entries.len())
+    );
+    let shown_entries = &entries[..n];
+    let stats = |d: &super::model::IoDirection, row: &mut Vec<String>| {
+        row.push(count(d.ops));
+        row.push(bytes(d.bytes));
+        row.push(d.rate_bytes_per_sec.map(rate).unwrap_or_else(|| "-".into()));
+        row.push(d.mean_ns.map(duration).unwrap_or_else(|| "-".into()));
+        for p in &r.percentiles {
+            row.push(
+                d.percentiles
+                    .get(*p)
+                    .map(duration)
+                    .unwrap_or_else(|| "-".into()),
+            );
+        }
+    };
+    let header = |ops: &str| {
+        let mut h: Vec<String> = ["Io", "Inst", ops, "Bytes", "Rate", "Avg"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        h.extend(
+            r.percentiles
+                .iter()
+                .map(|p| format!("P{}", percentile_label(*p))),
+        );
+        h
+    };
+    if shown_entries.iter().any(|e| e.read.ops + e.read.errors > 0) {
+        let mut t = Table::new([header("Reads"), vec!["Errors".into()]].concat());
+        for e in shown_entries
+            .iter()
+            .filter(|e| e.read.ops + e.read.errors > 0)
+        {
+            let mut row = vec![e.name.clone(), count(e.instances)];
+            stats(&e.read, &mut row);
+            row.push(count(e.read.errors));
+            t.row(row);
+        }
+        t.render(out);
+    }
+    let writes = |e: &super::model::IoEntry| {
+        e.write.ops + e.flush.ops + e.write.errors + e.flush.errors + e.shutdown.errors
+    };
+    if shown_entries.iter().any(|e| writes(e) > 0) {
+        out.push('\n');
+        let mut t =
+            Table::new([header("Writes"), vec!["Flushes".into(), "Errors".into()]].concat());
+        for e in shown_entries.iter().filter(|e| writes(e) > 0) {
+            let mut row = vec![e.name.clone(), count(e.instances)];
+            stats(&e.write, &mut row);
+            row.push(count(e.flush.ops));
+            row.push(count(e.write.errors + e.flush.errors + e.shutdown.errors));
+            t.row(row);
+        }
+        t.render(out);
+    }
+    let _ = writeln!(
+        out,
+        "Rate: bytes / time inside the operations (the speed of one operation while it runs)"
+    );
+    let mut by_fn: Vec<&Function> = r.functions.iter().filter(|f| f.io.is_some()).collect();
+    if !by_fn.is_empty() {
+        by_fn.sort_by_key(|f| std::cmp::Reverse(f.io.as_ref().map_or(0, |i| i.io_ns)));
+        let k = take(limit, by_fn.len());
+        out.push('\n');
+        let _ = writeln!(
+            out,
+            "io by function: operations made while it was the innermost measured function {}",
+            shown(k, by_fn.len())
+        );
+        let mut t = Table::new(vec![
+            "Function".into(),
+            "Read".into(),
+            "Written".into(),
+            "Time in I/O".into(),
+            "% of wall".into(),
+        ]);
+        for f in &by_fn[..k] {
+            let io = f.io.as_ref().expect("filtered");
+            let wall = f.wall_ns.as_ref().map_or(0, |w| w.total);
+            t.row(vec![
+                f.display_name().to_string(),
+                bytes(io.read_bytes),
+                bytes(io.write_bytes),
+                duration(io.io_ns),
+                percent(io.io_ns as f64, wall as f64),
+            ]);
+        }
+        t.render(out);
     }
 }

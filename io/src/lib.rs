@@ -1,0 +1,187 @@
+//! I/O meter of the [hotpath](https://docs.rs/hotpath) profiler.
+//!
+//! [`Instrumented<T>`] wraps a reader, writer or stream and behaves exactly like it: every
+//! trait method is delegated, errors, short reads and writes, `WouldBlock` and
+//! backpressure pass through unchanged, and it derefs to `T`. On the way it counts, per
+//! `io!` call site and wrapped type, operations, bytes actually transferred, errors and
+//! latency, and charges each operation's bytes and time to the innermost measured
+//! function on the thread.
+//!
+//! Use it through the facade: `hotpath::io!(file)`, `hotpath::io!(stream, label = "redis")`,
+//! `hotpath::io!(conn, iter = true)`, and `hotpath::io_unwrap(wrapper)` to get the value
+//! back. Without the facade's `hotpath` feature `io!` is the identity.
+//!
+//! ## What counts
+//!
+//! * An operation is a completed call; its bytes are those actually transferred. A short
+//!   read or write is one operation of its real size; a read of 0 bytes at end of file
+//!   is an operation of 0 bytes.
+//! * `WouldBlock` and `Interrupted` are neither operations nor errors; any other error
+//!   counts as an error of its direction, with no bytes. `Poll::Pending` is not an
+//!   operation.
+//! * Synchronous operations are timed around the call; asynchronous ones from their first
+//!   poll to `Ready`, so their durations include waiting for readiness. A future dropped
+//!   in the middle of an operation leaves it pending: the next operation in the same
+//!   direction resumes it, and its duration includes the abandoned wait.
+//! * `read_exact`, `read_to_end`, `write_all` and the like count as the reads and writes
+//!   they make. Through `BufRead`, `fill_buf` is a read operation and `consume` adds the
+//!   bytes the application took; `read_line` and `read_until` are one read each.
+//! * Flushes and shutdowns are operations of their own, reported with the writes, and
+//!   their errors are write-direction errors; seeks are counted too.
+//!
+//! ## Cost
+//!
+//! Two clock reads and single-writer counter updates per operation (see the facade's
+//! Performance section); nothing per byte.
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::Mutex;
+
+use hotpath_core::{CallSite, SiteKind};
+
+mod wrapper;
+
+pub use wrapper::Instrumented;
+
+/// One `io!` call site, a `static` per macro expansion.
+#[derive(Debug)]
+pub struct IoSite {
+    file: &'static str,
+    line: u32,
+    label: Option<&'static str>,
+    iter: bool,
+    /// With `iter`: instances created so far (for their names).
+    created: AtomicU64,
+}
+
+impl IoSite {
+    /// A call site at `file:line`; `iter` gives every instance its own entry.
+    pub const fn new(
+        file: &'static str,
+        line: u32,
+        label: Option<&'static str>,
+        iter: bool,
+    ) -> Self {
+        IoSite {
+            file,
+            line,
+            label,
+            iter,
+            created: AtomicU64::new(0),
+        }
+    }
+}
+
+/// What the report shows as one row: an `io!` call site and the type it wrapped (or, with
+/// `iter = true`, one instance).
+#[derive(Debug)]
+pub struct IoEntry {
+    /// The label, or `file:line`; `label-2`, `label-3`, ... for later `iter` instances.
+    pub name: &'static str,
+    /// The `label = "..."` given.
+    pub label: Option<&'static str>,
+    /// Source file of the `io!`.
+    pub file: &'static str,
+    /// Source line of the `io!`.
+    pub line: u32,
+    /// `std::any::type_name` of the wrapped value.
+    pub type_name: &'static str,
+    /// Wrappers created for this entry.
+    pub instances: AtomicU64,
+    /// Read operations (including `fill_buf`, `read_line`, `read_until`).
+    pub read: &'static CallSite,
+    /// Write operations.
+    pub write: &'static CallSite,
+    /// Flushes.
+    pub flush: &'static CallSite,
+    /// Shutdowns (async `poll_shutdown` / `poll_close`).
+    pub shutdown: &'static CallSite,
+    /// Seeks.
+    pub seek: &'static CallSite,
+}
+
+struct Registry {
+    by_key: HashMap<(usize, &'static str), &'static IoEntry>,
+    all: Vec<&'static IoEntry>,
+}
+
+static REGISTRY: Mutex<Option<Registry>> = Mutex::new(None);
+
+fn leak_site(name: &'static str, label: Option<&'static str>, site: &IoSite) -> &'static CallSite {
+    Box::leak(Box::new(CallSite::dynamic(
+        name,
+        label,
+        site.file,
+        site.line,
+        SiteKind::Io,
+    )))
+}
+
+/// The entry of `site` for values of type `T`, created on first use. Called once per
+/// wrapper, not per operation.
+pub fn entry<T>(site: &'static IoSite) -> &'static IoEntry {
+    let type_name = std::any::type_name::<T>();
+    hotpath_core::internal(|| {
+        let mut guard = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());
+        let reg = guard.get_or_insert_with(|| Registry {
+            by_key: HashMap::new(),
+            all: Vec::new(),
+        });
+        let key = (site as *const IoSite as usize, type_name);
+        if !site.iter {
+            if let Some(e) = reg.by_key.get(&key) {
+                e.instances.fetch_add(1, Relaxed);
+                return *e;
+            }
+        }
+        let n = site.created.fetch_add(1, Relaxed) + 1;
+        let base = match site.label {
+            Some(l) => l.to_string(),
+            None => format!("{}:{}", site.file, site.line),
+        };
+        let name: &'static str = if site.iter && n > 1 {
+            format!("{base}-{n}")
+        } else {
+            base
+        }
+        .leak();
+        let e: &'static IoEntry = Box::leak(Box::new(IoEntry {
+            name,
+            label: site.label,
+            file: site.file,
+            line: site.line,
+            type_name,
+            instances: AtomicU64::new(1),
+            read: leak_site(name, site.label, site),
+            write: leak_site(name, site.label, site),
+            flush: leak_site(name, site.label, site),
+            shutdown: leak_site(name, site.label, site),
+            seek: leak_site(name, site.label, site),
+        }));
+        if !site.iter {
+            reg.by_key.insert(key, e);
+        }
+        reg.all.push(e);
+        e
+    })
+}
+
+/// Every entry created so far, in order of creation.
+pub fn entries() -> Vec<&'static IoEntry> {
+    let guard = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());
+    hotpath_core::internal(|| guard.as_ref().map(|r| r.all.clone()).unwrap_or_default())
+}
+
+/// Wraps `value` as an instance of `site`.
+pub fn wrap<T>(value: T, site: &'static IoSite) -> Instrumented<T> {
+    Instrumented::new(value, entry::<T>(site))
+}
+
+/// Times a fraction `rate` (0..=1) of I/O operations; every operation and byte is
+/// still counted. 0 counts without timing.
+pub fn set_sampling_rate(rate: f64) {
+    hotpath_core::io::set_io_sampling_rate(rate)
+}
