@@ -6,16 +6,21 @@
 //! ```
 //!
 //! The pipeline generates a CSV-like dataset of temperature readings, round-trips it
-//! through a file in the system temp directory, parses it (skipping malformed lines),
-//! groups it by station, computes statistics (with a recursive merge sort), fetches
-//! simulated station metadata concurrently on a two-thread tokio runtime, scans for
-//! anomalies on a plain `std::thread`, and prints a summary. Everything is seeded, so
-//! both builds print the same results.
+//! through a file in the system temp directory (wrapped with `io!`, a buffered writer over
+//! the file so both layers show), parses it (skipping malformed lines), groups it by
+//! station, computes statistics (with a recursive merge sort), fetches station metadata
+//! concurrently on a two-thread tokio runtime from a small TCP service on loopback (whose
+//! connections are wrapped with `io!`), scans for anomalies on a plain `std::thread`, and
+//! prints a summary. Everything is seeded, so both builds print the same results.
 
 use std::collections::HashMap;
 use std::fmt::{self, Write as _};
+use std::io::{BufWriter, Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt};
 
 /// Data lines in the generated dataset (plus one header line).
 const LINES: usize = 1_000_000;
@@ -146,14 +151,27 @@ impl Drop for TempFile {
     }
 }
 
+/// Writes the dataset a line at a time through a 64 KiB buffer: the report shows the
+/// million small writes the program makes and the few large ones that reach the file.
 #[hotpath::measure]
 fn write_dataset(path: &Path, data: &str) -> std::io::Result<()> {
-    std::fs::write(path, data)
+    let file = hotpath::io!(std::fs::File::create(path)?, label = "dataset file");
+    let mut out = hotpath::io!(
+        BufWriter::with_capacity(64 * 1024, file),
+        label = "dataset writer"
+    );
+    for line in data.split_inclusive('\n') {
+        out.write_all(line.as_bytes())?;
+    }
+    out.flush()
 }
 
 #[hotpath::measure]
 fn read_dataset(path: &Path) -> std::io::Result<String> {
-    std::fs::read_to_string(path)
+    let mut file = hotpath::io!(std::fs::File::open(path)?, label = "dataset file");
+    let mut text = String::new();
+    file.read_to_string(&mut text)?;
+    Ok(text)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -397,7 +415,61 @@ fn count_anomalies(temps: &[f64]) -> usize {
 }
 
 // ---------------------------------------------------------------------------------------
-// Async: simulated remote lookups
+// Async: station metadata from a TCP service on loopback
+
+/// Starts the metadata service: a thread accepting connections on a free loopback port and
+/// one thread per connection. Each request is a line, `HEAD <name>` or `BODY <header>`;
+/// each answer comes after a simulated network delay, a 16-hex-digit line for `HEAD` and
+/// a 32 KiB payload for `BODY`.
+fn start_metadata_service() -> std::io::Result<SocketAddr> {
+    let listener = TcpListener::bind("127.0.0.1:0")?;
+    let addr = listener.local_addr()?;
+    std::thread::Builder::new()
+        .name("metadata-accept".into())
+        .spawn(move || {
+            for stream in listener.incoming().flatten() {
+                let spawned = std::thread::Builder::new()
+                    .name("metadata-conn".into())
+                    .spawn(move || serve_metadata(stream));
+                if spawned.is_err() {
+                    break;
+                }
+            }
+        })?;
+    Ok(addr)
+}
+
+/// Serves one connection until the client closes it. One `io!` site, one row in the
+/// report however many connections it serves.
+#[hotpath::measure]
+fn serve_metadata(stream: TcpStream) -> std::io::Result<()> {
+    let mut conn = hotpath::io!(stream, label = "metadata service");
+    let mut request = Vec::new();
+    let mut byte = [0u8; 1];
+    loop {
+        request.clear();
+        // A byte at a time: requests are a few bytes, and it keeps the framing obvious.
+        while conn.read(&mut byte)? == 1 && byte[0] != b'\n' {
+            request.push(byte[0]);
+        }
+        let Ok(request) = std::str::from_utf8(&request) else {
+            return Ok(());
+        };
+        if let Some(name) = request.strip_prefix("HEAD ") {
+            let h = fnv1a(name.as_bytes());
+            std::thread::sleep(Duration::from_millis(2 + h % 4)); // the network
+            writeln!(conn, "{h:016x}")?;
+        } else if let Some(header) = request.strip_prefix("BODY ") {
+            let header: u64 = header.parse().unwrap_or(0);
+            std::thread::sleep(Duration::from_millis(3 + header % 5));
+            let mut rng = XorShift64::new(header);
+            let body: Vec<u8> = (0..32 * 1024).map(|_| rng.next_u64() as u8).collect();
+            conn.write_all(&body)?;
+        } else {
+            return Ok(()); // the client closed the connection
+        }
+    }
+}
 
 #[derive(Debug, Clone)]
 struct StationMeta {
@@ -416,20 +488,29 @@ fn verify_payload(seed: u64, rounds: usize) -> u64 {
     h
 }
 
-/// Looks up a station's metadata: two simulated network round trips (the waiting is the
-/// point here), each followed by CPU work on the response.
+/// Looks up a station's metadata: two round trips to the metadata service (the waiting
+/// is the point here), each followed by CPU work on the response.
 #[hotpath::measure]
-async fn fetch_station_metadata(name: String) -> StationMeta {
-    let h = fnv1a(name.as_bytes());
-    tokio::time::sleep(Duration::from_millis(2 + h % 4)).await; // connect
+async fn fetch_station_metadata(service: SocketAddr, name: String) -> std::io::Result<StationMeta> {
+    let mut conn = tokio::io::BufReader::new(tokio::net::TcpStream::connect(service).await?);
+    conn.get_mut()
+        .write_all(format!("HEAD {name}\n").as_bytes())
+        .await?;
+    let mut line = String::new();
+    conn.read_line(&mut line).await?;
+    let h = u64::from_str_radix(line.trim_end(), 16).unwrap_or(0);
     let header = verify_payload(h, 150_000);
-    tokio::time::sleep(Duration::from_millis(3 + header % 5)).await; // body
-    let body = verify_payload(header, 400_000);
-    StationMeta {
+    conn.get_mut()
+        .write_all(format!("BODY {header}\n").as_bytes())
+        .await?;
+    let mut body = vec![0u8; 32 * 1024];
+    conn.read_exact(&mut body).await?;
+    let body = verify_payload(fnv1a(&body) ^ header, 400_000);
+    Ok(StationMeta {
         name,
         elevation_m: (body % 2_500) as u32,
         firmware: 100 + (header % 60) as u32,
-    }
+    })
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -559,9 +640,10 @@ async fn main() {
         .expect("spawn the anomaly thread");
 
     // 4. Station metadata, fetched concurrently: 16 tasks on 2 worker threads.
+    let service = start_metadata_service().expect("start the metadata service on loopback");
     let fetches: Vec<_> = STATIONS
         .iter()
-        .map(|&(name, _)| tokio::spawn(fetch_station_metadata(name.to_string())))
+        .map(|&(name, _)| tokio::spawn(fetch_station_metadata(service, name.to_string())))
         .collect();
     let reference = tokio::spawn(load_reference_data());
 
@@ -571,7 +653,11 @@ async fn main() {
 
     let mut meta = Vec::with_capacity(fetches.len());
     for f in fetches {
-        meta.push(f.await.expect("metadata task"));
+        meta.push(
+            f.await
+                .expect("metadata task")
+                .expect("talk to the metadata service"),
+        );
     }
     meta.sort_by(|a, b| a.name.cmp(&b.name));
     let (thresholds, offset) = reference.await.expect("reference task");

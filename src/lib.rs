@@ -100,10 +100,18 @@ pub mod __private {
 /// `label` must be a string constant. Cost: nothing without the `hotpath` feature; with
 /// it, the same as a `#[measure]` call. Held across `.await`, the block reports its wall
 /// time, and records on the thread where it ends.
-#[cfg(feature = "hotpath")]
 #[macro_export]
 macro_rules! measure_block {
-    ($label:expr, $expr:expr $(,)?) => {{
+    ($label:expr, $expr:expr $(,)?) => {
+        $crate::__measure_block_impl!($label, $expr)
+    };
+}
+
+#[cfg(feature = "hotpath")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __measure_block_impl {
+    ($label:expr, $expr:expr) => {{
         static __HOTPATH_SITE: $crate::__private::CallSite = $crate::__private::CallSite::new(
             {
                 fn __hp() -> &'static str {
@@ -121,20 +129,11 @@ macro_rules! measure_block {
     }};
 }
 
-/// Measures a block as if it were a function named `label`, and evaluates to the
-/// block's value.
-///
-/// ```
-/// let n = hotpath::measure_block!("count", (1..=10).filter(|x| x % 2 == 0).count());
-/// assert_eq!(n, 5);
-/// ```
-///
-/// `label` must be a string constant. Cost: nothing without the `hotpath` feature; with
-/// it, the same as a `#[measure]` call.
 #[cfg(not(feature = "hotpath"))]
+#[doc(hidden)]
 #[macro_export]
-macro_rules! measure_block {
-    ($label:expr, $expr:expr $(,)?) => {{
+macro_rules! __measure_block_impl {
+    ($label:expr, $expr:expr) => {{
         $expr
     }};
 }
@@ -159,78 +158,45 @@ macro_rules! measure_block {
 /// `BufRead`, `Seek` (and with features `tokio` / `futures-io` the async) traits the
 /// value implements, derefs to it, and changes nothing about what it does.
 ///
-/// Cost: nothing without the `hotpath` feature; with it, two clock reads and a few
-/// thread-local stores per operation.
-#[cfg(feature = "hotpath")]
+/// Cost: nothing without the `hotpath` feature (the value itself is returned); with it,
+/// two clock reads and a few thread-local stores per operation.
 #[macro_export]
 macro_rules! io {
     ($expr:expr $(,)?) => {
-        $crate::__private::io_wrap($expr, {
-            static __HOTPATH_IO: $crate::__private::IoSite = $crate::__private::IoSite::new(
-                ::core::file!(),
-                ::core::line!(),
-                ::core::option::Option::None,
-                false,
-            );
-            &__HOTPATH_IO
-        })
+        $crate::__io_impl!($expr, ::core::option::Option::None, false)
     };
     ($expr:expr, label = $label:expr $(,)?) => {
-        $crate::__private::io_wrap($expr, {
-            static __HOTPATH_IO: $crate::__private::IoSite = $crate::__private::IoSite::new(
-                ::core::file!(),
-                ::core::line!(),
-                ::core::option::Option::Some($label),
-                false,
-            );
-            &__HOTPATH_IO
-        })
+        $crate::__io_impl!($expr, ::core::option::Option::Some($label), false)
     };
     ($expr:expr, iter = true $(,)?) => {
-        $crate::__private::io_wrap($expr, {
-            static __HOTPATH_IO: $crate::__private::IoSite = $crate::__private::IoSite::new(
-                ::core::file!(),
-                ::core::line!(),
-                ::core::option::Option::None,
-                true,
-            );
-            &__HOTPATH_IO
-        })
+        $crate::__io_impl!($expr, ::core::option::Option::None, true)
     };
     ($expr:expr, label = $label:expr, iter = true $(,)?) => {
-        $crate::__private::io_wrap($expr, {
-            static __HOTPATH_IO: $crate::__private::IoSite = $crate::__private::IoSite::new(
-                ::core::file!(),
-                ::core::line!(),
-                ::core::option::Option::Some($label),
-                true,
-            );
-            &__HOTPATH_IO
-        })
+        $crate::__io_impl!($expr, ::core::option::Option::Some($label), true)
     };
     ($expr:expr, iter = true, label = $label:expr $(,)?) => {
-        $crate::io!($expr, label = $label, iter = true)
+        $crate::__io_impl!($expr, ::core::option::Option::Some($label), true)
     };
 }
 
-/// Wraps a reader, writer or stream so the report shows its operations, bytes and
-/// latency; evaluates to the wrapper (feature `hotpath`) or to the value itself.
-///
-/// ```
-/// use std::io::Read;
-/// let mut r = hotpath::io!(std::io::Cursor::new(vec![1u8, 2, 3]), label = "input");
-/// let mut buf = Vec::new();
-/// r.read_to_end(&mut buf).unwrap();
-/// assert_eq!(buf, [1, 2, 3]);
-/// let cursor = hotpath::io_unwrap(r);
-/// assert_eq!(cursor.position(), 3);
-/// ```
-///
-/// Without the `hotpath` feature this is the value itself, whatever the arguments.
-#[cfg(not(feature = "hotpath"))]
+#[cfg(feature = "hotpath")]
+#[doc(hidden)]
 #[macro_export]
-macro_rules! io {
-    ($expr:expr $(, $($rest:tt)*)?) => {
+macro_rules! __io_impl {
+    ($expr:expr, $label:expr, $iter:expr) => {
+        $crate::__private::io_wrap($expr, {
+            static __HOTPATH_IO: $crate::__private::IoSite =
+                $crate::__private::IoSite::new(::core::file!(), ::core::line!(), $label, $iter);
+            &__HOTPATH_IO
+        })
+    };
+}
+
+#[cfg(not(feature = "hotpath"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __io_impl {
+    ($expr:expr, $label:expr, $iter:expr) => {
         $expr
     };
 }

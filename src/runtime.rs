@@ -159,8 +159,9 @@ impl Overhead {
 
 /// Builds the report of the session so far.
 fn build(shared: &Shared) -> Report {
-    let snap = hotpath_core::snapshot();
+    // The run ends now; taking the snapshot may wait for the tick calibration.
     let elapsed_ns = shared.start.elapsed().as_nanos() as u64;
+    let snap = hotpath_core::snapshot();
     let cfg = &shared.cfg;
     let mut notes = shared.notes.clone();
     if snap.sites_overflowed {
@@ -222,7 +223,7 @@ fn build(shared: &Shared) -> Report {
                 #[cfg(not(feature = "hotpath-alloc"))]
                 alloc: None,
                 cpu,
-                                io: (s.fn_io_read + s.fn_io_write + s.fn_io_ns > 0).then_some(FunctionIo {
+                io: (s.fn_io_read + s.fn_io_write + s.fn_io_ns > 0).then_some(FunctionIo {
                     read_bytes: s.fn_io_read,
                     write_bytes: s.fn_io_write,
                     io_ns: s.fn_io_ns,
@@ -287,6 +288,7 @@ fn build(shared: &Shared) -> Report {
         overhead_ns,
         clock: hotpath_core::clock::source().name().to_string(),
         time_sampling_rate: hotpath_core::sampling_rate(),
+        io_time_sampling_rate: (!io.is_empty()).then(hotpath_core::io::io_sampling_rate),
         notes,
         alloc_total,
         cpu,

@@ -197,7 +197,7 @@ mod imp {
         hotpath_core::internal(|| {
             let interval = interval.max(Duration::from_millis(1));
             let shared = Arc::new(Shared {
-                sampler: Mutex::new(Sampler::new()),
+                sampler: Mutex::new(Sampler::new(interval)),
                 stop: Mutex::new(false),
                 wake: Condvar::new(),
             });
@@ -375,6 +375,12 @@ mod imp {
         last_at: Instant,
         /// Process CPU ticks (exited threads included) at the previous sample.
         process_ticks: Option<u64>,
+        /// Process CPU ticks at the first sample: what the process used since, minus what
+        /// the listed threads used, is what threads that started and exited between two
+        /// samples used.
+        process_first: Option<u64>,
+        /// The sampling interval, for the note about those threads.
+        interval: Duration,
         error: Option<String>,
         tids: Vec<u64>,
         gone: Vec<Track>,
@@ -390,7 +396,7 @@ mod imp {
 
     impl Sampler {
         /// Takes the first sample: the threads running now are measured from now on.
-        fn new() -> Sampler {
+        fn new(interval: Duration) -> Sampler {
             let mut buf = Vec::with_capacity(512);
             let boot = read_into("/proc/uptime", &mut buf).ok().and_then(|()| {
                 let text = std::str::from_utf8(&buf).ok()?;
@@ -407,6 +413,8 @@ mod imp {
                 generation: 0,
                 last_at: Instant::now(),
                 process_ticks: None,
+                process_first: None,
+                interval,
                 error: None,
                 tids: Vec::new(),
                 gone: Vec::new(),
@@ -549,6 +557,9 @@ mod imp {
             };
             if process.is_some() {
                 self.process_ticks = process;
+                if self.process_first.is_none() {
+                    self.process_first = process;
+                }
             }
             self.retire_gone(unread, now);
             self.first = false;
@@ -582,6 +593,7 @@ mod imp {
             let hz = self.hz as f64;
             let weights: f64 = self.gone.iter().map(|t| t.rate).sum();
             let n = self.gone.len() as f64;
+
             for mut t in self.gone.drain(..) {
                 let portion = if weights > 0.0 {
                     t.rate / weights
@@ -625,6 +637,34 @@ mod imp {
                 note = Some(match note {
                     Some(n) => format!("{n}; {more}"),
                     None => more,
+                });
+            }
+            let listed: u64 = self
+                .live
+                .values()
+                .chain(self.exited.iter().map(|e| &e.track))
+                .map(|t| t.cpu().saturating_sub(t.base_user + t.base_system))
+                .sum();
+            let used = self
+                .process_ticks
+                .zip(self.process_first)
+                .map_or(0, |(now, first)| now.saturating_sub(first));
+            // Each thread's time and the process's are rounded down to a tick separately,
+            // so up to one tick per thread is rounding, not a missing thread.
+            let rounding = (self.live.len() + self.exited.len()) as u64 + 1;
+            let unlisted = used.saturating_sub(listed);
+            if unlisted > rounding && self.dropped == 0 {
+                let unlisted = format!(
+                    "{} of CPU was used by threads that lived less than one sampling interval \
+                     ({} ms, HOTPATH_THREADS_INTERVAL_MS) and are not listed",
+                    crate::report::format::duration(
+                        (unlisted as u128 * 1_000_000_000 / self.hz as u128) as u64
+                    ),
+                    self.interval.as_millis()
+                );
+                note = Some(match note {
+                    Some(n) => format!("{n}; {unlisted}"),
+                    None => unlisted,
                 });
             }
             #[cfg(feature = "hotpath-alloc")]
@@ -791,6 +831,51 @@ mod tests {
         assert_eq!(share(0.11, 0.1), 100.0);
         assert_eq!(share(1.0, 0.0), 0.0);
         assert_eq!(share(0.0123, 1.0), 1.2);
+    }
+
+    #[cfg(target_os = "linux")]
+    fn spin(d: Duration) {
+        let t = std::time::Instant::now();
+        let mut x = 0u64;
+        while t.elapsed() < d {
+            x = std::hint::black_box(x.wrapping_add(1));
+        }
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn threads_that_live_between_two_samples_are_reported_as_unlisted_cpu() {
+        // One sample now, the next only when asked: the threads below are never seen.
+        let mut m = start_monitor(Duration::from_secs(3600)).expect("monitor");
+        for _ in 0..4 {
+            std::thread::Builder::new()
+                .name("t-unseen".into())
+                .spawn(|| spin(Duration::from_millis(40)))
+                .unwrap()
+                .join()
+                .unwrap();
+        }
+        let s = m.snapshot();
+        m.stop();
+        assert!(s.rows.iter().all(|r| r.name != "t-unseen"), "{:#?}", s.rows);
+        let note = s.note.expect("a note about the unlisted threads");
+        assert!(
+            note.contains("threads that lived less than one sampling interval (3600000 ms"),
+            "{note}"
+        );
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn no_unlisted_cpu_when_every_thread_is_seen() {
+        let mut m = start_monitor(Duration::from_millis(10)).expect("monitor");
+        let other = std::thread::spawn(|| spin(Duration::from_millis(300)));
+        spin(Duration::from_millis(1000));
+        other.join().unwrap();
+        std::thread::sleep(Duration::from_millis(50));
+        let s = m.snapshot();
+        m.stop();
+        assert_eq!(s.note, None);
     }
 
     #[cfg(target_os = "linux")]

@@ -4,7 +4,8 @@
 #![cfg(feature = "report")]
 
 use hotpath::report::{
-    AllocTotal, Function, FunctionAlloc, Percentiles, Report, WallNs, SCHEMA_VERSION,
+    AllocTotal, Function, FunctionAlloc, FunctionIo, IoDirection, IoEntry, Percentiles, Report,
+    WallNs, SCHEMA_VERSION,
 };
 
 fn wall(
@@ -39,7 +40,7 @@ fn func(name: &str, calls: u64, wall_ns: Option<WallNs>) -> Function {
         polls: None,
         busy_ns: None,
         cancelled: None,
-                alloc: None,
+        alloc: None,
         cpu: None,
         io: None,
     }
@@ -142,6 +143,7 @@ fn fixed() -> Report {
         overhead_ns: 5_540_000,
         clock: "tsc".into(),
         time_sampling_rate: 0.01,
+        io_time_sampling_rate: None,
         notes: vec![
             "measured scopes nested deeper than 512; below that depth self time includes children"
                 .into(),
@@ -247,4 +249,92 @@ fn other_schema_versions_are_refused() {
         .unwrap_err()
         .to_string()
         .starts_with("not a hotpath JSON report"));
+}
+
+fn dir(ops: u64, bytes: u64, errors: u64, timed: u64, total_ns: u64) -> IoDirection {
+    IoDirection {
+        ops,
+        bytes,
+        errors,
+        timed_ops: timed,
+        total_ns,
+        mean_ns: total_ns.checked_div(timed),
+        rate_bytes_per_sec: (timed > 0 && total_ns > 0)
+            .then(|| bytes as f64 * 1e9 / total_ns as f64),
+        percentiles: Percentiles(
+            total_ns
+                .checked_div(timed)
+                .map(|m| vec![(50.0, m), (95.0, m * 2), (99.9, m * 3)])
+                .unwrap_or_default(),
+        ),
+    }
+}
+
+fn entry(name: &str, line: u32, type_name: &str, instances: u64) -> IoEntry {
+    IoEntry {
+        name: name.into(),
+        file: "src/main.rs".into(),
+        line,
+        type_name: type_name.into(),
+        instances,
+        read: IoDirection::default(),
+        write: IoDirection::default(),
+        flush: IoDirection::default(),
+        shutdown: IoDirection::default(),
+        seek: IoDirection::default(),
+    }
+}
+
+/// `fixed()` with an I/O section: a read-only file, a write-only socket, one site that
+/// wrapped two types (shown apart by type), one label used at two sites (shown apart by
+/// line), seeks and a shutdown.
+fn fixed_with_io() -> Report {
+    let mut r = fixed();
+    r.sections.push("io".into());
+    r.io_time_sampling_rate = Some(0.25);
+    let mut file = entry("src/main.rs:20", 20, "std::fs::File", 1);
+    file.read = dir(33, 1_048_576, 0, 33, 2_000_000);
+    file.seek = dir(2, 0, 1, 2, 400);
+    let mut sock = entry("redis", 31, "std::net::TcpStream", 4);
+    sock.write = dir(1_000, 28_000, 1, 1_000, 9_000_000);
+    sock.flush = dir(1_000, 0, 0, 1_000, 100_000);
+    sock.shutdown = dir(4, 0, 0, 4, 8_000);
+    let mut buffered = entry("src/main.rs:40", 40, "std::io::BufReader<std::fs::File>", 1);
+    buffered.read = dir(10, 4_000, 0, 0, 0);
+    let mut raw = entry("src/main.rs:40", 40, "std::fs::File", 1);
+    raw.read = dir(2, 4_000, 0, 2, 50_000);
+    // One label at two sites, the same type: told apart by where they are.
+    let mut saved = entry("dataset", 50, "std::fs::File", 1);
+    saved.write = dir(3, 3_000, 0, 3, 3_000);
+    let mut loaded = entry("dataset", 60, "std::fs::File", 1);
+    loaded.read = dir(4, 3_000, 0, 4, 2_000);
+    r.io = Some(vec![file, sock, raw, buffered, saved, loaded]);
+    r.functions[1].io = Some(FunctionIo {
+        read_bytes: 1_048_576,
+        write_bytes: 28_000,
+        io_ns: 11_000_000,
+    });
+    r
+}
+
+#[test]
+fn table_with_io() {
+    insta::assert_snapshot!(fixed_with_io().to_table(0));
+}
+
+#[test]
+fn json_with_io_reads_back() {
+    let r = fixed_with_io();
+    let back = Report::from_json(&r.to_json()).expect("reads back");
+    assert_eq!(back, r);
+}
+
+#[test]
+fn io_section_with_writes_only_has_no_blank_line_before_its_table() {
+    let mut r = fixed_with_io();
+    r.io.as_mut().unwrap().retain(|e| e.name == "redis");
+    let table = r.to_table(0);
+    let at = table.find("io: operations per stream").expect("io section");
+    let next_line = table[at..].lines().nth(1).expect("a line after the title");
+    assert!(next_line.contains("Writes"), "{next_line:?}");
 }

@@ -104,8 +104,38 @@ fn timed(shard: &Shard) -> bool {
     true
 }
 
+/// Marks the calling thread as inside an I/O operation while alive, and says whether it
+/// is the outermost one: the operations a wrapped value makes on another wrapped value
+/// (a wrapped file under a wrapped `BufWriter` or encoder) are counted for their own
+/// entry, but charged to the function only once, through the outermost.
+struct Nest(Option<&'static Shard>);
+
+impl Nest {
+    #[inline(always)]
+    fn enter(shard: Option<&'static Shard>) -> (Nest, bool) {
+        match shard {
+            Some(s) => {
+                let n = s.io_nest.get();
+                s.io_nest.set(n + 1);
+                (Nest(Some(s)), n == 0)
+            }
+            None => (Nest(None), true),
+        }
+    }
+}
+
+impl Drop for Nest {
+    #[inline(always)]
+    fn drop(&mut self) {
+        if let Some(s) = self.0 {
+            s.io_nest.set(s.io_nest.get().saturating_sub(1));
+        }
+    }
+}
+
 /// Records a finished operation of `site` on the calling thread. `start` is the clock
-/// reading at its start, or 0 when it was not timed.
+/// reading at its start, or 0 when it was not timed; `outer` when it was not made inside
+/// another wrapped operation.
 #[inline(always)]
 fn record(
     shard: &'static Shard,
@@ -114,6 +144,7 @@ fn record(
     outcome: Outcome,
     start: u64,
     end: u64,
+    outer: bool,
 ) {
     let bytes = match outcome {
         Outcome::NotAnOperation => return,
@@ -135,7 +166,7 @@ fn record(
     };
     // Charge the innermost measured function on this thread.
     let depth = shard.depth.load(Relaxed) as usize;
-    if depth == 0 || depth > MAX_DEPTH {
+    if !outer || depth == 0 || depth > MAX_DEPTH {
         return;
     }
     if let Some(f) = shard.slot(shard.frames[depth - 1].site.load(Relaxed)) {
@@ -165,10 +196,12 @@ pub fn sync_op<T>(
     let Some(slot) = shard.slot(id) else {
         return op();
     };
+    let (nest, outer) = Nest::enter(Some(shard));
     let start = if timed(shard) { clock::now() } else { 0 };
     let r = op();
     let end = if start != 0 { clock::now() } else { 0 };
-    record(shard, slot, dir, Outcome::of(&r, bytes), start, end);
+    drop(nest);
+    record(shard, slot, dir, Outcome::of(&r, bytes), start, end, outer);
     r
 }
 
@@ -194,9 +227,9 @@ impl InFlight {
     }
 
     /// Ends the operation in flight with `outcome` (its `Ready` poll), recording it for
-    /// `site` on the calling thread.
+    /// `site` on the calling thread; `outer` as returned by [`InFlight::poll`].
     #[inline]
-    pub fn finish(&mut self, site: &'static CallSite, dir: Dir, outcome: Outcome) {
+    pub fn finish(&mut self, site: &'static CallSite, dir: Dir, outcome: Outcome, outer: bool) {
         let start = std::mem::take(&mut self.0);
         let id = site.id();
         let Some(shard) = Shard::current() else {
@@ -207,7 +240,19 @@ impl InFlight {
         };
         let timed_start = if start >= 2 { start } else { 0 };
         let end = if timed_start != 0 { clock::now() } else { 0 };
-        record(shard, slot, dir, outcome, timed_start, end);
+        record(shard, slot, dir, outcome, timed_start, end, outer);
+    }
+
+    /// Runs one poll (or one synchronous call) of the operation: begins it if it is not
+    /// in flight, and returns `f`'s result and whether this is the outermost I/O
+    /// operation on the thread (see [`InFlight::finish`]).
+    #[inline]
+    pub fn poll<R>(&mut self, f: impl FnOnce() -> R) -> (R, bool) {
+        self.begin();
+        let (nest, outer) = Nest::enter(crate::shard::current_raw());
+        let r = f();
+        drop(nest);
+        (r, outer)
     }
 }
 
@@ -221,10 +266,9 @@ pub fn poll_op<T>(
     bytes: impl FnOnce(&T) -> u64,
     poll: impl FnOnce() -> Poll<io::Result<T>>,
 ) -> Poll<io::Result<T>> {
-    state.begin();
-    let r = poll();
+    let (r, outer) = state.poll(poll);
     if let Poll::Ready(res) = &r {
-        state.finish(site, dir, Outcome::of(res, bytes));
+        state.finish(site, dir, Outcome::of(res, bytes), outer);
     }
     r
 }
@@ -239,7 +283,7 @@ pub fn add_bytes(site: &'static CallSite, dir: Dir, bytes: u64) {
     if let Some(slot) = shard.slot(site.id()) {
         slot.io_bytes.add(bytes);
         let depth = shard.depth.load(Relaxed) as usize;
-        if depth == 0 || depth > MAX_DEPTH {
+        if shard.io_nest.get() != 0 || depth == 0 || depth > MAX_DEPTH {
             return;
         }
         if let Some(f) = shard.slot(shard.frames[depth - 1].site.load(Relaxed)) {

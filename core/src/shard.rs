@@ -258,6 +258,9 @@ pub struct Shard {
     pub(crate) countdown: Cnt,
     /// Like `countdown`, for I/O operations (their own sampling rate).
     pub(crate) io_countdown: Cnt,
+    /// I/O operations in progress on this thread (a wrapped stream under a wrapped
+    /// buffer or codec nests): only the outermost is charged to the function.
+    pub(crate) io_nest: Cnt,
     pub(crate) rng: Cnt,
     pub(crate) depth_overflow: AtomicBool,
     /// What the meters counted inside outermost frames (depth 0): the attributed part
@@ -312,6 +315,7 @@ impl Shard {
             sample_key: Cnt::new(),
             countdown: Cnt::new(),
             io_countdown: Cnt::new(),
+            io_nest: Cnt::new(),
             rng: Cnt::new(),
             depth_overflow: AtomicBool::new(false),
             top: DeltaCells::new(),

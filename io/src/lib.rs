@@ -5,7 +5,8 @@
 //! backpressure pass through unchanged, and it derefs to `T`. On the way it counts, per
 //! `io!` call site and wrapped type, operations, bytes actually transferred, errors and
 //! latency, and charges each operation's bytes and time to the innermost measured
-//! function on the thread.
+//! function on the thread (only the outermost operation, when one wrapped value calls
+//! another, so layered wrappers do not count a function's bytes twice).
 //!
 //! Use it through the facade: `hotpath::io!(file)`, `hotpath::io!(stream, label = "redis")`,
 //! `hotpath::io!(conn, iter = true)`, and `hotpath::io_unwrap(wrapper)` to get the value

@@ -131,9 +131,9 @@ impl<T: BufRead> BufRead for Instrumented<T> {
     fn fill_buf(&mut self) -> io::Result<&[u8]> {
         let site = self.entry.read;
         let mut op = InFlight::default();
-        op.begin();
-        let r = self.inner.fill_buf();
-        op.finish(site, Dir::Read, Outcome::of(&r, |_| 0));
+        let inner = &mut self.inner;
+        let (r, outer) = op.poll(|| inner.fill_buf());
+        op.finish(site, Dir::Read, Outcome::of(&r, |_| 0), outer);
         r
     }
 
@@ -240,11 +240,11 @@ mod tokio_impls {
     impl<T: AsyncBufRead> AsyncBufRead for Instrumented<T> {
         fn poll_fill_buf(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<&[u8]>> {
             let this = self.project();
-            this.read.begin();
-            let r = this.inner.poll_fill_buf(cx);
+            let inner = this.inner;
+            let (r, outer) = this.read.poll(|| inner.poll_fill_buf(cx));
             if let Poll::Ready(res) = &r {
                 this.read
-                    .finish(this.entry.read, Dir::Read, Outcome::of(res, |_| 0));
+                    .finish(this.entry.read, Dir::Read, Outcome::of(res, |_| 0), outer);
             }
             r
         }
@@ -259,11 +259,11 @@ mod tokio_impls {
     impl<T: AsyncSeek> AsyncSeek for Instrumented<T> {
         fn start_seek(self: Pin<&mut Self>, position: io::SeekFrom) -> io::Result<()> {
             let this = self.project();
-            this.seek.begin();
-            let r = this.inner.start_seek(position);
+            let inner = this.inner;
+            let (r, outer) = this.seek.poll(|| inner.start_seek(position));
             if r.is_err() {
                 this.seek
-                    .finish(this.entry.seek, Dir::Other, Outcome::of(&r, zero));
+                    .finish(this.entry.seek, Dir::Other, Outcome::of(&r, zero), outer);
             }
             r
         }
@@ -360,11 +360,11 @@ mod futures_impls {
     impl<T: AsyncBufRead> AsyncBufRead for Instrumented<T> {
         fn poll_fill_buf(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<&[u8]>> {
             let this = self.project();
-            this.read.begin();
-            let r = this.inner.poll_fill_buf(cx);
+            let inner = this.inner;
+            let (r, outer) = this.read.poll(|| inner.poll_fill_buf(cx));
             if let Poll::Ready(res) = &r {
                 this.read
-                    .finish(this.entry.read, Dir::Read, Outcome::of(res, |_| 0));
+                    .finish(this.entry.read, Dir::Read, Outcome::of(res, |_| 0), outer);
             }
             r
         }

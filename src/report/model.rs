@@ -32,6 +32,10 @@ pub struct Report {
     pub clock: String,
     /// Fraction of calls timed (1 = all, 0 = count only).
     pub time_sampling_rate: f64,
+    /// Fraction of I/O operations timed (section `io`; every operation and byte is
+    /// counted either way).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub io_time_sampling_rate: Option<f64>,
     /// Things the reader should know about the numbers (fallbacks, limits hit).
     pub notes: Vec<String>,
     /// Allocations of the whole process during the session (section `alloc`).

@@ -449,11 +449,24 @@ fn cpu(r: &Report, limit: usize, out: &mut String) {
 fn io(r: &Report, limit: usize, out: &mut String) {
     let entries = r.io.as_deref().unwrap_or(&[]);
     let n = take(limit, entries.len());
-    let _ = writeln!(
+    let _ = write!(
         out,
         "io: operations per stream, by bytes {}",
         shown(n, entries.len())
     );
+    match r.io_time_sampling_rate {
+        Some(rate) if rate <= 0.0 => {
+            let _ = writeln!(out, "; count only, no operation timed");
+        }
+        Some(rate) if rate < 1.0 => {
+            let _ = writeln!(
+                out,
+                "; {} of operations timed, every one counted",
+                percent(rate, 1.0)
+            );
+        }
+        _ => out.push('\n'),
+    }
     let shown_entries = &entries[..n];
     let stats = |d: &super::model::IoDirection, row: &mut Vec<String>| {
         row.push(count(d.ops));
@@ -481,34 +494,90 @@ fn io(r: &Report, limit: usize, out: &mut String) {
         );
         h
     };
+    // Rows that share a name (one site that wrapped two types, or one label at two
+    // sites) are told apart by type, or by where they are when the types are the same.
+    let names: Vec<String> = shown_entries
+        .iter()
+        .map(|e| {
+            let twins = || entries.iter().filter(|o| o.name == e.name);
+            if twins().nth(1).is_none() {
+                e.name.clone()
+            } else if twins()
+                .filter(|o| o.type_name == e.type_name)
+                .nth(1)
+                .is_none()
+            {
+                format!("{} ({})", e.name, short_type(&e.type_name))
+            } else {
+                let file = e.file.rsplit(['/', '\\']).next().unwrap_or(&e.file);
+                let mut same = twins()
+                    .filter(|o| o.type_name == e.type_name && o.file == e.file && o.line == e.line);
+                match same.clone().nth(1) {
+                    None => format!("{} ({file}:{})", e.name, e.line),
+                    // Two `io!` on one line: numbered in the order they are listed.
+                    Some(_) => {
+                        let k = same.position(|o| std::ptr::eq(o, e)).unwrap_or(0) + 1;
+                        format!("{} (#{k})", e.name)
+                    }
+                }
+            }
+        })
+        .collect();
+    let mut tables = 0;
     if shown_entries.iter().any(|e| e.read.ops + e.read.errors > 0) {
         let mut t = Table::new([header("Reads"), vec!["Errors".into()]].concat());
-        for e in shown_entries
-            .iter()
-            .filter(|e| e.read.ops + e.read.errors > 0)
-        {
-            let mut row = vec![e.name.clone(), count(e.instances)];
+        for (e, name) in shown_entries.iter().zip(&names) {
+            if e.read.ops + e.read.errors == 0 {
+                continue;
+            }
+            let mut row = vec![name.clone(), count(e.instances)];
             stats(&e.read, &mut row);
             row.push(count(e.read.errors));
             t.row(row);
         }
         t.render(out);
+        tables += 1;
     }
     let writes = |e: &super::model::IoEntry| {
         e.write.ops + e.flush.ops + e.write.errors + e.flush.errors + e.shutdown.errors
     };
     if shown_entries.iter().any(|e| writes(e) > 0) {
-        out.push('\n');
+        if tables > 0 {
+            out.push('\n');
+        }
         let mut t =
             Table::new([header("Writes"), vec!["Flushes".into(), "Errors".into()]].concat());
-        for e in shown_entries.iter().filter(|e| writes(e) > 0) {
-            let mut row = vec![e.name.clone(), count(e.instances)];
+        for (e, name) in shown_entries.iter().zip(&names) {
+            if writes(e) == 0 {
+                continue;
+            }
+            let mut row = vec![name.clone(), count(e.instances)];
             stats(&e.write, &mut row);
             row.push(count(e.flush.ops));
             row.push(count(e.write.errors + e.flush.errors + e.shutdown.errors));
             t.row(row);
         }
         t.render(out);
+    }
+    let seeks: u64 = entries.iter().map(|e| e.seek.ops).sum();
+    let seek_errors: u64 = entries.iter().map(|e| e.seek.errors).sum();
+    let shutdowns: u64 = entries.iter().map(|e| e.shutdown.ops).sum();
+    let mut also = Vec::new();
+    if seeks + seek_errors > 0 {
+        also.push(match seek_errors {
+            0 => format!("{} seeks", count(seeks)),
+            e => format!("{} seeks ({} failed)", count(seeks + e), count(e)),
+        });
+    }
+    if shutdowns > 0 {
+        also.push(format!("{} shutdowns", count(shutdowns)));
+    }
+    if !also.is_empty() {
+        let _ = writeln!(
+            out,
+            "also: {}; per stream in the JSON report",
+            also.join(", ")
+        );
     }
     let _ = writeln!(
         out,
@@ -544,4 +613,22 @@ fn io(r: &Report, limit: usize, out: &mut String) {
         }
         t.render(out);
     }
+}
+
+/// `std::io::BufReader<std::fs::File>` -> `BufReader<File>`: the last path segment of
+/// every type in a type name.
+fn short_type(full: &str) -> String {
+    let mut out = String::with_capacity(full.len());
+    let mut word = String::new();
+    for c in full.chars() {
+        if c.is_alphanumeric() || c == '_' || c == ':' {
+            word.push(c);
+        } else {
+            out.push_str(word.rsplit("::").next().unwrap_or(&word));
+            word.clear();
+            out.push(c);
+        }
+    }
+    out.push_str(word.rsplit("::").next().unwrap_or(&word));
+    out
 }

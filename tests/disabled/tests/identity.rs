@@ -712,7 +712,7 @@ fn io_and_io_unwrap_are_the_identity() {
     let c: Cursor<Vec<u8>> = hotpath::io_unwrap(c);
     assert_eq!(c.into_inner(), [1, 2, 3]);
 
-    let file_like: &[u8] = hotpath::io!(&b"abc"[..], label = "slice", extra = 1);
+    let file_like: &[u8] = hotpath::io!(&b"abc"[..], iter = true, label = "slice");
     assert_eq!(hotpath::io_unwrap(file_like), b"abc");
     assert_eq!(hotpath::io_unwrap(5u8), 5);
 }

@@ -1,0 +1,3 @@
+fn main() {
+    let _w = hotpath::io!(Vec::<u8>::new(), label = "a", extra = 1);
+}

@@ -1,0 +1,3 @@
+fn main() {
+    let _x = hotpath::measure_block!(1 + 1);
+}
