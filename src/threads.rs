@@ -833,12 +833,29 @@ mod tests {
         assert_eq!(share(0.0123, 1.0), 1.2);
     }
 
+    /// CPU time the calling thread has used.
+    #[cfg(target_os = "linux")]
+    #[allow(unsafe_code)]
+    fn thread_cpu() -> Duration {
+        let mut ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: `ts` is a valid out-pointer.
+        unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+        Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+    }
+
+    /// Runs until this thread has used `d` of CPU time, however long a loaded machine
+    /// makes that take.
     #[cfg(target_os = "linux")]
     fn spin(d: Duration) {
-        let t = std::time::Instant::now();
+        let start = thread_cpu();
         let mut x = 0u64;
-        while t.elapsed() < d {
-            x = std::hint::black_box(x.wrapping_add(1));
+        while thread_cpu() - start < d {
+            for _ in 0..1000 {
+                x = std::hint::black_box(x.wrapping_add(1));
+            }
         }
     }
 
@@ -881,22 +898,15 @@ mod tests {
     #[cfg(target_os = "linux")]
     #[test]
     fn the_monitor_sees_a_busy_thread_a_sleeping_one_and_one_that_exited() {
-        use std::time::Instant;
-        let spin = |d: Duration| {
-            let t = Instant::now();
-            let mut x = 0u64;
-            while t.elapsed() < d {
-                x = std::hint::black_box(x.wrapping_add(1));
-            }
-        };
         let mut m = start_monitor(Duration::from_millis(100)).expect("monitor");
         let busy = std::thread::Builder::new()
             .name("t-busy".into())
             .spawn(move || spin(Duration::from_millis(400)))
             .unwrap();
+        let (wake, wait) = std::sync::mpsc::channel::<()>();
         let idle = std::thread::Builder::new()
             .name("t-idle".into())
-            .spawn(|| std::thread::sleep(Duration::from_millis(400)))
+            .spawn(move || wait.recv())
             .unwrap();
         let short = std::thread::Builder::new()
             .name("t-short".into())
@@ -905,7 +915,8 @@ mod tests {
         short.join().unwrap();
         let live = m.snapshot();
         busy.join().unwrap();
-        idle.join().unwrap();
+        wake.send(()).unwrap();
+        idle.join().unwrap().unwrap();
         let end = m.snapshot();
         m.stop();
         let find = |s: &ThreadsSnapshot, name: &str| {
@@ -920,10 +931,21 @@ mod tests {
         let busy = find(&end, "t-busy");
         let idle = find(&end, "t-idle");
         let short = find(&end, "t-short");
-        assert!(busy.cpu_percent_avg >= 50.0, "{busy:?}");
+        // CPU time used, within the 10 ms ticks of /proc and the recovery of what an
+        // exited thread used after its last reading.
+        let busy_cpu = busy.user_ns + busy.system_ns;
+        assert!((370_000_000..=450_000_000).contains(&busy_cpu), "{busy:?}");
         assert!(busy.cpu_percent_max >= busy.cpu_percent_avg, "{busy:?}");
-        assert!(idle.cpu_percent_avg <= 5.0, "{idle:?}");
-        assert!(short.user_ns + short.system_ns >= 50_000_000, "{short:?}");
+        assert!(
+            busy.cpu_percent_avg > idle.cpu_percent_avg,
+            "{busy:?} {idle:?}"
+        );
+        assert!(idle.user_ns + idle.system_ns <= 10_000_000, "{idle:?}");
+        let short_cpu = short.user_ns + short.system_ns;
+        assert!(
+            (120_000_000..=200_000_000).contains(&short_cpu),
+            "{short:?}"
+        );
         assert_eq!(
             (busy.state.as_str(), idle.state.as_str()),
             ("exited", "exited")

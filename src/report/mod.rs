@@ -4,10 +4,12 @@
 //! and render saved JSON reports.
 
 pub mod format;
+mod live;
 mod model;
 mod table;
 mod threads;
 
+pub use live::{ApiError, Fragment, ProfilerStatus};
 pub use model::{
     percentile_key, percentile_label, AllocTotal, CpuInfo, Function, FunctionAlloc, FunctionCpu,
     FunctionIo, IoDirection, IoEntry, Percentiles, Report, WallNs, SCHEMA_VERSION,
@@ -55,19 +57,39 @@ impl Report {
 
     /// Reads a JSON report, refusing other schema versions.
     pub fn from_json(text: &str) -> Result<Report, ReadError> {
-        let v: serde_json::Value = serde_json::from_str(text).map_err(ReadError::Json)?;
-        let found = v
-            .get("schema_version")
-            .and_then(|v| v.as_u64())
-            .unwrap_or(0);
-        if found != SCHEMA_VERSION as u64 {
-            return Err(ReadError::SchemaVersion { found });
-        }
-        serde_json::from_value(v).map_err(ReadError::Json)
+        read_versioned(text)
     }
 
     /// The report as text tables; `limit` caps the rows per section (0 = all).
     pub fn to_table(&self, limit: usize) -> String {
         render_table(self, limit)
     }
+}
+
+impl Fragment {
+    /// Reads a route's answer, refusing other schema versions.
+    pub fn from_json(text: &str) -> Result<Fragment, ReadError> {
+        read_versioned(text)
+    }
+}
+
+impl ProfilerStatus {
+    /// Reads `/profiler_status`, refusing other schema versions.
+    pub fn from_json(text: &str) -> Result<ProfilerStatus, ReadError> {
+        read_versioned(text)
+    }
+}
+
+/// Parses JSON with a `schema_version` key, refusing versions other than
+/// [`SCHEMA_VERSION`].
+fn read_versioned<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, ReadError> {
+    let v: serde_json::Value = serde_json::from_str(text).map_err(ReadError::Json)?;
+    let found = v
+        .get("schema_version")
+        .and_then(|v| v.as_u64())
+        .unwrap_or(0);
+    if found != SCHEMA_VERSION as u64 {
+        return Err(ReadError::SchemaVersion { found });
+    }
+    serde_json::from_value(v).map_err(ReadError::Json)
 }

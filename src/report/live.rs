@@ -1,0 +1,87 @@
+//! What the metrics server's JSON routes answer, as data: the CLI reads these back.
+//!
+//! Every route but `/profiler_status` answers a [`Fragment`]: the keys of the exit
+//! report (see `docs/report-schema.md`) that belong to one section, under the same names.
+
+use serde::{Deserialize, Serialize};
+
+use super::model::{AllocTotal, CpuInfo, Function, IoEntry};
+use super::threads::{ProcessMemory, ThreadRow};
+
+/// One section of the report so far: `GET /functions_timing`, `/functions_alloc`,
+/// `/functions_cpu`, `/io`, `/threads`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Fragment {
+    /// Layout version, [`super::SCHEMA_VERSION`].
+    pub schema_version: u32,
+    /// The section: `timing`, `alloc`, `cpu`, `io` or `threads`.
+    pub section: String,
+    /// The function that started profiling.
+    pub caller: String,
+    /// Wall time from the start of profiling to this answer, ns.
+    pub elapsed_ns: u64,
+    /// Percentiles of every distribution.
+    pub percentiles: Vec<f64>,
+    /// What the reader should know about the numbers (as in the report).
+    pub notes: Vec<String>,
+    /// Section `alloc`: allocations of the whole process.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alloc_total: Option<AllocTotal>,
+    /// Section `cpu`: how CPU time is measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<CpuInfo>,
+    /// Sections `timing`, `alloc`, `cpu`: the functions, with only this section's
+    /// per-function object (`alloc`, `cpu`) filled in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub functions: Option<Vec<Function>>,
+    /// Section `io`: fraction of operations timed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub io_time_sampling_rate: Option<f64>,
+    /// Section `io`: the entries.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub io: Option<Vec<IoEntry>>,
+    /// Section `threads`: every thread seen.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threads: Option<Vec<ThreadRow>>,
+    /// Section `threads`: memory of the process.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub process_memory: Option<ProcessMemory>,
+}
+
+/// `GET /profiler_status`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ProfilerStatus {
+    /// Layout version, [`super::SCHEMA_VERSION`].
+    pub schema_version: u32,
+    /// Version of the hotpath crate in the program.
+    pub version: String,
+    /// Process id of the program.
+    pub pid: u32,
+    /// The function that started profiling.
+    pub caller: String,
+    /// Time since profiling started, ns.
+    pub uptime_ns: u64,
+    /// Sections the program collects: `timing`, `alloc`, `cpu`, `io`, `threads`.
+    pub sections: Vec<String>,
+    /// Cargo features of hotpath compiled in: `hotpath`, `hotpath-alloc`, `hotpath-cpu`,
+    /// `hotpath-prometheus`.
+    pub features: Vec<String>,
+    /// How CPU time is measured (`sampled` or `exact`), when it is.
+    pub cpu_mode: Option<String>,
+    /// What measures it, e.g. `timer_create(CLOCK_THREAD_CPUTIME_ID)`.
+    pub cpu_source: Option<String>,
+    /// Clock of the durations: `tsc` or `monotonic`.
+    pub clock: String,
+    /// Fraction of calls timed.
+    pub time_sampling_rate: f64,
+}
+
+/// The body of every error answer (4xx).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ApiError {
+    /// What went wrong, for a person.
+    pub error: String,
+    /// For a section that is not compiled in: the Cargo feature that adds it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub feature: Option<String>,
+}
