@@ -117,6 +117,20 @@ impl Hist {
         self.counts.iter().sum()
     }
 
+    /// How many values are at most `bound`, counting a bucket when its midpoint (the
+    /// value percentiles report for it) is; within 3.1 % of the exact count's bound.
+    pub fn count_at_most(&self, bound: u64) -> u64 {
+        let mut n = 0;
+        for (i, &c) in self.counts.iter().enumerate() {
+            let (lo, width) = bucket_range(i);
+            if lo + width / 2 > bound {
+                break;
+            }
+            n += c;
+        }
+        n
+    }
+
     /// The value at percentile `p` (0..=100), clamped to `[min, max]`.
     ///
     /// `p = 0` is `min` and `p = 100` is `max`, exactly. Otherwise the bucket holding the
@@ -228,5 +242,27 @@ mod tests {
         let mut z = Hist::default();
         a.merge_into(&mut z);
         assert_eq!(z.count(), 0);
+    }
+
+    #[test]
+    fn count_at_most_is_cumulative_and_exact_away_from_bucket_edges() {
+        let mut h = Hist::default();
+        // 10 values of 5 (a bucket of its own), 20 of 1000, 30 of 1_000_000.
+        h.record_n(5, 10);
+        h.record_n(1000, 20);
+        h.record_n(1_000_000, 30);
+        assert_eq!(h.count_at_most(4), 0);
+        assert_eq!(h.count_at_most(5), 10);
+        assert_eq!(h.count_at_most(900), 10);
+        assert_eq!(h.count_at_most(1100), 30);
+        assert_eq!(h.count_at_most(900_000), 30);
+        assert_eq!(h.count_at_most(1_100_000), 60);
+        assert_eq!(h.count_at_most(u64::MAX), 60);
+        let mut last = 0;
+        for b in (0..40).map(|e| 1u64 << e) {
+            let n = h.count_at_most(b);
+            assert!(n >= last);
+            last = n;
+        }
     }
 }

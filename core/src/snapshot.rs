@@ -76,6 +76,25 @@ pub struct SiteStats {
 }
 
 impl SiteStats {
+    /// How many timed calls took at most `bound_ns` (for histogram exports such as
+    /// Prometheus buckets): exact below the shortest and from the longest call on, and
+    /// by histogram bucket (within 3.1 %) in between.
+    pub fn count_at_most_ns(&self, bound_ns: u64) -> u64 {
+        let n = self.time.hist.count();
+        if bound_ns < self.min_ns {
+            0
+        } else if bound_ns >= self.max_ns {
+            n
+        } else {
+            let ticks = if self.ns_per_tick > 0.0 {
+                (bound_ns as f64 / self.ns_per_tick) as u64
+            } else {
+                bound_ns
+            };
+            self.time.count_at_most(ticks)
+        }
+    }
+
     /// Wall time at percentile `p` (0..=100) of the timed calls, ns; clamped to
     /// `[min_ns, max_ns]`. `None` when no call was timed.
     pub fn percentile_ns(&self, p: f64) -> Option<u64> {
