@@ -133,6 +133,12 @@ mod on {
         pub cpu_mode: CpuMode,
         pub cpu_hz: u32,
         pub threads_interval: Duration,
+        /// Port of the metrics server; `None`: no server. 0: any free port.
+        pub metrics_port: Option<u16>,
+        pub metrics_host: String,
+        pub metrics_token: Option<String>,
+        /// Most functions, I/O entries and threads in `/metrics`.
+        pub metrics_limit: usize,
     }
 
     impl Config {
@@ -153,6 +159,10 @@ mod on {
                 cpu_mode: CpuMode::Sampled,
                 cpu_hz: 1000,
                 threads_interval: Duration::from_millis(100),
+                metrics_port: None,
+                metrics_host: "127.0.0.1".into(),
+                metrics_token: None,
+                metrics_limit: 200,
             }
         }
 
@@ -255,6 +265,65 @@ mod on {
                 |s| s.parse::<u64>().ok().filter(|ms| *ms >= 10),
             ) {
                 self.threads_interval = Duration::from_millis(ms);
+            }
+            let current = self
+                .metrics_port
+                .map_or("off".to_string(), |p| p.to_string());
+            if let Some(port) = env(
+                "HOTPATH_METRICS_PORT",
+                "a port number from 0 to 65535 (0 = any free port)",
+                &current,
+                |s| s.parse::<u16>().ok(),
+            ) {
+                self.metrics_port = Some(port);
+            }
+            if let Some(off) = env(
+                "HOTPATH_METRICS_SERVER_OFF",
+                "1, true, 0 or false",
+                "0",
+                |s| match s {
+                    "1" | "true" => Some(true),
+                    "0" | "false" => Some(false),
+                    _ => None,
+                },
+            ) {
+                if off {
+                    self.metrics_port = None;
+                }
+            }
+            if let Some(host) = env(
+                "HOTPATH_METRICS_HOST",
+                "an IP address or host name, e.g. 127.0.0.1 or 0.0.0.0",
+                &self.metrics_host.clone(),
+                |s| (!s.is_empty() && !s.contains(char::is_whitespace)).then(|| s.to_string()),
+            ) {
+                self.metrics_host = host;
+            }
+            // Not through `env`: its warning would print the value.
+            if let Some(raw) = std::env::var_os("HOTPATH_METRICS_AUTH_TOKEN") {
+                match raw
+                    .to_str()
+                    .filter(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_graphic()))
+                {
+                    Some(token) => self.metrics_token = Some(token.to_string()),
+                    None => {
+                        warn(
+                            "HOTPATH_METRICS_AUTH_TOKEN is not valid (accepted: a non-empty \
+                             token of visible ASCII characters, no spaces); the metrics \
+                             server is not started, so that it is never open without it",
+                        );
+                        self.metrics_port = None;
+                        self.metrics_token = None;
+                    }
+                }
+            }
+            if let Some(l) = env(
+                "HOTPATH_METRICS_LIMIT",
+                "a positive integer",
+                &self.metrics_limit.to_string(),
+                |s| s.parse::<usize>().ok().filter(|l| *l > 0),
+            ) {
+                self.metrics_limit = l;
             }
         }
 

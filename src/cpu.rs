@@ -162,6 +162,11 @@ impl CpuRun {
         }
     }
 
+    /// `sampled` or `exact`, and what measures it.
+    pub(crate) fn mode_and_source(&self) -> (&'static str, &'static str) {
+        (self.mode.as_str(), self.source)
+    }
+
     /// The section's header: how CPU was measured and the process's CPU time.
     pub(crate) fn info(&self, snap: &Snapshot) -> CpuInfo {
         let process_cpu_ns = process_cpu().saturating_sub(self.process0);

@@ -250,6 +250,47 @@ impl HotpathGuardBuilder {
         self
     }
 
+    /// Starts the metrics server on `port` (0: any free port, printed on stderr) while the
+    /// session runs: the report so far as JSON routes (`/report`, `/functions_timing`, ...)
+    /// and, with feature `hotpath-prometheus`, `/metrics`. `HOTPATH_METRICS_PORT`
+    /// overrides it; off unless one of them asks for it.
+    #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
+    pub fn metrics_port(mut self, port: u16) -> Self {
+        #[cfg(feature = "hotpath")]
+        {
+            self.cfg.metrics_port = Some(port);
+        }
+        #[cfg(not(feature = "hotpath"))]
+        let _ = port;
+        self
+    }
+
+    /// Address the metrics server binds to (default `127.0.0.1`; `0.0.0.0` for every
+    /// interface). `HOTPATH_METRICS_HOST` overrides it.
+    #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
+    pub fn metrics_host(mut self, host: &str) -> Self {
+        #[cfg(feature = "hotpath")]
+        {
+            self.cfg.metrics_host = host.to_string();
+        }
+        #[cfg(not(feature = "hotpath"))]
+        let _ = host;
+        self
+    }
+
+    /// Requires `Authorization: Bearer <token>` on every metrics request (401 without).
+    /// `HOTPATH_METRICS_AUTH_TOKEN` overrides it.
+    #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
+    pub fn metrics_auth_token(mut self, token: &str) -> Self {
+        #[cfg(feature = "hotpath")]
+        {
+            self.cfg.metrics_token = Some(token.to_string());
+        }
+        #[cfg(not(feature = "hotpath"))]
+        let _ = token;
+        self
+    }
+
     /// Starts the session. If one is already running, prints a warning and returns an
     /// inert guard: the first session is not disturbed.
     pub fn build(self) -> HotpathGuard {

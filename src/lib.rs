@@ -71,6 +71,8 @@ mod config;
 #[cfg(feature = "hotpath-cpu")]
 mod cpu;
 mod guard;
+#[cfg(feature = "hotpath")]
+mod live;
 #[cfg(feature = "report")]
 pub mod report;
 #[cfg(feature = "hotpath")]

@@ -37,6 +37,7 @@ type StopFlag = Arc<(Mutex<bool>, Condvar)>;
 pub(crate) struct Session {
     shared: Arc<Shared>,
     timer: Option<(StopFlag, JoinHandle<()>)>,
+    server: Option<crate::live::MetricsServer>,
 }
 
 impl Session {
@@ -91,12 +92,93 @@ impl Session {
                 .expect("spawn the hotpath timeout thread");
             (stop, handle)
         });
-        Some(Session { shared, timer })
+        let server = shared.cfg.metrics_port.and_then(|port| {
+            crate::live::MetricsServer::start(
+                crate::live::Options {
+                    host: shared.cfg.metrics_host.clone(),
+                    port,
+                    token: shared.cfg.metrics_token.clone(),
+                },
+                shared.clone(),
+            )
+        });
+        Some(Session {
+            shared,
+            timer,
+            server,
+        })
+    }
+}
+
+impl crate::live::Source for Shared {
+    fn report(&self) -> Report {
+        build(self)
+    }
+
+    fn status(&self) -> crate::report::ProfilerStatus {
+        let mut features = vec!["hotpath".to_string()];
+        for (on, name) in [
+            (cfg!(feature = "hotpath-alloc"), "hotpath-alloc"),
+            (cfg!(feature = "hotpath-cpu"), "hotpath-cpu"),
+            (cfg!(feature = "hotpath-prometheus"), "hotpath-prometheus"),
+            (cfg!(feature = "tokio"), "tokio"),
+            (cfg!(feature = "futures-io"), "futures-io"),
+        ] {
+            if on {
+                features.push(name.to_string());
+            }
+        }
+        #[cfg(feature = "hotpath-cpu")]
+        let cpu = self.cpu.as_ref().map(|c| c.mode_and_source());
+        #[cfg(not(feature = "hotpath-cpu"))]
+        let cpu: Option<(&str, &str)> = None;
+        crate::report::ProfilerStatus {
+            schema_version: SCHEMA_VERSION,
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            pid: std::process::id(),
+            caller: self.cfg.caller.to_string(),
+            uptime_ns: self.start.elapsed().as_nanos() as u64,
+            sections: self.sections().iter().map(|s| s.to_string()).collect(),
+            features,
+            cpu_mode: cpu.map(|(m, _)| m.to_string()),
+            cpu_source: cpu.map(|(_, s)| s.to_string()),
+            clock: hotpath_core::clock::source().name().to_string(),
+            time_sampling_rate: hotpath_core::sampling_rate(),
+        }
+    }
+
+    fn sections(&self) -> Vec<&'static str> {
+        self.cfg
+            .sections
+            .iter()
+            .copied()
+            .filter(|s| match *s {
+                "cpu" => {
+                    #[cfg(feature = "hotpath-cpu")]
+                    let on = self.cpu.is_some();
+                    #[cfg(not(feature = "hotpath-cpu"))]
+                    let on = false;
+                    on
+                }
+                "threads" => self.threads.is_some(),
+                _ => true,
+            })
+            .collect()
+    }
+
+    #[cfg(feature = "hotpath-prometheus")]
+    fn prometheus(&self) -> String {
+        let (report, snap) = build_with_snapshot(self);
+        crate::live::prometheus::encode(&report, &snap, self.cfg.metrics_limit)
     }
 }
 
 impl Drop for Session {
     fn drop(&mut self) {
+        // No request is answered from a session that is ending.
+        if let Some(mut server) = self.server.take() {
+            server.stop();
+        }
         if let Some((stop, handle)) = self.timer.take() {
             let (lock, cv) = &*stop;
             *lock.lock().unwrap_or_else(|e| e.into_inner()) = true;
@@ -159,6 +241,11 @@ impl Overhead {
 
 /// Builds the report of the session so far.
 fn build(shared: &Shared) -> Report {
+    build_with_snapshot(shared).0
+}
+
+/// The report of the session so far, and the snapshot it was made from.
+fn build_with_snapshot(shared: &Shared) -> (Report, hotpath_core::Snapshot) {
     // The run ends now; taking the snapshot may wait for the tick calibration.
     let elapsed_ns = shared.start.elapsed().as_nanos() as u64;
     let snap = hotpath_core::snapshot();
@@ -278,7 +365,7 @@ fn build(shared: &Shared) -> Report {
     }
     let overhead_ns = (timed_calls as f64 * shared.overhead.timed_ns
         + counted_calls as f64 * shared.overhead.counted_ns) as u64;
-    Report {
+    let report = Report {
         schema_version: SCHEMA_VERSION,
         caller: cfg.caller.to_string(),
         elapsed_ns,
@@ -296,7 +383,8 @@ fn build(shared: &Shared) -> Report {
         io: (!io.is_empty()).then_some(io),
         threads,
         process_memory,
-    }
+    };
+    (report, snap)
 }
 
 /// Scales a value measured on the timed calls to all calls.

@@ -22,7 +22,9 @@ use std::time::Duration;
 
 use crate::report::{ProcessMemory, ThreadRow};
 
-pub(crate) use imp::{register_profiler_thread, start_monitor, Monitor};
+pub(crate) use imp::{
+    register_profiler_thread, register_profiler_thread_name, start_monitor, Monitor,
+};
 
 /// Shortest window the maximum CPU share is computed over.
 #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
@@ -189,8 +191,20 @@ mod imp {
         }
     }
 
-    fn is_profiler(tid: u64) -> bool {
-        lock(&PROFILER_TIDS).contains(&tid)
+    /// Names that only the profiler's threads carry: threads a library starts on the
+    /// profiler's behalf (tiny_http's, for the metrics server) inherit the name of the
+    /// thread that started them, and are recognised by it.
+    static PROFILER_NAMES: Mutex<Vec<&'static str>> = Mutex::new(Vec::new());
+
+    pub(crate) fn register_profiler_thread_name(name: &'static str) {
+        let mut names = lock(&PROFILER_NAMES);
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+
+    fn is_profiler(tid: u64, name: &str) -> bool {
+        lock(&PROFILER_TIDS).contains(&tid) || lock(&PROFILER_NAMES).contains(&name)
     }
 
     pub(crate) fn start_monitor(interval: Duration) -> Option<Monitor> {
@@ -347,7 +361,7 @@ mod imp {
                 system_ns: ns(system),
                 alloc_bytes: alloc.then(|| bytes.saturating_sub(self.alloc_base.0)),
                 freed_bytes: alloc.then(|| freed.saturating_sub(self.alloc_base.1)),
-                profiler: is_profiler(self.tid),
+                profiler: is_profiler(self.tid, &self.name),
             }
         }
     }
@@ -703,6 +717,8 @@ mod imp {
 
     pub(crate) fn register_profiler_thread() {}
 
+    pub(crate) fn register_profiler_thread_name(_name: &'static str) {}
+
     pub(crate) fn start_monitor(_interval: Duration) -> Option<Monitor> {
         Some(Monitor)
     }
@@ -867,7 +883,7 @@ mod tests {
         for _ in 0..4 {
             std::thread::Builder::new()
                 .name("t-unseen".into())
-                .spawn(|| spin(Duration::from_millis(40)))
+                .spawn(|| spin(Duration::from_millis(100)))
                 .unwrap()
                 .join()
                 .unwrap();

@@ -338,3 +338,11 @@ fn io_section_with_writes_only_has_no_blank_line_before_its_table() {
     let next_line = table[at..].lines().nth(1).expect("a line after the title");
     assert!(next_line.contains("Writes"), "{next_line:?}");
 }
+
+#[test]
+fn json_without_a_schema_version_is_not_a_report() {
+    let e = Report::from_json("{\"caller\":\"x\"}")
+        .unwrap_err()
+        .to_string();
+    assert_eq!(e, "not a hotpath JSON report: it has no schema_version");
+}

@@ -213,3 +213,28 @@ fn json_reads_back_to_the_same_rows() {
     assert!(v["threads"][0]["alloc_bytes"].is_null());
     assert!(v["threads"][0].get("alloc_bytes").is_some());
 }
+
+#[test]
+fn profiler_threads_of_one_name_share_an_entry_with_their_mean() {
+    let mut rows = rows();
+    for (tid, avg) in [(4200, 0.5), (4201, 0.1), (4202, 0.0)] {
+        rows.push(thread(
+            "hotpath-metrics",
+            tid,
+            "sleeping",
+            avg,
+            avg,
+            0,
+            0,
+            true,
+        ));
+    }
+    let text = section(&report(rows, None), 0);
+    assert!(
+        text.contains(
+            "\nprofiler threads: hotpath-threads (1.2% avg), hotpath-timeout (0.0% avg), \
+             hotpath-metrics ×3 (0.2% avg)\n"
+        ),
+        "{text}"
+    );
+}

@@ -22,6 +22,8 @@ pub use threads::{ProcessMemory, ThreadRow};
 pub enum ReadError {
     /// The text is not a JSON report.
     Json(serde_json::Error),
+    /// Valid JSON without a `schema_version`: not something hotpath wrote.
+    NotAReport,
     /// The report was written with another layout version.
     SchemaVersion {
         /// Version found in the file.
@@ -33,6 +35,9 @@ impl std::fmt::Display for ReadError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             ReadError::Json(e) => write!(f, "not a hotpath JSON report: {e}"),
+            ReadError::NotAReport => {
+                write!(f, "not a hotpath JSON report: it has no schema_version")
+            }
             ReadError::SchemaVersion { found } => write!(
                 f,
                 "report has schema_version {found}; this build reads version {SCHEMA_VERSION} \
@@ -84,10 +89,9 @@ impl ProfilerStatus {
 /// [`SCHEMA_VERSION`].
 fn read_versioned<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, ReadError> {
     let v: serde_json::Value = serde_json::from_str(text).map_err(ReadError::Json)?;
-    let found = v
-        .get("schema_version")
-        .and_then(|v| v.as_u64())
-        .unwrap_or(0);
+    let Some(found) = v.get("schema_version").and_then(|v| v.as_u64()) else {
+        return Err(ReadError::NotAReport);
+    };
     if found != SCHEMA_VERSION as u64 {
         return Err(ReadError::SchemaVersion { found });
     }

@@ -61,9 +61,9 @@ pub struct Report {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Function {
     /// Path, e.g. `my_app::parser::Parser::parse` or `<my_app::P as core::fmt::Display>::fmt`;
-    /// for a block, its label.
+    /// for a `measure_block!`, the path of the enclosing function.
     pub name: String,
-    /// `label = "..."` of `#[measure]`, or `null`.
+    /// `label = "..."` of `#[measure]`, the label of a `measure_block!`, or `null`.
     pub label: Option<String>,
     /// Source file.
     pub file: String,

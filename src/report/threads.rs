@@ -111,9 +111,24 @@ pub(crate) fn render(
     }
     t.render(out);
     if !own.is_empty() {
-        let list: Vec<String> = own
+        // Threads of one name on one entry: `hotpath-metrics ×6 (0.1% avg)`, the
+        // average over them.
+        let mut groups: Vec<(&str, usize, f64)> = Vec::new();
+        for r in &own {
+            match groups.iter_mut().find(|g| g.0 == r.name) {
+                Some(g) => {
+                    g.1 += 1;
+                    g.2 += r.cpu_percent_avg;
+                }
+                None => groups.push((&r.name, 1, r.cpu_percent_avg)),
+            }
+        }
+        let list: Vec<String> = groups
             .iter()
-            .map(|r| format!("{} ({} avg)", r.name, cpu(r.cpu_percent_avg)))
+            .map(|(name, n, sum)| match n {
+                1 => format!("{name} ({} avg)", cpu(*sum)),
+                n => format!("{name} ×{n} ({} avg)", cpu(sum / *n as f64)),
+            })
             .collect();
         let _ = writeln!(out, "profiler threads: {}", list.join(", "));
     }

@@ -1,0 +1,517 @@
+//! `/metrics`: the report so far in the Prometheus text exposition format (0.0.4),
+//! encoded by the `prometheus` crate. Series and labels are listed in `docs/metrics.md`.
+//!
+//! Cardinality is bounded: at most `limit` functions (by total wall time), `limit` I/O
+//! entries (by bytes) and `limit` threads (by CPU time) are exported, whatever the
+//! program does.
+
+use prometheus::proto::{
+    Bucket, Counter, Gauge, Histogram, LabelPair, Metric, MetricFamily, MetricType,
+};
+use prometheus::TextEncoder;
+
+use hotpath_core::{SiteKind, SiteStats, Snapshot};
+
+use crate::report::{Function, IoDirection, IoEntry, Report};
+
+/// Upper bounds of the duration histograms, seconds: 1, 2.5 and 5 per decade from
+/// 100 ns to 10 s.
+fn duration_buckets() -> Vec<f64> {
+    let mut v = Vec::new();
+    for exp in -7..1 {
+        for m in ["1", "2.5", "5"] {
+            // Parsed from decimal text, so that each bound prints as written.
+            v.push(format!("{m}e{exp}").parse().expect("a decimal number"));
+        }
+    }
+    v.push(10.0);
+    v
+}
+
+/// One metric family being built.
+struct Family {
+    mf: MetricFamily,
+    metrics: Vec<Metric>,
+}
+
+impl Family {
+    fn new(name: &str, help: &str, kind: MetricType) -> Family {
+        let mut mf = MetricFamily::default();
+        mf.set_name(name.to_string());
+        mf.set_help(help.to_string());
+        mf.set_field_type(kind);
+        Family {
+            mf,
+            metrics: Vec::new(),
+        }
+    }
+
+    fn labelled(labels: &[(&str, &str)]) -> Metric {
+        let mut m = Metric::default();
+        m.set_label(
+            labels
+                .iter()
+                .map(|(k, v)| {
+                    let mut l = LabelPair::default();
+                    l.set_name(k.to_string());
+                    l.set_value(v.to_string());
+                    l
+                })
+                .collect(),
+        );
+        m
+    }
+
+    fn counter(&mut self, labels: &[(&str, &str)], v: f64) {
+        let mut m = Family::labelled(labels);
+        let mut c = Counter::default();
+        c.set_value(v);
+        m.set_counter(c);
+        self.metrics.push(m);
+    }
+
+    fn gauge(&mut self, labels: &[(&str, &str)], v: f64) {
+        let mut m = Family::labelled(labels);
+        let mut g = Gauge::default();
+        g.set_value(v);
+        m.set_gauge(g);
+        self.metrics.push(m);
+    }
+
+    /// A duration histogram from a call site's timed values.
+    fn histogram(&mut self, labels: &[(&str, &str)], s: &SiteStats, bounds: &[f64]) {
+        let count = s.count_at_most_ns(u64::MAX);
+        let mut h = Histogram::default();
+        h.set_sample_count(count);
+        h.set_sample_sum(s.sum_ns as f64 / 1e9);
+        h.set_bucket(
+            bounds
+                .iter()
+                .map(|b| {
+                    let mut bucket = Bucket::default();
+                    bucket.set_upper_bound(*b);
+                    bucket.set_cumulative_count(s.count_at_most_ns((b * 1e9).round() as u64));
+                    bucket
+                })
+                .collect(),
+        );
+        let mut m = Family::labelled(labels);
+        m.set_histogram(h);
+        self.metrics.push(m);
+    }
+
+    fn finish(mut self, out: &mut Vec<MetricFamily>) {
+        if !self.metrics.is_empty() {
+            self.mf.set_metric(self.metrics);
+            out.push(self.mf);
+        }
+    }
+}
+
+/// Label values for rows, made unique: a name shown twice (one label used at two sites,
+/// two types wrapped at one site) gets `(file:line)` or more after it, since
+/// Prometheus refuses a scrape with two series of the same labels.
+fn unique<'a>(rows: impl Iterator<Item = (&'a str, &'a str, u32, &'a str)>) -> Vec<String> {
+    let rows: Vec<_> = rows.collect();
+    let mut out: Vec<String> = Vec::with_capacity(rows.len());
+    for (i, (name, file, line, kind)) in rows.iter().enumerate() {
+        let twin = rows
+            .iter()
+            .enumerate()
+            .any(|(j, (n, ..))| j != i && n == name);
+        let mut v = if twin {
+            let file = file.rsplit(['/', '\\']).next().unwrap_or(file);
+            format!(
+                "{name} ({file}:{line}{}{kind})",
+                if kind.is_empty() { "" } else { " " }
+            )
+        } else {
+            name.to_string()
+        };
+        let base = v.clone();
+        let mut k = 2;
+        while out.contains(&v) {
+            v = format!("{base} #{k}");
+            k += 1;
+        }
+        out.push(v);
+    }
+    out
+}
+
+/// The call site a function row was made from.
+fn site_of<'a>(snap: &'a Snapshot, f: &Function) -> Option<&'a SiteStats> {
+    snap.sites.iter().find(|s| {
+        s.site.kind() != SiteKind::Io
+            && s.site.line() == f.line
+            && s.site.file() == f.file
+            && s.site.name() == f.name
+            && s.site.label() == f.label.as_deref()
+    })
+}
+
+/// The call sites of an I/O row's directions, in the order read, write, flush,
+/// shutdown, seek.
+fn io_sites<'a>(snap: &'a Snapshot, e: &IoEntry) -> [Option<&'a SiteStats>; 5] {
+    let entry = hotpath_io::entries().into_iter().find(|x| {
+        x.name == e.name && x.type_name == e.type_name && x.line == e.line && x.file == e.file
+    });
+    let find = |site: Option<&'static hotpath_core::CallSite>| {
+        site.and_then(|site| snap.sites.iter().find(|s| std::ptr::eq(s.site, site)))
+    };
+    match entry {
+        Some(x) => [
+            find(Some(x.read)),
+            find(Some(x.write)),
+            find(Some(x.flush)),
+            find(Some(x.shutdown)),
+            find(Some(x.seek)),
+        ],
+        None => [None; 5],
+    }
+}
+
+/// The whole exposition.
+pub(crate) fn encode(r: &Report, snap: &Snapshot, limit: usize) -> String {
+    let bounds = duration_buckets();
+    let mut out = Vec::new();
+
+    let mut info = Family::new(
+        "hotpath_info",
+        "The profiled program: hotpath version, the function that started profiling, how CPU \
+         time is measured (sampled, exact, off) and the fraction of calls timed.",
+        MetricType::GAUGE,
+    );
+    let cpu_mode = r.cpu.as_ref().map_or("off", |c| c.mode.as_str());
+    let sampling = r.time_sampling_rate.to_string();
+    info.gauge(
+        &[
+            ("version", env!("CARGO_PKG_VERSION")),
+            ("caller", r.caller.as_str()),
+            ("cpu_mode", cpu_mode),
+            ("time_sampling_rate", sampling.as_str()),
+        ],
+        1.0,
+    );
+    info.finish(&mut out);
+    let mut up = Family::new(
+        "hotpath_uptime_seconds",
+        "Time since profiling started.",
+        MetricType::GAUGE,
+    );
+    up.gauge(&[], r.elapsed_ns as f64 / 1e9);
+    up.finish(&mut out);
+
+    functions(r, snap, limit, &bounds, &mut out);
+    io(r, snap, limit, &bounds, &mut out);
+    process(r, limit, &mut out);
+
+    let mut text = String::new();
+    if let Err(e) = TextEncoder::new().encode_utf8(&out, &mut text) {
+        text = format!("# hotpath could not encode the metrics: {e}\n");
+    }
+    text
+}
+
+fn functions(
+    r: &Report,
+    snap: &Snapshot,
+    limit: usize,
+    bounds: &[f64],
+    out: &mut Vec<MetricFamily>,
+) {
+    let shown = &r.functions[..r.functions.len().min(limit)];
+    let mut calls = Family::new(
+        "hotpath_function_calls_total",
+        "Calls of each measured function (async: futures completed or dropped after a poll).",
+        MetricType::COUNTER,
+    );
+    let mut duration = Family::new(
+        "hotpath_function_duration_seconds",
+        "Wall time of one timed call, inclusive of measured children.",
+        MetricType::HISTOGRAM,
+    );
+    let mut wall = Family::new(
+        "hotpath_function_wall_seconds_total",
+        "Inclusive wall time of all calls (recursion counted once).",
+        MetricType::COUNTER,
+    );
+    let mut self_ = Family::new(
+        "hotpath_function_self_seconds_total",
+        "Wall time not spent in measured children (async: poll time).",
+        MetricType::COUNTER,
+    );
+    #[cfg_attr(not(feature = "hotpath-alloc"), allow(unused_mut))]
+    let mut allocs = Family::new(
+        "hotpath_function_allocations_total",
+        "Allocations made inside the function, inclusive (hotpath-alloc).",
+        MetricType::COUNTER,
+    );
+    #[cfg_attr(not(feature = "hotpath-alloc"), allow(unused_mut))]
+    let mut alloc_bytes = Family::new(
+        "hotpath_function_allocated_bytes_total",
+        "Bytes allocated inside the function, inclusive (hotpath-alloc).",
+        MetricType::COUNTER,
+    );
+    #[cfg_attr(not(feature = "hotpath-alloc"), allow(unused_mut))]
+    let mut freed_bytes = Family::new(
+        "hotpath_function_freed_bytes_total",
+        "Bytes freed inside the function, inclusive (hotpath-alloc).",
+        MetricType::COUNTER,
+    );
+    #[cfg_attr(not(feature = "hotpath-cpu"), allow(unused_mut))]
+    let mut cpu = Family::new(
+        "hotpath_function_cpu_seconds_total",
+        "CPU time inside the function, inclusive (hotpath-cpu).",
+        MetricType::COUNTER,
+    );
+    let mut io_bytes = Family::new(
+        "hotpath_function_io_bytes_total",
+        "Bytes moved by io! operations made while the function was the innermost measured one.",
+        MetricType::COUNTER,
+    );
+    let mut io_time = Family::new(
+        "hotpath_function_io_seconds_total",
+        "Time inside those io! operations.",
+        MetricType::COUNTER,
+    );
+    // Names made unique over every row, exported or not, so that a row moving in or
+    // out of the top `limit` does not rename another.
+    let names = unique(
+        r.functions
+            .iter()
+            .map(|f| (f.display_name(), f.file.as_str(), f.line, "")),
+    );
+    for (f, name) in shown.iter().zip(&names) {
+        let name = name.as_str();
+        let l = [("function", name)];
+        calls.counter(&l, f.calls as f64);
+        // Counters must never decrease: the report scales sampled totals up to all
+        // calls (an estimate that moves both ways), so these are the sums over the
+        // timed calls, straight from the call site.
+        let site = site_of(snap, f).filter(|s| s.timed > 0);
+        if let Some(s) = site {
+            wall.counter(&l, s.total_ns as f64 / 1e9);
+            self_.counter(&l, s.self_ns as f64 / 1e9);
+            duration.histogram(&l, s, bounds);
+            #[cfg(feature = "hotpath-alloc")]
+            if f.alloc.is_some() {
+                allocs.counter(&l, s.alloc.allocs as f64);
+                alloc_bytes.counter(&l, s.alloc.bytes as f64);
+                freed_bytes.counter(&l, s.alloc.freed as f64);
+            }
+            #[cfg(feature = "hotpath-cpu")]
+            if let Some(c) = &f.cpu {
+                // Sampled mode counts every sample (exact, never scaled); exact mode
+                // reads the clock on the timed calls.
+                let ns = if c.samples.is_some() {
+                    c.cpu_ns
+                } else {
+                    s.cpu.ns
+                };
+                cpu.counter(&l, ns as f64 / 1e9);
+            }
+        }
+        if let Some(i) = &f.io {
+            io_bytes.counter(
+                &[("function", name), ("direction", "read")],
+                i.read_bytes as f64,
+            );
+            io_bytes.counter(
+                &[("function", name), ("direction", "write")],
+                i.write_bytes as f64,
+            );
+            io_time.counter(&l, i.io_ns as f64 / 1e9);
+        }
+    }
+    for f in [
+        calls,
+        duration,
+        wall,
+        self_,
+        allocs,
+        alloc_bytes,
+        freed_bytes,
+        cpu,
+        io_bytes,
+        io_time,
+    ] {
+        f.finish(out);
+    }
+}
+
+fn io(r: &Report, snap: &Snapshot, limit: usize, bounds: &[f64], out: &mut Vec<MetricFamily>) {
+    let entries = r.io.as_deref().unwrap_or(&[]);
+    let shown = &entries[..entries.len().min(limit)];
+    let mut ops = Family::new(
+        "hotpath_io_operations_total",
+        "Completed io! operations (WouldBlock, Interrupted and Pending are not operations).",
+        MetricType::COUNTER,
+    );
+    let mut bytes = Family::new(
+        "hotpath_io_bytes_total",
+        "Bytes actually transferred by io! operations.",
+        MetricType::COUNTER,
+    );
+    let mut errors = Family::new(
+        "hotpath_io_errors_total",
+        "io! operations that failed.",
+        MetricType::COUNTER,
+    );
+    let mut duration = Family::new(
+        "hotpath_io_operation_duration_seconds",
+        "Duration of one timed io! operation (async: first poll to Ready).",
+        MetricType::HISTOGRAM,
+    );
+    let mut instances = Family::new(
+        "hotpath_io_instances_total",
+        "Wrappers created at the io! site for this type.",
+        MetricType::COUNTER,
+    );
+    let names = unique(entries.iter().map(|e| {
+        let short = e.type_name.rsplit("::").next().unwrap_or(&e.type_name);
+        (e.name.as_str(), e.file.as_str(), e.line, short)
+    }));
+    for (e, name) in shown.iter().zip(&names) {
+        let name = name.as_str();
+        instances.counter(&[("io", name)], e.instances as f64);
+        let sites = io_sites(snap, e);
+        let dirs: [(&str, &IoDirection); 5] = [
+            ("read", &e.read),
+            ("write", &e.write),
+            ("flush", &e.flush),
+            ("shutdown", &e.shutdown),
+            ("seek", &e.seek),
+        ];
+        for ((dir, d), site) in dirs.into_iter().zip(sites) {
+            if d.ops + d.errors == 0 {
+                continue;
+            }
+            let l = [("io", name), ("direction", dir)];
+            ops.counter(&l, d.ops as f64);
+            bytes.counter(&l, d.bytes as f64);
+            errors.counter(&l, d.errors as f64);
+            if let Some(s) = site.filter(|_| d.timed_ops > 0) {
+                duration.histogram(&l, s, bounds);
+            }
+        }
+    }
+    for f in [ops, bytes, errors, duration, instances] {
+        f.finish(out);
+    }
+}
+
+fn process(r: &Report, limit: usize, out: &mut Vec<MetricFamily>) {
+    if let Some(a) = &r.alloc_total {
+        let mut count = Family::new(
+            "hotpath_process_allocations_total",
+            "Allocations of the whole process since profiling started (hotpath-alloc).",
+            MetricType::COUNTER,
+        );
+        count.counter(&[], a.count as f64);
+        count.finish(out);
+        let mut bytes = Family::new(
+            "hotpath_process_allocated_bytes_total",
+            "Bytes allocated by the whole process since profiling started (hotpath-alloc).",
+            MetricType::COUNTER,
+        );
+        bytes.counter(&[], a.bytes as f64);
+        bytes.finish(out);
+        let mut freed = Family::new(
+            "hotpath_process_freed_bytes_total",
+            "Bytes freed by the whole process since profiling started (hotpath-alloc).",
+            MetricType::COUNTER,
+        );
+        freed.counter(&[], a.freed_bytes as f64);
+        freed.finish(out);
+    }
+    if let Some(c) = &r.cpu {
+        let mut cpu = Family::new(
+            "hotpath_process_cpu_seconds_total",
+            "CPU time of the whole process since profiling started (hotpath-cpu).",
+            MetricType::COUNTER,
+        );
+        cpu.counter(&[], c.process_cpu_ns as f64 / 1e9);
+        cpu.finish(out);
+    }
+    if let Some(m) = &r.process_memory {
+        let mut rss = Family::new(
+            "hotpath_process_resident_memory_bytes",
+            "Resident set size of the process.",
+            MetricType::GAUGE,
+        );
+        rss.gauge(&[], m.rss_bytes as f64);
+        rss.finish(out);
+        let mut peak = Family::new(
+            "hotpath_process_peak_resident_memory_bytes",
+            "Highest resident set size of the process.",
+            MetricType::GAUGE,
+        );
+        peak.gauge(&[], m.peak_rss_bytes as f64);
+        peak.finish(out);
+    }
+    if let Some(threads) = &r.threads {
+        let mut live = Family::new(
+            "hotpath_threads",
+            "Threads of the process now (the profiler's included).",
+            MetricType::GAUGE,
+        );
+        live.gauge(
+            &[],
+            threads.iter().filter(|t| t.state != "exited").count() as f64,
+        );
+        live.finish(out);
+        let mut cpu = Family::new(
+            "hotpath_thread_cpu_seconds_total",
+            "CPU time of each thread (by CPU time; exited threads included).",
+            MetricType::COUNTER,
+        );
+        for t in threads.iter().take(limit) {
+            let thread = format!("{}:{}", t.name, t.tid);
+            cpu.counter(
+                &[("thread", thread.as_str()), ("mode", "user")],
+                t.user_ns as f64 / 1e9,
+            );
+            cpu.counter(
+                &[("thread", thread.as_str()), ("mode", "system")],
+                t.system_ns as f64 / 1e9,
+            );
+        }
+        cpu.finish(out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn label_values_are_unique() {
+        let rows = [
+            ("parse", "src/a.rs", 10, ""),
+            ("parse", "src/b.rs", 20, ""),
+            ("load", "src/a.rs", 30, ""),
+            ("x", "src/a.rs", 40, "File"),
+            ("x", "src/a.rs", 40, "File"),
+        ];
+        assert_eq!(
+            unique(rows.into_iter()),
+            [
+                "parse (a.rs:10)",
+                "parse (b.rs:20)",
+                "load",
+                "x (a.rs:40 File)",
+                "x (a.rs:40 File) #2"
+            ]
+        );
+    }
+
+    #[test]
+    fn buckets_rise_from_100ns_to_10s() {
+        let b = duration_buckets();
+        assert_eq!(b.len(), 25);
+        assert!((b[0] - 1e-7).abs() < 1e-12);
+        assert_eq!(*b.last().unwrap(), 10.0);
+        assert!(b.windows(2).all(|w| w[0] < w[1]));
+    }
+}
