@@ -1,0 +1,533 @@
+//! Matching the rows of two reports and judging each quantity.
+
+use std::collections::HashMap;
+
+use hotpath::report::format::{bytes, count, duration};
+use hotpath::report::{percentile_label, Function, IoEntry, Report};
+
+use super::{
+    percent_label, Change, Diff, Direction, Metric, RowKey, Unit, Unmatched, Value, Verdict,
+};
+
+/// Compares HEAD against BASE; `threshold` is the relative change in a time below which
+/// it is noise (`0.1` = 10 %).
+pub fn diff(base: &Report, head: &Report, threshold: f64) -> Diff {
+    let has = |r: &Report, s: &str| r.sections.iter().any(|x| x == s);
+    let mut c = Compare {
+        threshold,
+        percentiles: head
+            .percentiles
+            .iter()
+            .copied()
+            .filter(|p| base.percentiles.contains(p))
+            .collect(),
+        alloc: has(base, "alloc") && has(head, "alloc"),
+        cpu: has(base, "cpu") && has(head, "cpu"),
+        changes: Vec::new(),
+    };
+
+    // The process.
+    let process = |c: &mut Compare, metric, b, h| {
+        c.push(RowKey::Process, "(process)", metric, b, h);
+    };
+    process(
+        &mut c,
+        Metric::Elapsed,
+        Some(Value::Int(base.elapsed_ns)),
+        Some(Value::Int(head.elapsed_ns)),
+    );
+    if let (Some(b), Some(h)) = (&base.cpu, &head.cpu) {
+        let v = |x: u64| Some(Value::Int(x));
+        process(
+            &mut c,
+            Metric::Cpu,
+            v(b.process_cpu_ns),
+            v(h.process_cpu_ns),
+        );
+    }
+    if let (Some(b), Some(h)) = (&base.alloc_total, &head.alloc_total) {
+        let v = |x: u64| Some(Value::Int(x));
+        process(&mut c, Metric::Allocs, v(b.count), v(h.count));
+        process(&mut c, Metric::AllocBytes, v(b.bytes), v(h.bytes));
+    }
+
+    // Functions.
+    let fkey = |f: &Function| (f.name.clone(), f.label.clone());
+    let fmatch = Matching::new(&base.functions, &head.functions, fkey);
+    let fshown = shown_functions(&fmatch.keys);
+    for (bi, hi) in &fmatch.pairs {
+        let (b, h) = (&base.functions[*bi], &head.functions[*hi]);
+        let key = fmatch.row_key_of_head(*hi, function_key);
+        c.function(&key, &fshown[&key], b, h);
+    }
+
+    // I/O entries.
+    let (bio, hio) = (
+        base.io.as_deref().unwrap_or(&[]),
+        head.io.as_deref().unwrap_or(&[]),
+    );
+    let ikey = |e: &IoEntry| (e.name.clone(), e.type_name.clone());
+    let imatch = Matching::new(bio, hio, ikey);
+    let ishown = shown_io(&imatch.keys);
+    for (bi, hi) in &imatch.pairs {
+        let key = imatch.row_key_of_head(*hi, io_key);
+        c.io(&key, &ishown[&key], &bio[*bi], &hio[*hi]);
+    }
+
+    let mut added = Vec::new();
+    let mut removed = Vec::new();
+    for i in fmatch.only_head() {
+        let row = fmatch.row_key_of_head(i, function_key);
+        added.push(unmatched_function(&fshown, row, &head.functions[i]));
+    }
+    for i in fmatch.only_base() {
+        let row = fmatch.row_key_of_base(i, function_key);
+        removed.push(unmatched_function(&fshown, row, &base.functions[i]));
+    }
+    for i in imatch.only_head() {
+        let row = imatch.row_key_of_head(i, io_key);
+        added.push(unmatched_io(&ishown, row, &hio[i]));
+    }
+    for i in imatch.only_base() {
+        let row = imatch.row_key_of_base(i, io_key);
+        removed.push(unmatched_io(&ishown, row, &bio[i]));
+    }
+
+    Diff {
+        threshold,
+        caller: head.caller.clone(),
+        changes: std::mem::take(&mut c.changes),
+        added,
+        removed,
+        notes: notes(base, head, &c.percentiles),
+    }
+}
+
+struct Compare {
+    threshold: f64,
+    /// Percentiles both reports show.
+    percentiles: Vec<f64>,
+    /// Both reports have the `alloc` section.
+    alloc: bool,
+    /// Both reports have the `cpu` section.
+    cpu: bool,
+    changes: Vec<Change>,
+}
+
+impl Compare {
+    fn push(
+        &mut self,
+        row: RowKey,
+        shown: &str,
+        metric: Metric,
+        base: Option<Value>,
+        head: Option<Value>,
+    ) {
+        let verdict = match (base, head) {
+            (None, None) => return,
+            (None, _) | (_, None) => Verdict::NotComparable,
+            (Some(b), Some(h)) if metric.unit() == Unit::Time => {
+                let (b, h) = (b.as_f64(), h.as_f64());
+                if b == 0.0 {
+                    if h > 0.0 {
+                        Verdict::Slower
+                    } else {
+                        Verdict::Noise
+                    }
+                } else {
+                    let r = (h - b) / b;
+                    if r > self.threshold {
+                        Verdict::Slower
+                    } else if r < -self.threshold {
+                        Verdict::Faster
+                    } else {
+                        Verdict::Noise
+                    }
+                }
+            }
+            (Some(b), Some(h)) => match b.as_f64().total_cmp(&h.as_f64()) {
+                std::cmp::Ordering::Less => Verdict::Increased,
+                std::cmp::Ordering::Greater => Verdict::Decreased,
+                std::cmp::Ordering::Equal => match (b, h) {
+                    // Integers above 2^53 can be equal as f64 and differ.
+                    (Value::Int(b), Value::Int(h)) if b < h => Verdict::Increased,
+                    (Value::Int(b), Value::Int(h)) if b > h => Verdict::Decreased,
+                    _ => Verdict::Unchanged,
+                },
+            },
+        };
+        self.changes.push(Change {
+            row,
+            shown: shown.to_string(),
+            metric,
+            base,
+            head,
+            verdict,
+        });
+    }
+
+    fn function(&mut self, key: &RowKey, shown: &str, b: &Function, h: &Function) {
+        let (percentiles, alloc, cpu) = (self.percentiles.clone(), self.alloc, self.cpu);
+        let int = |v: u64| Some(Value::Int(v));
+        let mut push = |metric, bv, hv| self.push(key.clone(), shown, metric, bv, hv);
+        push(Metric::Calls, int(b.calls), int(h.calls));
+        let (bw, hw) = (b.wall_ns.as_ref(), h.wall_ns.as_ref());
+        push(
+            Metric::Total,
+            bw.map(|w| Value::Int(w.total)),
+            hw.map(|w| Value::Int(w.total)),
+        );
+        push(
+            Metric::SelfTime,
+            bw.map(|w| Value::Int(w.self_)),
+            hw.map(|w| Value::Int(w.self_)),
+        );
+        push(
+            Metric::Avg,
+            bw.map(|w| Value::Int(w.mean)),
+            hw.map(|w| Value::Int(w.mean)),
+        );
+        for p in &percentiles {
+            push(
+                Metric::Percentile(*p),
+                bw.and_then(|w| w.percentiles.get(*p)).map(Value::Int),
+                hw.and_then(|w| w.percentiles.get(*p)).map(Value::Int),
+            );
+        }
+        if cpu {
+            push(
+                Metric::Cpu,
+                b.cpu.as_ref().map(|c| Value::Int(c.cpu_ns)),
+                h.cpu.as_ref().map(|c| Value::Int(c.cpu_ns)),
+            );
+        }
+        if alloc {
+            let (ba, ha) = (b.alloc.as_ref(), h.alloc.as_ref());
+            push(
+                Metric::Allocs,
+                ba.map(|a| Value::Int(a.count)),
+                ha.map(|a| Value::Int(a.count)),
+            );
+            push(
+                Metric::AllocBytes,
+                ba.map(|a| Value::Int(a.bytes)),
+                ha.map(|a| Value::Int(a.bytes)),
+            );
+            push(
+                Metric::AllocsPerCall,
+                ba.map(|a| Value::Real(a.per_call_count)),
+                ha.map(|a| Value::Real(a.per_call_count)),
+            );
+            push(
+                Metric::BytesPerCall,
+                ba.map(|a| Value::Int(a.per_call_bytes)),
+                ha.map(|a| Value::Int(a.per_call_bytes)),
+            );
+        }
+    }
+
+    fn io(&mut self, key: &RowKey, shown: &str, b: &IoEntry, h: &IoEntry) {
+        for dir in Direction::ALL {
+            let (bd, hd) = (dir.of(b), dir.of(h));
+            if bd.ops + bd.errors + hd.ops + hd.errors == 0 {
+                continue;
+            }
+            let mut push = |metric, bv, hv| self.push(key.clone(), shown, metric, bv, hv);
+            let int = |v: u64| Some(Value::Int(v));
+            push(Metric::IoOps(dir), int(bd.ops), int(hd.ops));
+            if dir.moves_bytes() {
+                push(Metric::IoBytes(dir), int(bd.bytes), int(hd.bytes));
+            }
+            push(Metric::IoErrors(dir), int(bd.errors), int(hd.errors));
+            push(
+                Metric::IoAvg(dir),
+                bd.mean_ns.map(Value::Int),
+                hd.mean_ns.map(Value::Int),
+            );
+        }
+    }
+}
+
+/// Rows of two reports matched by identity; the k-th row with an identity in BASE
+/// matches the k-th with it in HEAD.
+struct Matching<K> {
+    /// Identity and occurrence of each BASE row.
+    base: Vec<(K, usize)>,
+    /// Identity and occurrence of each HEAD row.
+    head: Vec<(K, usize)>,
+    /// (BASE index, HEAD index) of the rows in both, in HEAD's order.
+    pairs: Vec<(usize, usize)>,
+    /// Every identity and occurrence of either report.
+    keys: Vec<(K, usize)>,
+}
+
+impl<K: Clone + Eq + std::hash::Hash> Matching<K> {
+    fn new<T>(base: &[T], head: &[T], key: impl Fn(&T) -> K) -> Self {
+        let numbered = |rows: &[T]| {
+            let mut seen: HashMap<K, usize> = HashMap::new();
+            rows.iter()
+                .map(|r| {
+                    let k = key(r);
+                    let n = seen.entry(k.clone()).or_insert(0);
+                    *n += 1;
+                    (k, *n - 1)
+                })
+                .collect::<Vec<_>>()
+        };
+        let (base, head) = (numbered(base), numbered(head));
+        let in_base: HashMap<&(K, usize), usize> =
+            base.iter().enumerate().map(|(i, k)| (k, i)).collect();
+        let pairs = head
+            .iter()
+            .enumerate()
+            .filter_map(|(hi, k)| Some((*in_base.get(k)?, hi)))
+            .collect();
+        let mut keys = head.clone();
+        keys.extend(base.iter().filter(|k| !head.contains(k)).cloned());
+        Matching {
+            base,
+            head,
+            pairs,
+            keys,
+        }
+    }
+
+    fn only_head(&self) -> Vec<usize> {
+        (0..self.head.len())
+            .filter(|i| !self.pairs.iter().any(|(_, h)| h == i))
+            .collect()
+    }
+
+    fn only_base(&self) -> Vec<usize> {
+        (0..self.base.len())
+            .filter(|i| !self.pairs.iter().any(|(b, _)| b == i))
+            .collect()
+    }
+
+    fn row_key_of_head(&self, i: usize, make: impl Fn(K, usize) -> RowKey) -> RowKey {
+        let (k, n) = self.head[i].clone();
+        make(k, n)
+    }
+
+    fn row_key_of_base(&self, i: usize, make: impl Fn(K, usize) -> RowKey) -> RowKey {
+        let (k, n) = self.base[i].clone();
+        make(k, n)
+    }
+}
+
+type FunctionKey = ((String, Option<String>), usize);
+type IoKey = ((String, String), usize);
+
+fn function_key((name, label): (String, Option<String>), nth: usize) -> RowKey {
+    RowKey::Function { name, label, nth }
+}
+
+fn io_key((name, type_name): (String, String), nth: usize) -> RowKey {
+    RowKey::Io {
+        name,
+        type_name,
+        nth,
+    }
+}
+
+/// Display names of the functions: the label or name; `label (name)` when two rows share
+/// it; ` #2`, ` #3` for later rows with the same name and label.
+fn shown_functions(keys: &[FunctionKey]) -> HashMap<RowKey, String> {
+    let display = |(name, label): &(String, Option<String>)| label.as_ref().unwrap_or(name).clone();
+    let mut out = HashMap::new();
+    for (id, nth) in keys {
+        let mut s = display(id);
+        let twins = keys
+            .iter()
+            .filter(|(o, _)| o != id && display(o) == s)
+            .count();
+        if twins > 0 {
+            if id.1.is_some() {
+                s = format!("{s} ({})", id.0);
+            } else {
+                s = format!("{s} (fn)");
+            }
+        }
+        if *nth > 0 {
+            s = format!("{s} #{}", nth + 1);
+        }
+        out.insert(function_key(id.clone(), *nth), s);
+    }
+    out
+}
+
+/// Display names of the I/O entries: `io: <name>`, with the short type when two entries
+/// share the name, and ` #2` for later ones with the same name and type.
+fn shown_io(keys: &[IoKey]) -> HashMap<RowKey, String> {
+    let mut out = HashMap::new();
+    for (id, nth) in keys {
+        let mut s = format!("io: {}", id.0);
+        if keys.iter().any(|(o, _)| o.0 == id.0 && o.1 != id.1) {
+            s = format!("{s} ({})", short_type(&id.1));
+        }
+        if *nth > 0 {
+            s = format!("{s} #{}", nth + 1);
+        }
+        out.insert(io_key(id.clone(), *nth), s);
+    }
+    out
+}
+
+fn unmatched_function(shown: &HashMap<RowKey, String>, row: RowKey, f: &Function) -> Unmatched {
+    let calls = if f.calls == 1 {
+        "1 call".to_string()
+    } else {
+        format!("{} calls", count(f.calls))
+    };
+    let summary = match &f.wall_ns {
+        Some(w) => format!("{calls}, {} total", duration(w.total)),
+        None => format!("{calls}, not timed"),
+    };
+    Unmatched {
+        shown: shown[&row].clone(),
+        row,
+        summary,
+    }
+}
+
+fn unmatched_io(shown: &HashMap<RowKey, String>, row: RowKey, e: &IoEntry) -> Unmatched {
+    let parts: Vec<String> = Direction::ALL
+        .iter()
+        .filter(|d| d.of(e).ops > 0)
+        .map(|d| {
+            let io = d.of(e);
+            if d.moves_bytes() {
+                format!("{} {d} ops ({})", count(io.ops), bytes(io.bytes))
+            } else {
+                format!("{} {d} ops", count(io.ops))
+            }
+        })
+        .collect();
+    let summary = if parts.is_empty() {
+        "no operation".to_string()
+    } else {
+        parts.join(", ")
+    };
+    Unmatched {
+        shown: shown[&row].clone(),
+        row,
+        summary,
+    }
+}
+
+/// `std::io::BufReader<std::fs::File>` → `BufReader<File>`.
+fn short_type(full: &str) -> String {
+    let mut out = String::with_capacity(full.len());
+    let mut word = String::new();
+    for c in full.chars().chain(std::iter::once('\0')) {
+        if c.is_alphanumeric() || c == '_' || c == ':' {
+            word.push(c);
+        } else {
+            out.push_str(word.rsplit("::").next().unwrap_or(&word));
+            word.clear();
+            if c != '\0' {
+                out.push(c);
+            }
+        }
+    }
+    out
+}
+
+/// What differs in how the two reports were made, then each report's own notes.
+fn notes(base: &Report, head: &Report, compared: &[f64]) -> Vec<String> {
+    let mut out = Vec::new();
+    if base.caller != head.caller {
+        out.push(format!(
+            "callers differ: base {}, head {}",
+            base.caller, head.caller
+        ));
+    }
+    if base.clock != head.clock {
+        out.push(format!(
+            "clocks differ: base {}, head {}",
+            base.clock, head.clock
+        ));
+    }
+    if base.percentiles != head.percentiles {
+        let list = |ps: &[f64]| {
+            if ps.is_empty() {
+                "none".to_string()
+            } else {
+                ps.iter()
+                    .map(|p| format!("p{}", percentile_label(*p)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            }
+        };
+        out.push(format!(
+            "percentiles differ: base {}; head {}; compared: {}",
+            list(&base.percentiles),
+            list(&head.percentiles),
+            list(compared)
+        ));
+    }
+    if base.time_sampling_rate != head.time_sampling_rate {
+        out.push(format!(
+            "time sampling rates differ: base {}, head {} of calls timed; sampled times are estimates",
+            percent_label(base.time_sampling_rate),
+            percent_label(head.time_sampling_rate)
+        ));
+    }
+    if let (Some(b), Some(h)) = (base.io_time_sampling_rate, head.io_time_sampling_rate) {
+        if b != h {
+            out.push(format!(
+                "I/O time sampling rates differ: base {}, head {} of operations timed",
+                percent_label(b),
+                percent_label(h)
+            ));
+        }
+    }
+    if base.sections != head.sections {
+        let only = |a: &Report, b: &Report| -> Vec<String> {
+            a.sections
+                .iter()
+                .filter(|s| !b.sections.contains(s))
+                .cloned()
+                .collect()
+        };
+        let mut parts = Vec::new();
+        let (ob, oh) = (only(base, head), only(head, base));
+        if !ob.is_empty() {
+            parts.push(format!("{} only in base", ob.join(", ")));
+        }
+        if !oh.is_empty() {
+            parts.push(format!("{} only in head", oh.join(", ")));
+        }
+        if parts.is_empty() {
+            parts.push(format!(
+                "base {}, head {}",
+                base.sections.join(", "),
+                head.sections.join(", ")
+            ));
+        }
+        out.push(format!(
+            "sections differ: {}; alloc and cpu are compared only when both reports have them, \
+             threads never",
+            parts.join("; ")
+        ));
+    }
+    if let (Some(b), Some(h)) = (&base.cpu, &head.cpu) {
+        if b.mode != h.mode {
+            out.push(format!(
+                "CPU modes differ: base {}, head {}",
+                b.mode, h.mode
+            ));
+        }
+    }
+    for n in &base.notes {
+        if head.notes.contains(n) {
+            out.push(format!("both reports: {n}"));
+        } else {
+            out.push(format!("base report: {n}"));
+        }
+    }
+    for n in head.notes.iter().filter(|n| !base.notes.contains(n)) {
+        out.push(format!("head report: {n}"));
+    }
+    out
+}

@@ -1,0 +1,484 @@
+//! Comparison of two reports: `hotpath diff BASE.json HEAD.json`, for CI on pull requests.
+//!
+//! # What is compared
+//!
+//! Rows of the two reports are matched by identity, never by position:
+//!
+//! | row | matched by | compared |
+//! |---|---|---|
+//! | `(process)` | — | `elapsed_ns`; `cpu.process_cpu_ns`; `alloc_total.count`, `.bytes` |
+//! | a function | `name` + `label` | `calls`; `wall_ns` `total`, `self`, `mean`, each percentile both reports show; `cpu.cpu_ns`; `alloc` `count`, `bytes`, `per_call_count`, `per_call_bytes` |
+//! | an I/O entry | `name` + `type_name` | per direction in use: `ops`, `bytes`, `errors`, `mean_ns` |
+//!
+//! A row only in HEAD is *added*, only in BASE *removed*. Two rows of one report with the
+//! same identity (one label used twice in one function) are matched in the order listed.
+//! The `alloc` and `cpu` quantities are compared only when both reports have the section.
+//!
+//! Times are estimates and compared with a relative threshold: a time is
+//! [`Verdict::Slower`] when HEAD exceeds BASE by more than the threshold,
+//! [`Verdict::Faster`] when it is below by more, else [`Verdict::Noise`]. A BASE of 0 has
+//! no ratio: any HEAD above 0 is slower and its change reads `new`. Counts and bytes are
+//! exact: every difference is [`Verdict::Increased`] or [`Verdict::Decreased`]. A quantity
+//! present in one report only (`wall_ns` is `null` in count-only mode) is
+//! [`Verdict::NotComparable`].
+//!
+//! # What is a regression
+//!
+//! A slower time; more allocations or bytes per call; more I/O operations or bytes on an
+//! entry in both reports. A changed call count is reported but is not a regression by
+//! itself: the workload changed, and the per-call quantities say whether each call got
+//! worse.
+//!
+//! # Usage
+//!
+//! ```
+//! # fn run(base: &hotpath::report::Report, head: &hotpath::report::Report) {
+//! let threshold = hotpath_cli::diff::parse_threshold("10%").unwrap();
+//! let d = hotpath_cli::diff::diff(base, head, threshold);
+//! print!("{}", d.to_table());
+//! if d.has_regression() {
+//!     std::process::exit(1);
+//! }
+//! # }
+//! ```
+
+use std::fmt;
+
+use hotpath::report::{percentile_label, IoDirection, IoEntry};
+
+mod compare;
+mod render;
+mod threshold;
+
+pub use compare::diff;
+pub use threshold::{parse_threshold, ThresholdError};
+
+/// Identity of a compared row.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum RowKey {
+    /// The process-level totals.
+    Process,
+    /// A measured function or block.
+    Function {
+        /// Its `name`.
+        name: String,
+        /// Its `label`.
+        label: Option<String>,
+        /// 0 for the first row with this name and label in the report, 1 for the second, ...
+        nth: usize,
+    },
+    /// An I/O entry.
+    Io {
+        /// Its `name`.
+        name: String,
+        /// The wrapped type.
+        type_name: String,
+        /// 0 for the first entry with this name and type in the report, 1 for the second, ...
+        nth: usize,
+    },
+}
+
+/// A direction of an I/O entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Direction {
+    /// Reads.
+    Read,
+    /// Writes.
+    Write,
+    /// Flushes.
+    Flush,
+    /// Shutdowns.
+    Shutdown,
+    /// Seeks.
+    Seek,
+}
+
+impl Direction {
+    const ALL: [Direction; 5] = [
+        Direction::Read,
+        Direction::Write,
+        Direction::Flush,
+        Direction::Shutdown,
+        Direction::Seek,
+    ];
+
+    fn of(self, e: &IoEntry) -> &IoDirection {
+        match self {
+            Direction::Read => &e.read,
+            Direction::Write => &e.write,
+            Direction::Flush => &e.flush,
+            Direction::Shutdown => &e.shutdown,
+            Direction::Seek => &e.seek,
+        }
+    }
+
+    /// Only reads and writes move bytes.
+    fn moves_bytes(self) -> bool {
+        matches!(self, Direction::Read | Direction::Write)
+    }
+}
+
+impl fmt::Display for Direction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Direction::Read => "read",
+            Direction::Write => "write",
+            Direction::Flush => "flush",
+            Direction::Shutdown => "shutdown",
+            Direction::Seek => "seek",
+        })
+    }
+}
+
+/// A compared quantity; its `Display` is the name shown in the outputs (`total`, `p95`,
+/// `read ops`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Metric {
+    /// Process: `elapsed_ns`.
+    Elapsed,
+    /// Function: `calls`.
+    Calls,
+    /// Function: `wall_ns.total`.
+    Total,
+    /// Function: `wall_ns.self`.
+    SelfTime,
+    /// Function: `wall_ns.mean`.
+    Avg,
+    /// Function: `wall_ns.p<P>`.
+    Percentile(f64),
+    /// Function: `cpu.cpu_ns`; process: `cpu.process_cpu_ns`.
+    Cpu,
+    /// Function: `alloc.count`; process: `alloc_total.count`.
+    Allocs,
+    /// Function: `alloc.bytes`; process: `alloc_total.bytes`.
+    AllocBytes,
+    /// Function: `alloc.per_call_count`.
+    AllocsPerCall,
+    /// Function: `alloc.per_call_bytes`.
+    BytesPerCall,
+    /// I/O entry: `ops` of a direction.
+    IoOps(Direction),
+    /// I/O entry: `bytes` of a direction.
+    IoBytes(Direction),
+    /// I/O entry: `errors` of a direction.
+    IoErrors(Direction),
+    /// I/O entry: `mean_ns` of a direction.
+    IoAvg(Direction),
+}
+
+/// What a quantity is, for comparing and printing it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unit {
+    /// A duration in ns, compared with the threshold.
+    Time,
+    /// An exact count.
+    Count,
+    /// An exact number of bytes.
+    Bytes,
+    /// An exact mean count per call.
+    PerCall,
+}
+
+impl Metric {
+    /// What the quantity is.
+    pub fn unit(self) -> Unit {
+        match self {
+            Metric::Elapsed
+            | Metric::Total
+            | Metric::SelfTime
+            | Metric::Avg
+            | Metric::Percentile(_)
+            | Metric::Cpu
+            | Metric::IoAvg(_) => Unit::Time,
+            Metric::Calls | Metric::Allocs | Metric::IoOps(_) | Metric::IoErrors(_) => Unit::Count,
+            Metric::AllocBytes | Metric::BytesPerCall | Metric::IoBytes(_) => Unit::Bytes,
+            Metric::AllocsPerCall => Unit::PerCall,
+        }
+    }
+
+    /// An exact quantity whose increase is a regression.
+    fn worse_when_higher(self) -> bool {
+        matches!(
+            self,
+            Metric::AllocsPerCall | Metric::BytesPerCall | Metric::IoOps(_) | Metric::IoBytes(_)
+        )
+    }
+}
+
+impl fmt::Display for Metric {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Metric::Elapsed => f.write_str("elapsed"),
+            Metric::Calls => f.write_str("calls"),
+            Metric::Total => f.write_str("total"),
+            Metric::SelfTime => f.write_str("self"),
+            Metric::Avg => f.write_str("avg"),
+            Metric::Percentile(p) => write!(f, "p{}", percentile_label(*p)),
+            Metric::Cpu => f.write_str("cpu"),
+            Metric::Allocs => f.write_str("allocs"),
+            Metric::AllocBytes => f.write_str("alloc bytes"),
+            Metric::AllocsPerCall => f.write_str("allocs/call"),
+            Metric::BytesPerCall => f.write_str("bytes/call"),
+            Metric::IoOps(d) => write!(f, "{d} ops"),
+            Metric::IoBytes(d) => write!(f, "{d} bytes"),
+            Metric::IoErrors(d) => write!(f, "{d} errors"),
+            Metric::IoAvg(d) => write!(f, "{d} avg"),
+        }
+    }
+}
+
+/// A quantity as the report holds it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Value {
+    /// ns, bytes or a count.
+    Int(u64),
+    /// A mean count (`per_call_count`).
+    Real(f64),
+}
+
+impl Value {
+    fn as_f64(self) -> f64 {
+        match self {
+            Value::Int(v) => v as f64,
+            Value::Real(v) => v,
+        }
+    }
+}
+
+/// HEAD minus BASE.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Delta {
+    /// Of two integer quantities, exact.
+    Int(i128),
+    /// Of two mean counts.
+    Real(f64),
+}
+
+/// How one quantity changed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Verdict {
+    /// A time above BASE by more than the threshold (or above a BASE of 0).
+    Slower,
+    /// A time below BASE by more than the threshold.
+    Faster,
+    /// A time within the threshold of BASE.
+    Noise,
+    /// An exact quantity that grew.
+    Increased,
+    /// An exact quantity that shrank.
+    Decreased,
+    /// An exact quantity equal in both reports.
+    Unchanged,
+    /// Present in one report only.
+    NotComparable,
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Verdict::Slower => "slower",
+            Verdict::Faster => "faster",
+            Verdict::Noise => "noise",
+            Verdict::Increased => "increased",
+            Verdict::Decreased => "decreased",
+            Verdict::Unchanged => "unchanged",
+            Verdict::NotComparable => "n/a",
+        })
+    }
+}
+
+/// One quantity of one row present in both reports.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Change {
+    /// The row.
+    pub row: RowKey,
+    /// The row as shown: the function's label or name, `io: <name>`, `(process)`; with
+    /// the name, type or `#2` added when two rows would read the same.
+    pub shown: String,
+    /// The quantity.
+    pub metric: Metric,
+    /// In BASE, if there.
+    pub base: Option<Value>,
+    /// In HEAD, if there.
+    pub head: Option<Value>,
+    /// How it changed.
+    pub verdict: Verdict,
+}
+
+impl Change {
+    /// HEAD minus BASE, when both have the quantity.
+    pub fn delta(&self) -> Option<Delta> {
+        match (self.base?, self.head?) {
+            (Value::Int(b), Value::Int(h)) => Some(Delta::Int(h as i128 - b as i128)),
+            (b, h) => Some(Delta::Real(h.as_f64() - b.as_f64())),
+        }
+    }
+
+    /// `(head - base) / base`; `None` when a side is missing, or BASE is 0 and HEAD is not
+    /// (no ratio). Two zeros are `Some(0.0)`.
+    pub fn relative(&self) -> Option<f64> {
+        let (b, h) = (self.base?.as_f64(), self.head?.as_f64());
+        if b == h {
+            Some(0.0)
+        } else if b == 0.0 {
+            None
+        } else {
+            Some((h - b) / b)
+        }
+    }
+
+    /// A slower time, or more allocations, bytes per call or I/O on a row in both reports.
+    pub fn is_regression(&self) -> bool {
+        match self.verdict {
+            Verdict::Slower => true,
+            Verdict::Increased => self.metric.worse_when_higher(),
+            _ => false,
+        }
+    }
+
+    /// The opposite of a regression: a faster time, or fewer of a quantity whose increase
+    /// is a regression.
+    pub fn is_improvement(&self) -> bool {
+        match self.verdict {
+            Verdict::Faster => true,
+            Verdict::Decreased => self.metric.worse_when_higher(),
+            _ => false,
+        }
+    }
+
+    /// Size of the change for ordering: |relative|, infinite when BASE is 0.
+    fn magnitude(&self) -> f64 {
+        self.relative().map_or(f64::INFINITY, f64::abs)
+    }
+}
+
+/// A row present in one report only.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Unmatched {
+    /// The row.
+    pub row: RowKey,
+    /// The row as shown.
+    pub shown: String,
+    /// What it did: `16 calls, 3.20 ms total`, `33 read ops (1.00 MiB)`.
+    pub summary: String,
+}
+
+/// Counts of the verdicts, as on the summary line.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Times slower than BASE by more than the threshold.
+    pub slower: usize,
+    /// Times faster by more than the threshold.
+    pub faster: usize,
+    /// Times within the threshold.
+    pub noise: usize,
+    /// Exact quantities that differ.
+    pub changed_exact: usize,
+    /// Exact quantities that are equal.
+    pub unchanged_exact: usize,
+    /// Quantities present in one report only.
+    pub not_comparable: usize,
+    /// Rows only in HEAD.
+    pub added: usize,
+    /// Rows only in BASE.
+    pub removed: usize,
+    /// Changes that are regressions.
+    pub regressions: usize,
+}
+
+/// The comparison of two reports.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Diff {
+    /// The relative threshold of the time comparisons, e.g. `0.1`.
+    pub threshold: f64,
+    /// HEAD's caller (BASE's is in `notes` when it differs).
+    pub caller: String,
+    /// Every quantity compared, process first, then functions in HEAD's order, then I/O
+    /// entries; each row's quantities in the order of [`Metric`].
+    pub changes: Vec<Change>,
+    /// Rows only in HEAD, in its order.
+    pub added: Vec<Unmatched>,
+    /// Rows only in BASE, in its order.
+    pub removed: Vec<Unmatched>,
+    /// Differences in how the reports were made (percentiles, sampling rates, sections,
+    /// clock, caller, CPU mode), and each report's own notes.
+    pub notes: Vec<String>,
+}
+
+impl Diff {
+    /// Whether any change is a regression ([`Change::is_regression`]).
+    pub fn has_regression(&self) -> bool {
+        self.changes.iter().any(Change::is_regression)
+    }
+
+    /// The regressions, biggest relative change first.
+    pub fn regressions(&self) -> Vec<&Change> {
+        biggest_first(self.changes.iter().filter(|c| c.is_regression()))
+    }
+
+    /// The improvements, biggest relative change first.
+    pub fn improvements(&self) -> Vec<&Change> {
+        biggest_first(self.changes.iter().filter(|c| c.is_improvement()))
+    }
+
+    /// Everything else but the unchanged exact quantities, in the order of `changes`.
+    pub fn others(&self) -> Vec<&Change> {
+        self.changes
+            .iter()
+            .filter(|c| {
+                !c.is_regression() && !c.is_improvement() && c.verdict != Verdict::Unchanged
+            })
+            .collect()
+    }
+
+    /// The change of `metric` (as displayed: `total`, `p95`, `read ops`) in the row shown
+    /// as `shown`.
+    pub fn find(&self, shown: &str, metric: &str) -> Option<&Change> {
+        self.changes
+            .iter()
+            .find(|c| c.shown == shown && c.metric.to_string() == metric)
+    }
+
+    /// Counts of the verdicts.
+    pub fn summary(&self) -> Summary {
+        let mut s = Summary {
+            added: self.added.len(),
+            removed: self.removed.len(),
+            ..Summary::default()
+        };
+        for c in &self.changes {
+            match c.verdict {
+                Verdict::Slower => s.slower += 1,
+                Verdict::Faster => s.faster += 1,
+                Verdict::Noise => s.noise += 1,
+                Verdict::Increased | Verdict::Decreased => s.changed_exact += 1,
+                Verdict::Unchanged => s.unchanged_exact += 1,
+                Verdict::NotComparable => s.not_comparable += 1,
+            }
+            s.regressions += usize::from(c.is_regression());
+        }
+        s
+    }
+
+    /// As plain text tables, in the style of the report printed at exit.
+    pub fn to_table(&self) -> String {
+        render::table(self)
+    }
+
+    /// As GitHub-flavoured Markdown, for a pull-request comment.
+    pub fn to_markdown(&self) -> String {
+        render::markdown(self)
+    }
+}
+
+fn biggest_first<'a>(changes: impl Iterator<Item = &'a Change>) -> Vec<&'a Change> {
+    let mut v: Vec<&Change> = changes.collect();
+    // Stable: equal changes keep the order of `changes`.
+    v.sort_by(|a, b| b.magnitude().total_cmp(&a.magnitude()));
+    v
+}
+
+/// `1` → `100%`, `0.055` → `5.5%`.
+pub(crate) fn percent_label(fraction: f64) -> String {
+    format!("{}%", percentile_label(fraction * 100.0))
+}

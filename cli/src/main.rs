@@ -1,0 +1,129 @@
+//! `hotpath`: live console, report rendering and report comparison.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+#[derive(Parser)]
+#[command(
+    name = "hotpath",
+    version,
+    about = "Watch a profiled program live, render and compare hotpath JSON reports"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Watch a running program through its metrics server (HOTPATH_METRICS_PORT).
+    Console {
+        /// Host of the metrics server.
+        #[arg(long, default_value = "127.0.0.1")]
+        host: String,
+        /// Port of the metrics server.
+        #[arg(long, default_value_t = 6770)]
+        port: u16,
+        /// Bearer token, if the program set HOTPATH_METRICS_AUTH_TOKEN.
+        #[arg(long, env = "HOTPATH_METRICS_AUTH_TOKEN", hide_env_values = true)]
+        token: Option<String>,
+        /// Milliseconds between refreshes.
+        #[arg(long, default_value_t = 1000)]
+        refresh_ms: u64,
+    },
+    /// Render a saved JSON report as the tables printed at exit.
+    Report {
+        /// The report (HOTPATH_OUTPUT_FORMAT=json).
+        file: PathBuf,
+        /// Rows per table, 0 = all.
+        #[arg(long, default_value_t = 0)]
+        limit: usize,
+    },
+    /// Compare two saved JSON reports.
+    Diff {
+        /// The report before the change.
+        base: PathBuf,
+        /// The report after it.
+        head: PathBuf,
+        /// Relative change in a time below which it is noise, e.g. `10%` or `0.1`.
+        // Hyphen values reach `parse_threshold`, which explains why `-5%` is refused.
+        #[arg(long, default_value = "10%", allow_hyphen_values = true)]
+        threshold: String,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = DiffFormat::Table)]
+        format: DiffFormat,
+        /// Exit with status 1 when something regressed.
+        #[arg(long)]
+        fail_on_regression: bool,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum DiffFormat {
+    Table,
+    Markdown,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Console {
+            host,
+            port,
+            token,
+            refresh_ms,
+        } => hotpath_cli::console::run(hotpath_cli::console::Options {
+            host,
+            port,
+            token,
+            refresh: std::time::Duration::from_millis(refresh_ms.max(100)),
+        })
+        .map(|()| ExitCode::SUCCESS)
+        .map_err(|e| format!("console: cannot use the terminal: {e}")),
+        Command::Report { file, limit } => hotpath_cli::read_report(&file).map(|r| {
+            print!("{}", r.to_table(limit));
+            ExitCode::SUCCESS
+        }),
+        Command::Diff {
+            base,
+            head,
+            threshold,
+            format,
+            fail_on_regression,
+        } => diff(&base, &head, &threshold, format, fail_on_regression),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("hotpath: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn diff(
+    base: &std::path::Path,
+    head: &std::path::Path,
+    threshold: &str,
+    format: DiffFormat,
+    fail_on_regression: bool,
+) -> Result<ExitCode, String> {
+    let threshold =
+        hotpath_cli::diff::parse_threshold(threshold).map_err(|e| format!("--threshold: {e}"))?;
+    let (base, head) = (
+        hotpath_cli::read_report(base)?,
+        hotpath_cli::read_report(head)?,
+    );
+    let d = hotpath_cli::diff::diff(&base, &head, threshold);
+    match format {
+        DiffFormat::Table => print!("{}", d.to_table()),
+        DiffFormat::Markdown => print!("{}", d.to_markdown()),
+    }
+    Ok(if fail_on_regression && d.has_regression() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}

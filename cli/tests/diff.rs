@@ -1,0 +1,854 @@
+//! `hotpath diff` on reports built with known numbers: exact verdicts, deltas, the
+//! regression flag, threshold parsing, and the table and Markdown outputs as snapshots
+//! (`cargo insta review` after a deliberate change).
+
+use hotpath::report::{
+    AllocTotal, CpuInfo, Function, FunctionAlloc, FunctionCpu, IoDirection, IoEntry, Percentiles,
+    Report, WallNs, SCHEMA_VERSION,
+};
+use hotpath_cli::diff::{
+    diff, parse_threshold, Delta, Diff, Direction, Metric, RowKey, ThresholdError, Value, Verdict,
+};
+
+// ---------------------------------------------------------------- report builders
+
+/// Wall times with `mean = total / calls` and the given percentiles.
+fn wall(total: u64, self_: u64, calls: u64, ps: &[(f64, u64)]) -> Option<WallNs> {
+    Some(WallNs {
+        total,
+        self_,
+        mean: total / calls,
+        min: ps.first().map_or(0, |p| p.1),
+        max: ps.last().map_or(0, |p| p.1),
+        percentiles: Percentiles(ps.to_vec()),
+    })
+}
+
+fn func(name: &str, calls: u64, wall_ns: Option<WallNs>) -> Function {
+    Function {
+        name: name.into(),
+        label: None,
+        file: "src/main.rs".into(),
+        line: 10,
+        calls,
+        timed_calls: calls,
+        is_async: false,
+        sampled: false,
+        wall_ns,
+        polls: None,
+        busy_ns: None,
+        cancelled: None,
+        alloc: None,
+        cpu: None,
+        io: None,
+    }
+}
+
+/// Allocations of `calls` calls, `count` and `bytes` in all.
+fn alloc(count: u64, bytes: u64, calls: u64) -> Option<FunctionAlloc> {
+    Some(FunctionAlloc {
+        count,
+        bytes,
+        self_count: count,
+        self_bytes: bytes,
+        freed_bytes: bytes,
+        retained_bytes: 0,
+        per_call_count: count as f64 / calls as f64,
+        per_call_bytes: bytes / calls,
+        percentiles: Percentiles::default(),
+    })
+}
+
+fn cpu(cpu_ns: u64, wall_ns: u64) -> Option<FunctionCpu> {
+    Some(FunctionCpu {
+        cpu_ns,
+        self_cpu_ns: cpu_ns,
+        wait_ns: wall_ns.saturating_sub(cpu_ns),
+        cpu_share: cpu_ns as f64 / wall_ns as f64,
+        samples: Some(cpu_ns / 1_000_000),
+        voluntary_switches: None,
+        involuntary_switches: None,
+        instructions: None,
+        cycles: None,
+        percentiles: Percentiles::default(),
+    })
+}
+
+fn dir(ops: u64, bytes: u64, errors: u64, mean_ns: Option<u64>) -> IoDirection {
+    IoDirection {
+        ops,
+        bytes,
+        errors,
+        timed_ops: if mean_ns.is_some() { ops } else { 0 },
+        total_ns: mean_ns.map_or(0, |m| m * ops),
+        mean_ns,
+        rate_bytes_per_sec: mean_ns.map(|m| bytes as f64 * 1e9 / (m * ops) as f64),
+        percentiles: Percentiles::default(),
+    }
+}
+
+fn entry(name: &str, type_name: &str) -> IoEntry {
+    IoEntry {
+        name: name.into(),
+        file: "src/main.rs".into(),
+        line: 20,
+        type_name: type_name.into(),
+        instances: 1,
+        read: IoDirection::default(),
+        write: IoDirection::default(),
+        flush: IoDirection::default(),
+        shutdown: IoDirection::default(),
+        seek: IoDirection::default(),
+    }
+}
+
+/// A timing-only report of the given functions.
+fn report(functions: Vec<Function>) -> Report {
+    Report {
+        schema_version: SCHEMA_VERSION,
+        caller: "app::main".into(),
+        elapsed_ns: 1_000_000_000,
+        sections: vec!["timing".into()],
+        percentiles: vec![50.0, 95.0, 99.0],
+        overhead_per_call_ns: 24.6,
+        overhead_ns: 1_000_000,
+        clock: "tsc".into(),
+        time_sampling_rate: 1.0,
+        io_time_sampling_rate: None,
+        notes: vec![],
+        alloc_total: None,
+        cpu: None,
+        functions,
+        io: None,
+        threads: None,
+        process_memory: None,
+    }
+}
+
+/// One function `app::f` of `calls` calls of `mean` ns each, percentiles at the mean.
+fn one(calls: u64, mean: u64) -> Report {
+    let ps = [(50.0, mean), (95.0, mean), (99.0, mean)];
+    report(vec![func(
+        "app::f",
+        calls,
+        wall(mean * calls, mean * calls, calls, &ps),
+    )])
+}
+
+fn cpu_info(process_cpu_ns: u64) -> Option<CpuInfo> {
+    Some(CpuInfo {
+        mode: "sampled".into(),
+        source: "perf_event task-clock".into(),
+        hz: Some(1000),
+        fallback_reason: None,
+        hw_counters_unavailable: None,
+        process_cpu_ns,
+        sampled_cpu_ns: Some(process_cpu_ns),
+        unattributed_cpu_ns: process_cpu_ns / 10,
+    })
+}
+
+/// A realistic pair: HEAD made `parse_line` slower and allocate twice per call, `main`
+/// and `fetch` faster, `fetch` runs more often, a cache was removed, an index added, the
+/// Redis stream writes more.
+fn pair() -> (Report, Report) {
+    let ps = |p50, p95, p99| [(50.0, p50), (95.0, p95), (99.0, p99)];
+    let with_sections = |functions, elapsed_ns, cpu_ns, allocs, alloc_bytes, io| {
+        let mut r = report(functions);
+        r.elapsed_ns = elapsed_ns;
+        r.sections = vec!["timing".into(), "alloc".into(), "cpu".into(), "io".into()];
+        r.io_time_sampling_rate = Some(1.0);
+        r.cpu = cpu_info(cpu_ns);
+        r.alloc_total = Some(AllocTotal {
+            count: allocs,
+            bytes: alloc_bytes,
+            freed_bytes: alloc_bytes,
+            unattributed_count: 100,
+            unattributed_bytes: 400_000,
+            unattributed_freed_bytes: 400_000,
+        });
+        r.io = Some(io);
+        r
+    };
+
+    // BASE.
+    let mut main = func(
+        "app::main",
+        1,
+        wall(
+            1_200_000_000,
+            3_100_000,
+            1,
+            &ps(1_200_000_000, 1_200_000_000, 1_200_000_000),
+        ),
+    );
+    main.cpu = cpu(1_000_000_000, 1_200_000_000);
+    let mut parse = func(
+        "app::parse::parse_line",
+        200_000,
+        wall(41_000_000, 41_000_000, 200_000, &ps(190, 260, 1_900)),
+    );
+    parse.cpu = cpu(40_000_000, 41_000_000);
+    parse.alloc = alloc(200_000, 6_400_000, 200_000);
+    let mut fetch = func(
+        "app::net::fetch",
+        16,
+        wall(
+            96_000_000,
+            1_200_000,
+            16,
+            &ps(5_900_000, 7_700_000, 7_900_000),
+        ),
+    );
+    fetch.is_async = true;
+    fetch.cpu = cpu(1_100_000, 96_000_000);
+    fetch.alloc = alloc(32, 48_000, 16);
+    let mut checksum = func(
+        "app::checksum",
+        1,
+        wall(812_000, 812_000, 1, &ps(812_000, 812_000, 812_000)),
+    );
+    checksum.label = Some("checksum".into());
+    checksum.cpu = cpu(800_000, 812_000);
+    let mut cache = func(
+        "app::cache::warm",
+        3,
+        wall(
+            30_000_000,
+            30_000_000,
+            3,
+            &ps(10_000_000, 10_000_000, 10_000_000),
+        ),
+    );
+    cache.cpu = cpu(29_000_000, 30_000_000);
+    let mut file = entry("src/main.rs:20", "std::fs::File");
+    file.read = dir(33, 1_048_576, 0, Some(60_600));
+    let mut redis = entry("redis", "std::net::TcpStream");
+    redis.write = dir(1_000, 28_000, 1, Some(9_000));
+    redis.flush = dir(1_000, 0, 0, Some(100));
+    let base = with_sections(
+        vec![main, fetch, parse, cache, checksum],
+        1_234_000_000,
+        1_100_000_000,
+        200_150,
+        9_000_000,
+        vec![file.clone(), redis.clone()],
+    );
+
+    // HEAD.
+    let mut main = func(
+        "app::main",
+        1,
+        wall(
+            1_050_000_000,
+            3_000_000,
+            1,
+            &ps(1_050_000_000, 1_050_000_000, 1_050_000_000),
+        ),
+    );
+    main.cpu = cpu(1_000_000_000, 1_050_000_000);
+    let mut parse = func(
+        "app::parse::parse_line",
+        200_000,
+        wall(52_000_000, 52_000_000, 200_000, &ps(195, 400, 2_000)),
+    );
+    parse.cpu = cpu(51_000_000, 52_000_000);
+    parse.alloc = alloc(400_000, 9_600_000, 200_000);
+    let mut fetch = func(
+        "app::net::fetch",
+        20,
+        wall(
+            80_000_000,
+            1_250_000,
+            20,
+            &ps(3_900_000, 5_000_000, 6_100_000),
+        ),
+    );
+    fetch.is_async = true;
+    fetch.cpu = cpu(1_150_000, 80_000_000);
+    fetch.alloc = alloc(40, 60_000, 20);
+    let mut checksum = func(
+        "app::checksum",
+        1,
+        wall(812_000, 812_000, 1, &ps(812_000, 812_000, 812_000)),
+    );
+    checksum.label = Some("checksum".into());
+    checksum.cpu = cpu(800_000, 812_000);
+    let mut index = func(
+        "app::index::build",
+        1,
+        wall(
+            4_000_000,
+            4_000_000,
+            1,
+            &ps(4_000_000, 4_000_000, 4_000_000),
+        ),
+    );
+    index.cpu = cpu(3_900_000, 4_000_000);
+    file.read.mean_ns = Some(61_000);
+    redis.write = dir(1_200, 33_600, 1, Some(7_000));
+    let head = with_sections(
+        vec![main, fetch, parse, index, checksum],
+        1_087_000_000,
+        1_150_000_000,
+        400_170,
+        12_200_000,
+        vec![file, redis],
+    );
+    (base, head)
+}
+
+fn verdict(d: &Diff, shown: &str, metric: &str) -> Verdict {
+    d.find(shown, metric)
+        .unwrap_or_else(|| panic!("no {metric} of {shown}"))
+        .verdict
+}
+
+fn delta(d: &Diff, shown: &str, metric: &str) -> Option<Delta> {
+    d.find(shown, metric)
+        .unwrap_or_else(|| panic!("no {metric} of {shown}"))
+        .delta()
+}
+
+// ---------------------------------------------------------------- threshold
+
+#[test]
+fn thresholds_parse_as_percentages_or_fractions() {
+    assert_eq!(parse_threshold("10%"), Ok(0.1));
+    assert_eq!(parse_threshold("0.1"), Ok(0.1));
+    assert_eq!(parse_threshold("5.5%"), Ok(0.055));
+    assert_eq!(parse_threshold(" 10 % "), Ok(0.1));
+    assert_eq!(parse_threshold("0"), Ok(0.0));
+    assert_eq!(parse_threshold("0%"), Ok(0.0));
+    assert_eq!(parse_threshold("1"), Ok(1.0));
+    assert_eq!(parse_threshold("150%"), Ok(1.5));
+}
+
+#[test]
+fn bad_thresholds_are_refused_with_the_reason() {
+    assert_eq!(parse_threshold(""), Err(ThresholdError::Empty));
+    assert_eq!(parse_threshold("  "), Err(ThresholdError::Empty));
+    for bad in ["abc", "%", "10%%", "ten%", "nan", "inf", "1e999", "0x10"] {
+        assert_eq!(
+            parse_threshold(bad),
+            Err(ThresholdError::NotANumber(bad.into())),
+            "{bad}"
+        );
+    }
+    assert_eq!(
+        parse_threshold("-5%"),
+        Err(ThresholdError::Negative("-5%".into()))
+    );
+    assert_eq!(
+        parse_threshold("-0.1"),
+        Err(ThresholdError::Negative("-0.1".into()))
+    );
+    assert_eq!(
+        parse_threshold("10"),
+        Err(ThresholdError::Ambiguous("10".into()))
+    );
+    assert_eq!(
+        parse_threshold("10").unwrap_err().to_string(),
+        "threshold \"10\" is a fraction above 1 (1000%): write 10% for a percentage, \
+         or 1000% if that is meant"
+    );
+    assert_eq!(
+        parse_threshold("1.5").unwrap_err().to_string(),
+        "threshold \"1.5\" is a fraction above 1 (150%): write 1.5% for a percentage, \
+         or 150% if that is meant"
+    );
+    assert_eq!(
+        parse_threshold("-5%").unwrap_err().to_string(),
+        "threshold \"-5%\" is negative: give the size of change without a sign, such as 10%"
+    );
+    assert_eq!(
+        parse_threshold("abc").unwrap_err().to_string(),
+        "threshold \"abc\" is not a number: give a percentage such as 10% or a fraction such as 0.1"
+    );
+}
+
+// ---------------------------------------------------------------- verdicts
+
+#[test]
+fn times_beyond_the_threshold_are_slower_or_faster_within_it_noise() {
+    let base = one(1, 1_000);
+    let at = |mean| diff(&base, &one(1, mean), 0.1);
+    // Exactly 10 % is within the threshold: only more than it counts.
+    assert_eq!(verdict(&at(1_100), "app::f", "total"), Verdict::Noise);
+    assert_eq!(verdict(&at(1_101), "app::f", "total"), Verdict::Slower);
+    assert_eq!(verdict(&at(900), "app::f", "total"), Verdict::Noise);
+    assert_eq!(verdict(&at(899), "app::f", "total"), Verdict::Faster);
+    assert_eq!(verdict(&at(1_000), "app::f", "total"), Verdict::Noise);
+    // Every time of the row is judged on its own.
+    let d = at(1_200);
+    for m in ["total", "self", "avg", "p50", "p95", "p99"] {
+        assert_eq!(verdict(&d, "app::f", m), Verdict::Slower, "{m}");
+    }
+    assert_eq!(delta(&d, "app::f", "avg"), Some(Delta::Int(200)));
+    assert_eq!(d.find("app::f", "avg").unwrap().relative(), Some(0.2));
+    // A zero threshold: any difference in a time counts.
+    assert_eq!(
+        verdict(&diff(&base, &one(1, 1_001), 0.0), "app::f", "total"),
+        Verdict::Slower
+    );
+}
+
+#[test]
+fn a_slower_time_is_a_regression_a_faster_one_an_improvement() {
+    let base = one(1, 1_000);
+    let slower = diff(&base, &one(1, 1_200), 0.1);
+    assert!(slower.has_regression());
+    // Total, self, avg and three percentiles; elapsed is the same.
+    assert_eq!(slower.regressions().len(), 6);
+    assert!(slower.improvements().is_empty());
+    let faster = diff(&base, &one(1, 800), 0.1);
+    assert!(!faster.has_regression());
+    assert_eq!(faster.improvements().len(), 6);
+    let same = diff(&base, &base, 0.1);
+    assert!(!same.has_regression());
+    assert!(same.regressions().is_empty() && same.improvements().is_empty());
+}
+
+#[test]
+fn changed_calls_are_exact_and_not_a_regression() {
+    // Four more calls of the same duration each: the total grows by a third.
+    let d = diff(&one(12, 1_000), &one(16, 1_000), 0.5);
+    let calls = d.find("app::f", "calls").unwrap();
+    assert_eq!(calls.verdict, Verdict::Increased);
+    assert_eq!(calls.base, Some(Value::Int(12)));
+    assert_eq!(calls.head, Some(Value::Int(16)));
+    assert_eq!(calls.delta(), Some(Delta::Int(4)));
+    assert!(!calls.is_regression() && !calls.is_improvement());
+    assert_eq!(verdict(&d, "app::f", "total"), Verdict::Noise);
+    assert!(!d.has_regression());
+    let fewer = diff(&one(16, 1_000), &one(12, 1_000), 0.5);
+    assert_eq!(verdict(&fewer, "app::f", "calls"), Verdict::Decreased);
+    assert_eq!(delta(&fewer, "app::f", "calls"), Some(Delta::Int(-4)));
+    assert!(!fewer.has_regression());
+}
+
+#[test]
+fn more_allocations_per_call_are_a_regression_more_in_all_are_not() {
+    // The times stay the same: only allocations and calls differ.
+    let with_alloc = |calls, count, bytes| {
+        let mut r = one(10, 1_000);
+        r.sections.push("alloc".into());
+        r.functions[0].calls = calls;
+        r.functions[0].timed_calls = calls;
+        r.functions[0].alloc = alloc(count, bytes, calls);
+        r
+    };
+    let base = with_alloc(10, 10, 320);
+    // Twice the calls, the same per call: more in all, not worse.
+    let d = diff(&base, &with_alloc(20, 20, 640), 0.1);
+    assert_eq!(verdict(&d, "app::f", "allocs"), Verdict::Increased);
+    assert_eq!(delta(&d, "app::f", "allocs"), Some(Delta::Int(10)));
+    assert_eq!(delta(&d, "app::f", "alloc bytes"), Some(Delta::Int(320)));
+    assert_eq!(verdict(&d, "app::f", "allocs/call"), Verdict::Unchanged);
+    assert_eq!(verdict(&d, "app::f", "bytes/call"), Verdict::Unchanged);
+    assert!(!d.has_regression());
+    // The same calls, one more allocation of 16 bytes each.
+    let d = diff(&base, &with_alloc(10, 20, 480), 0.1);
+    let per_call = d.find("app::f", "allocs/call").unwrap();
+    assert_eq!(per_call.verdict, Verdict::Increased);
+    assert_eq!(per_call.base, Some(Value::Real(1.0)));
+    assert_eq!(per_call.head, Some(Value::Real(2.0)));
+    assert_eq!(per_call.delta(), Some(Delta::Real(1.0)));
+    assert!(per_call.is_regression());
+    assert_eq!(verdict(&d, "app::f", "bytes/call"), Verdict::Increased);
+    assert_eq!(delta(&d, "app::f", "bytes/call"), Some(Delta::Int(16)));
+    assert!(d.has_regression());
+    // And back: an improvement.
+    let d = diff(&with_alloc(10, 20, 480), &base, 0.1);
+    assert!(!d.has_regression());
+    assert_eq!(d.improvements().len(), 2);
+}
+
+#[test]
+fn alloc_and_cpu_are_compared_only_when_both_reports_have_them() {
+    let mut head = one(1, 1_000);
+    head.sections.push("alloc".into());
+    head.functions[0].alloc = alloc(5, 50, 1);
+    let d = diff(&one(1, 1_000), &head, 0.1);
+    assert!(d.find("app::f", "allocs").is_none());
+    assert_eq!(
+        d.notes,
+        [
+            "sections differ: alloc only in head; alloc and cpu are compared only when both \
+          reports have them, threads never"
+        ]
+    );
+}
+
+#[test]
+fn a_zero_base_has_no_ratio_and_a_missing_side_is_not_comparable() {
+    let mut base = one(1, 1_000);
+    let w = base.functions[0].wall_ns.as_mut().unwrap();
+    w.self_ = 0;
+    let mut head = one(1, 1_000);
+    head.functions[0].wall_ns.as_mut().unwrap().self_ = 50;
+    let d = diff(&base, &head, 0.1);
+    let s = d.find("app::f", "self").unwrap();
+    assert_eq!(s.verdict, Verdict::Slower);
+    assert_eq!(s.relative(), None);
+    assert_eq!(s.delta(), Some(Delta::Int(50)));
+    // Zero in both: equal, noise.
+    let d0 = diff(&base, &base, 0.1);
+    let s0 = d0.find("app::f", "self").unwrap();
+    assert_eq!((s0.verdict, s0.relative()), (Verdict::Noise, Some(0.0)));
+
+    // Count-only mode in HEAD: no times to compare, the calls still are.
+    let mut counted = one(1, 1_000);
+    counted.functions[0].wall_ns = None;
+    counted.functions[0].timed_calls = 0;
+    counted.time_sampling_rate = 0.0;
+    let na = diff(&base, &counted, 0.1);
+    for m in ["total", "self", "avg", "p50", "p95", "p99"] {
+        let c = na.find("app::f", m).unwrap();
+        assert_eq!(c.verdict, Verdict::NotComparable, "{m}");
+        assert_eq!((c.delta(), c.relative()), (None, None), "{m}");
+    }
+    assert_eq!(verdict(&na, "app::f", "calls"), Verdict::Unchanged);
+    assert!(!na.has_regression());
+    assert_eq!(na.summary().not_comparable, 6);
+    assert_eq!(
+        na.notes,
+        [
+            "time sampling rates differ: base 100%, head 0% of calls timed; sampled times are \
+          estimates"
+        ]
+    );
+
+    // Neither output divides by zero.
+    for out in [
+        d.to_table(),
+        d.to_markdown(),
+        na.to_table(),
+        na.to_markdown(),
+    ] {
+        assert!(!out.contains("NaN") && !out.contains("inf"), "{out}");
+    }
+    let line = d
+        .to_table()
+        .lines()
+        .find(|l| l.starts_with("app::f") && l.contains("self"))
+        .unwrap()
+        .to_string();
+    assert_eq!(
+        line.split_whitespace().collect::<Vec<_>>(),
+        ["app::f", "self", "0", "ns", "50", "ns", "+50", "ns", "new", "slower"]
+    );
+    let line = na
+        .to_table()
+        .lines()
+        .find(|l| l.starts_with("app::f") && l.contains(" p95 "))
+        .unwrap()
+        .to_string();
+    assert_eq!(
+        line.split_whitespace().collect::<Vec<_>>(),
+        ["app::f", "p95", "1.00", "µs", "-", "-", "n/a", "n/a"]
+    );
+}
+
+#[test]
+fn rows_in_one_report_only_are_added_or_removed() {
+    let (base, head) = pair();
+    let d = diff(&base, &head, 0.1);
+    let added: Vec<(&str, &str)> = d
+        .added
+        .iter()
+        .map(|u| (u.shown.as_str(), u.summary.as_str()))
+        .collect();
+    assert_eq!(added, [("app::index::build", "1 call, 4.00 ms total")]);
+    let removed: Vec<(&str, &str)> = d
+        .removed
+        .iter()
+        .map(|u| (u.shown.as_str(), u.summary.as_str()))
+        .collect();
+    assert_eq!(removed, [("app::cache::warm", "3 calls, 30.0 ms total")]);
+    assert_eq!(
+        d.removed[0].row,
+        RowKey::Function {
+            name: "app::cache::warm".into(),
+            label: None,
+            nth: 0
+        }
+    );
+    assert!(d.find("app::index::build", "total").is_none());
+
+    // An I/O section in HEAD only: its entries are added.
+    let mut io_head = one(1, 1_000);
+    io_head.sections.push("io".into());
+    let mut e = entry("dataset", "std::fs::File");
+    e.read = dir(4, 3_000, 0, Some(500));
+    e.seek = dir(2, 0, 0, Some(100));
+    io_head.io = Some(vec![e]);
+    let d = diff(&one(1, 1_000), &io_head, 0.1);
+    assert_eq!(d.added.len(), 1);
+    assert_eq!(d.added[0].shown, "io: dataset");
+    assert_eq!(d.added[0].summary, "4 read ops (2.93 KiB), 2 seek ops");
+}
+
+#[test]
+fn functions_match_by_name_and_label_io_by_name_and_type() {
+    // The label is part of the identity: a labelled block is not its enclosing function.
+    let mut labelled = func("app::run", 1, wall(1_000, 1_000, 1, &[]));
+    labelled.label = Some("load".into());
+    let plain = func("app::run", 1, wall(5_000, 5_000, 1, &[]));
+    let base = report(vec![plain.clone(), labelled.clone()]);
+    // Listed in another order: still matched.
+    let mut slow = labelled.clone();
+    slow.wall_ns = wall(2_000, 2_000, 1, &[]);
+    let head = report(vec![slow, plain]);
+    let d = diff(&base, &head, 0.1);
+    assert!(d.added.is_empty() && d.removed.is_empty());
+    assert_eq!(verdict(&d, "load", "total"), Verdict::Slower);
+    assert_eq!(verdict(&d, "app::run", "total"), Verdict::Noise);
+
+    // A block labelled like another function's name: told apart.
+    let mut same = func("app::b", 1, wall(1_000, 1_000, 1, &[]));
+    same.label = Some("app::a".into());
+    let r = report(vec![func("app::a", 1, wall(1_000, 1_000, 1, &[])), same]);
+    let d = diff(&r, &r, 0.1);
+    assert!(d.find("app::a (fn)", "total").is_some());
+    assert!(d.find("app::a (app::b)", "total").is_some());
+
+    // The same name and label twice in a report: matched in order, the second shown #2.
+    let twice = |t1, t2| {
+        let mut a = func("app::run", 1, wall(t1, t1, 1, &[]));
+        a.label = Some("step".into());
+        let mut b = a.clone();
+        b.line = 12;
+        b.wall_ns = wall(t2, t2, 1, &[]);
+        report(vec![a, b])
+    };
+    let d = diff(&twice(1_000, 5_000), &twice(1_000, 9_000), 0.1);
+    assert_eq!(verdict(&d, "step", "total"), Verdict::Noise);
+    assert_eq!(verdict(&d, "step #2", "total"), Verdict::Slower);
+
+    // I/O: one name, two wrapped types: two rows, shown with the short type.
+    let io = |read_ops| {
+        let mut r = one(1, 1_000);
+        r.sections.push("io".into());
+        let mut buffered = entry("src/main.rs:40", "std::io::BufReader<std::fs::File>");
+        buffered.read = dir(read_ops, 4_000, 0, None);
+        let mut raw = entry("src/main.rs:40", "std::fs::File");
+        raw.read = dir(2, 4_000, 0, Some(25_000));
+        r.io = Some(vec![buffered, raw]);
+        r
+    };
+    let d = diff(&io(10), &io(12), 0.1);
+    assert!(d.added.is_empty() && d.removed.is_empty());
+    let ops = d
+        .find("io: src/main.rs:40 (BufReader<File>)", "read ops")
+        .unwrap();
+    assert_eq!(
+        (ops.verdict, ops.delta()),
+        (Verdict::Increased, Some(Delta::Int(2)))
+    );
+    assert!(ops.is_regression());
+    assert_eq!(
+        verdict(&d, "io: src/main.rs:40 (File)", "read ops"),
+        Verdict::Unchanged
+    );
+}
+
+#[test]
+fn io_ops_and_bytes_up_are_regressions_errors_are_exact_changes() {
+    let with_io = |write: IoDirection| {
+        let mut r = one(1, 1_000);
+        r.sections.push("io".into());
+        let mut e = entry("redis", "std::net::TcpStream");
+        e.write = write;
+        r.io = Some(vec![e]);
+        r
+    };
+    let base = with_io(dir(1_000, 28_000, 1, Some(9_000)));
+    let d = diff(&base, &with_io(dir(1_000, 28_000, 3, Some(9_000))), 0.1);
+    let errors = d.find("io: redis", "write errors").unwrap();
+    assert_eq!(
+        (errors.verdict, errors.delta()),
+        (Verdict::Increased, Some(Delta::Int(2)))
+    );
+    assert!(!d.has_regression());
+    let d = diff(&base, &with_io(dir(1_000, 30_000, 1, Some(9_000))), 0.1);
+    assert_eq!(
+        delta(&d, "io: redis", "write bytes"),
+        Some(Delta::Int(2_000))
+    );
+    assert!(d.has_regression());
+    // The mean operation time is a time: within the threshold it is noise.
+    let d = diff(&base, &with_io(dir(1_000, 28_000, 1, Some(9_500))), 0.1);
+    assert_eq!(verdict(&d, "io: redis", "write avg"), Verdict::Noise);
+    let d = diff(&base, &with_io(dir(1_000, 28_000, 1, Some(7_000))), 0.1);
+    assert_eq!(verdict(&d, "io: redis", "write avg"), Verdict::Faster);
+    // Unused directions are not listed.
+    assert!(d.find("io: redis", "read ops").is_none());
+    assert_eq!(
+        d.find("io: redis", "write ops").unwrap().metric,
+        Metric::IoOps(Direction::Write)
+    );
+}
+
+#[test]
+fn only_percentiles_in_both_reports_are_compared_and_the_difference_is_noted() {
+    let mut head = one(1, 1_000);
+    head.percentiles = vec![50.0, 99.9];
+    head.functions[0].wall_ns.as_mut().unwrap().percentiles =
+        Percentiles(vec![(50.0, 1_000), (99.9, 5_000)]);
+    let d = diff(&one(1, 1_000), &head, 0.1);
+    assert!(d.find("app::f", "p50").is_some());
+    for m in ["p95", "p99", "p99.9"] {
+        assert!(d.find("app::f", m).is_none(), "{m}");
+    }
+    assert_eq!(
+        d.notes,
+        ["percentiles differ: base p50, p95, p99; head p50, p99.9; compared: p50"]
+    );
+    assert!(d.to_table().contains(
+        "\nnote: percentiles differ: base p50, p95, p99; head p50, p99.9; compared: p50\n"
+    ));
+}
+
+#[test]
+fn how_the_reports_were_made_is_noted_when_it_differs() {
+    let mut base = one(1, 1_000);
+    base.notes = vec!["calls lost at thread exit: 3".into(), "same".into()];
+    let mut head = one(1, 1_000);
+    head.caller = "app::run".into();
+    head.clock = "monotonic".into();
+    head.time_sampling_rate = 0.055;
+    head.notes = vec!["same".into()];
+    let d = diff(&base, &head, 0.1);
+    assert_eq!(
+        d.notes,
+        [
+            "callers differ: base app::main, head app::run",
+            "clocks differ: base tsc, head monotonic",
+            "time sampling rates differ: base 100%, head 5.5% of calls timed; sampled times \
+             are estimates",
+            "base report: calls lost at thread exit: 3",
+            "both reports: same",
+        ]
+    );
+    assert_eq!(d.caller, "app::run");
+}
+
+#[test]
+fn the_realistic_pair_has_the_expected_verdicts() {
+    let (base, head) = pair();
+    let d = diff(&base, &head, 0.1);
+    assert_eq!(verdict(&d, "(process)", "elapsed"), Verdict::Faster);
+    assert_eq!(verdict(&d, "(process)", "cpu"), Verdict::Noise);
+    assert_eq!(verdict(&d, "(process)", "allocs"), Verdict::Increased);
+    assert_eq!(
+        verdict(&d, "app::parse::parse_line", "avg"),
+        Verdict::Slower
+    );
+    assert_eq!(verdict(&d, "app::parse::parse_line", "p50"), Verdict::Noise);
+    assert_eq!(
+        delta(&d, "app::parse::parse_line", "p95"),
+        Some(Delta::Int(140))
+    );
+    assert_eq!(verdict(&d, "app::net::fetch", "calls"), Verdict::Increased);
+    assert_eq!(
+        verdict(&d, "app::net::fetch", "allocs/call"),
+        Verdict::Unchanged
+    );
+    assert_eq!(verdict(&d, "checksum", "total"), Verdict::Noise);
+    assert_eq!(verdict(&d, "io: redis", "write ops"), Verdict::Increased);
+    assert_eq!(verdict(&d, "io: redis", "flush ops"), Verdict::Unchanged);
+    assert_eq!(
+        verdict(&d, "io: src/main.rs:20", "read avg"),
+        Verdict::Noise
+    );
+    assert!(d.notes.is_empty(), "{:?}", d.notes);
+    let s = d.summary();
+    assert_eq!(
+        (
+            s.slower,
+            s.faster,
+            s.noise,
+            s.changed_exact,
+            s.added,
+            s.removed
+        ),
+        (5, 12, 16, 11, 1, 1)
+    );
+    assert_eq!(
+        (s.regressions, s.unchanged_exact, s.not_comparable),
+        (9, 11, 0)
+    );
+    // Biggest first: allocs/call +100 %, p95 +53.8 %, bytes/call +50 %, ...
+    let order: Vec<String> = d
+        .regressions()
+        .iter()
+        .map(|c| format!("{} {}", c.shown, c.metric))
+        .collect();
+    assert_eq!(
+        order,
+        [
+            "app::parse::parse_line allocs/call",
+            "app::parse::parse_line p95",
+            "app::parse::parse_line bytes/call",
+            "app::parse::parse_line cpu",
+            "app::parse::parse_line total",
+            "app::parse::parse_line self",
+            "app::parse::parse_line avg",
+            "io: redis write ops",
+            "io: redis write bytes",
+        ]
+    );
+    let magnitudes: Vec<f64> = d
+        .regressions()
+        .iter()
+        .map(|c| c.relative().unwrap())
+        .collect();
+    assert!(
+        magnitudes.windows(2).all(|w| w[0] >= w[1]),
+        "{magnitudes:?}"
+    );
+}
+
+#[test]
+fn table() {
+    let (base, head) = pair();
+    insta::assert_snapshot!(diff(&base, &head, 0.1).to_table());
+}
+
+#[test]
+fn markdown() {
+    let (base, head) = pair();
+    insta::assert_snapshot!(diff(&base, &head, 0.1).to_markdown());
+}
+
+#[test]
+fn identical_reports_print_no_regression() {
+    let (base, _) = pair();
+    let d = diff(&base, &base, 0.1);
+    assert!(!d.has_regression());
+    let table = d.to_table();
+    assert!(table.starts_with("[hotpath diff] app::main | threshold 10% | no regression\n"));
+    assert!(
+        table.contains("\nregressions, biggest first: none\n"),
+        "{table}"
+    );
+    let md = d.to_markdown();
+    assert!(md.starts_with("## hotpath diff: no regression\n"), "{md}");
+    assert!(md.contains("### Regressions (0)\n\nNone.\n"), "{md}");
+}
+
+#[test]
+fn markdown_escapes_pipes_and_has_no_ansi() {
+    let mut f = func("app::f", 1, wall(1_000, 1_000, 1, &[]));
+    f.label = Some("a|b".into());
+    let base = report(vec![f.clone()]);
+    f.wall_ns = wall(2_000, 2_000, 1, &[]);
+    let d = diff(&base, &report(vec![f]), 0.1);
+    let md = d.to_markdown();
+    assert!(
+        md.contains("| `a\\|b` | total | 1.00 µs | 2.00 µs | +1.00 µs | +100.0% |"),
+        "{md}"
+    );
+    assert!(!md.contains('\x1b') && !d.to_table().contains('\x1b'));
+}

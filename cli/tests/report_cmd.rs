@@ -1,0 +1,266 @@
+//! The `hotpath` binary end to end: `report` and `diff` on JSON files written to a
+//! temporary directory, their output and exit statuses (0 fine, 1 regression with
+//! `--fail-on-regression`, 2 usage or read error).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use hotpath::report::{Function, Percentiles, Report, WallNs, SCHEMA_VERSION};
+
+fn func(name: &str, calls: u64, mean: u64) -> Function {
+    Function {
+        name: name.into(),
+        label: None,
+        file: "src/main.rs".into(),
+        line: 10,
+        calls,
+        timed_calls: calls,
+        is_async: false,
+        sampled: false,
+        wall_ns: Some(WallNs {
+            total: mean * calls,
+            self_: mean * calls,
+            mean,
+            min: mean,
+            max: mean,
+            percentiles: Percentiles(vec![(50.0, mean), (95.0, mean), (99.0, mean)]),
+        }),
+        polls: None,
+        busy_ns: None,
+        cancelled: None,
+        alloc: None,
+        cpu: None,
+        io: None,
+    }
+}
+
+/// Three functions; `parse` takes `parse_ns` per call.
+fn report(parse_ns: u64) -> Report {
+    Report {
+        schema_version: SCHEMA_VERSION,
+        caller: "app::main".into(),
+        elapsed_ns: 500_000_000,
+        sections: vec!["timing".into()],
+        percentiles: vec![50.0, 95.0, 99.0],
+        overhead_per_call_ns: 24.6,
+        overhead_ns: 2_500_000,
+        clock: "tsc".into(),
+        time_sampling_rate: 1.0,
+        io_time_sampling_rate: None,
+        notes: vec![],
+        alloc_total: None,
+        cpu: None,
+        functions: vec![
+            func("app::main", 1, 400_000_000),
+            func("app::parse", 100_000, parse_ns),
+            func("app::emit", 10, 20_000),
+        ],
+        io: None,
+        threads: None,
+        process_memory: None,
+    }
+}
+
+/// A fresh directory for one test, under Cargo's temporary directory for integration
+/// tests.
+fn dir(test: &str) -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("report_cmd")
+        .join(test);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("temporary directory");
+    d
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).expect("write the report");
+    path
+}
+
+fn hotpath(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_hotpath"))
+        .args(args)
+        .env_remove("HOTPATH_METRICS_AUTH_TOKEN")
+        .output()
+        .expect("run hotpath")
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().expect("a UTF-8 path")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8(bytes.to_vec()).expect("UTF-8 output")
+}
+
+#[test]
+fn report_prints_exactly_the_exit_tables() {
+    let d = dir("report_prints_exactly_the_exit_tables");
+    let r = report(300);
+    let file = write(&d, "report.json", &r.to_json_pretty());
+    let out = hotpath(&["report", s(&file)]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), r.to_table(0));
+    assert_eq!(text(&out.stderr), "");
+}
+
+#[test]
+fn report_limit_caps_the_rows() {
+    let d = dir("report_limit_caps_the_rows");
+    let r = report(300);
+    let file = write(&d, "report.json", &r.to_json());
+    let out = hotpath(&["report", s(&file), "--limit", "2"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert_eq!(stdout, r.to_table(2));
+    assert!(stdout.contains("by total (2/3)"), "{stdout}");
+    assert!(!stdout.contains("app::emit"), "{stdout}");
+}
+
+#[test]
+fn report_of_a_missing_or_other_version_file_exits_2() {
+    let d = dir("report_of_a_missing_or_other_version_file_exits_2");
+    let missing = d.join("missing.json");
+    let out = hotpath(&["report", s(&missing)]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.starts_with(&format!("hotpath: cannot read {}: ", missing.display())),
+        "{stderr}"
+    );
+    assert_eq!(text(&out.stdout), "");
+
+    let v2 = write(
+        &d,
+        "v2.json",
+        &report(300)
+            .to_json()
+            .replace("\"schema_version\":1", "\"schema_version\":2"),
+    );
+    let out = hotpath(&["report", s(&v2)]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("schema_version 2"), "{stderr}");
+
+    let garbage = write(&d, "garbage.json", "not json");
+    let out = hotpath(&["report", s(&garbage)]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.starts_with(&format!(
+            "hotpath: {}: not a hotpath JSON report",
+            garbage.display()
+        )),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn diff_prints_the_comparison_and_exits_0_without_the_flag() {
+    let d = dir("diff_prints_the_comparison_and_exits_0_without_the_flag");
+    let (base, head) = (report(300), report(450));
+    let b = write(&d, "base.json", &base.to_json());
+    let h = write(&d, "head.json", &head.to_json());
+    let out = hotpath(&["diff", s(&b), s(&h)]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let expected = hotpath_cli::diff::diff(&base, &head, 0.1);
+    assert!(expected.has_regression());
+    assert_eq!(text(&out.stdout), expected.to_table());
+    assert!(text(&out.stdout).starts_with("[hotpath diff] app::main | threshold 10% | "));
+}
+
+#[test]
+fn diff_exits_1_on_a_regression_with_the_flag() {
+    let d = dir("diff_exits_1_on_a_regression_with_the_flag");
+    let b = write(&d, "base.json", &report(300).to_json());
+    let slower = write(&d, "slower.json", &report(450).to_json());
+    let faster = write(&d, "faster.json", &report(200).to_json());
+    let flag = "--fail-on-regression";
+    assert_eq!(
+        hotpath(&["diff", s(&b), s(&slower), flag]).status.code(),
+        Some(1)
+    );
+    assert_eq!(
+        hotpath(&["diff", s(&b), s(&faster), flag]).status.code(),
+        Some(0)
+    );
+    assert_eq!(
+        hotpath(&["diff", s(&b), s(&b), flag]).status.code(),
+        Some(0)
+    );
+    // +50 % is within a 60 % threshold, given either way.
+    for t in ["60%", "0.6"] {
+        let out = hotpath(&["diff", s(&b), s(&slower), flag, "--threshold", t]);
+        assert_eq!(out.status.code(), Some(0), "{t}: {}", text(&out.stdout));
+    }
+}
+
+#[test]
+fn diff_exits_2_on_a_missing_file_another_schema_version_or_a_bad_threshold() {
+    let d = dir("diff_exits_2_on_a_missing_file_another_schema_version_or_a_bad_threshold");
+    let b = write(&d, "base.json", &report(300).to_json());
+    let missing = d.join("missing.json");
+    let out = hotpath(&["diff", s(&b), s(&missing), "--fail-on-regression"]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.starts_with(&format!("hotpath: cannot read {}: ", missing.display())),
+        "{stderr}"
+    );
+    assert_eq!(text(&out.stdout), "");
+
+    let v2 = write(
+        &d,
+        "v2.json",
+        &report(300)
+            .to_json_pretty()
+            .replace("\"schema_version\": 1", "\"schema_version\": 2"),
+    );
+    let out = hotpath(&["diff", s(&v2), s(&b)]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        text(&out.stderr),
+        format!(
+            "hotpath: {}: report has schema_version 2; this build reads version 1 \
+             (re-create the report with a matching hotpath version)\n",
+            v2.display()
+        )
+    );
+    assert_eq!(text(&out.stdout), "");
+
+    for args in [
+        ["--threshold", "-5%"],
+        ["--threshold=-5%", "--fail-on-regression"],
+    ] {
+        let out = hotpath(&[&["diff", s(&b), s(&b)][..], &args[..]].concat());
+        assert_eq!(out.status.code(), Some(2));
+        assert_eq!(
+            text(&out.stderr),
+            "hotpath: --threshold: threshold \"-5%\" is negative: give the size of change \
+             without a sign, such as 10%\n"
+        );
+    }
+    let out = hotpath(&["diff", s(&b), s(&b), "--threshold", "ten"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("threshold \"ten\" is not a number"));
+}
+
+#[test]
+fn diff_markdown_starts_with_the_heading() {
+    let d = dir("diff_markdown_starts_with_the_heading");
+    let (base, head) = (report(300), report(450));
+    let b = write(&d, "base.json", &base.to_json());
+    let h = write(&d, "head.json", &head.to_json());
+    let out = hotpath(&["diff", s(&b), s(&h), "--format", "markdown"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.starts_with("## hotpath diff: 6 regressions\n\n"),
+        "{stdout}"
+    );
+    assert_eq!(
+        stdout,
+        hotpath_cli::diff::diff(&base, &head, 0.1).to_markdown()
+    );
+}
