@@ -51,6 +51,9 @@ enum Command {
         // Hyphen values reach `parse_threshold`, which explains why `-5%` is refused.
         #[arg(long, default_value = "10%", allow_hyphen_values = true)]
         threshold: String,
+        /// Absolute floor: a time that moved by less than this is noise, e.g. `100us`, `1ms`.
+        #[arg(long, default_value = "0")]
+        min_delta: String,
         /// Output format.
         #[arg(long, value_enum, default_value_t = DiffFormat::Table)]
         format: DiffFormat,
@@ -90,9 +93,17 @@ fn main() -> ExitCode {
             base,
             head,
             threshold,
+            min_delta,
             format,
             fail_on_regression,
-        } => diff(&base, &head, &threshold, format, fail_on_regression),
+        } => diff(
+            &base,
+            &head,
+            &threshold,
+            &min_delta,
+            format,
+            fail_on_regression,
+        ),
     };
     match result {
         Ok(code) => code,
@@ -107,16 +118,19 @@ fn diff(
     base: &std::path::Path,
     head: &std::path::Path,
     threshold: &str,
+    min_delta: &str,
     format: DiffFormat,
     fail_on_regression: bool,
 ) -> Result<ExitCode, String> {
     let threshold =
         hotpath_cli::diff::parse_threshold(threshold).map_err(|e| format!("--threshold: {e}"))?;
+    let min_delta =
+        hotpath_cli::diff::parse_min_delta(min_delta).map_err(|e| format!("--min-delta: {e}"))?;
     let (base, head) = (
         hotpath_cli::read_report(base)?,
         hotpath_cli::read_report(head)?,
     );
-    let d = hotpath_cli::diff::diff(&base, &head, threshold);
+    let d = hotpath_cli::diff::diff_with_floor(&base, &head, threshold, min_delta);
     match format {
         DiffFormat::Table => print!("{}", d.to_table()),
         DiffFormat::Markdown => print!("{}", d.to_markdown()),

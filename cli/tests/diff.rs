@@ -7,7 +7,8 @@ use hotpath::report::{
     Report, WallNs, SCHEMA_VERSION,
 };
 use hotpath_cli::diff::{
-    diff, parse_threshold, Delta, Diff, Direction, Metric, RowKey, ThresholdError, Value, Verdict,
+    diff, diff_with_floor, parse_min_delta, parse_threshold, Delta, Diff, Direction, Metric,
+    RowKey, ThresholdError, Value, Verdict,
 };
 
 // ---------------------------------------------------------------- report builders
@@ -126,12 +127,14 @@ fn report(functions: Vec<Function>) -> Report {
 }
 
 /// One function `app::f` of `calls` calls of `mean` ns each, percentiles at the mean.
+/// One function `app::f` of `calls` calls of `mean` ns each; a quarter of its time is
+/// in measured children.
 fn one(calls: u64, mean: u64) -> Report {
     let ps = [(50.0, mean), (95.0, mean), (99.0, mean)];
     report(vec![func(
         "app::f",
         calls,
-        wall(mean * calls, mean * calls, calls, &ps),
+        wall(mean * calls, mean * calls * 3 / 4, calls, &ps),
     )])
 }
 
@@ -371,8 +374,8 @@ fn bad_thresholds_are_refused_with_the_reason() {
 
 #[test]
 fn times_beyond_the_threshold_are_slower_or_faster_within_it_noise() {
-    let base = one(1, 1_000);
-    let at = |mean| diff(&base, &one(1, mean), 0.1);
+    let base = one(2, 1_000);
+    let at = |mean| diff(&base, &one(2, mean), 0.1);
     // Exactly 10 % is within the threshold: only more than it counts.
     assert_eq!(verdict(&at(1_100), "app::f", "total"), Verdict::Noise);
     assert_eq!(verdict(&at(1_101), "app::f", "total"), Verdict::Slower);
@@ -388,20 +391,105 @@ fn times_beyond_the_threshold_are_slower_or_faster_within_it_noise() {
     assert_eq!(d.find("app::f", "avg").unwrap().relative(), Some(0.2));
     // A zero threshold: any difference in a time counts.
     assert_eq!(
-        verdict(&diff(&base, &one(1, 1_001), 0.0), "app::f", "total"),
+        verdict(&diff(&base, &one(2, 1_001), 0.0), "app::f", "total"),
         Verdict::Slower
     );
 }
 
 #[test]
+fn min_delta_parses_with_a_unit() {
+    assert_eq!(parse_min_delta("0"), Ok(0));
+    assert_eq!(parse_min_delta("500ns"), Ok(500));
+    assert_eq!(parse_min_delta("20us"), Ok(20_000));
+    assert_eq!(parse_min_delta("20µs"), Ok(20_000));
+    assert_eq!(parse_min_delta(" 1.5ms "), Ok(1_500_000));
+    assert_eq!(parse_min_delta("2s"), Ok(2_000_000_000));
+    assert_eq!(
+        parse_min_delta("100"),
+        Err("\"100\" has no unit: write for example 500ns, 20us, 1.5ms or 2s".into())
+    );
+    assert_eq!(
+        parse_min_delta("3min"),
+        Err("unknown unit \"min\" in \"3min\": use ns, us (or µs), ms or s".into())
+    );
+    assert_eq!(
+        parse_min_delta("ms"),
+        Err("\"ms\" is not a duration: write for example 500ns, 20us, 1.5ms or 2s".into())
+    );
+    assert!(parse_min_delta("-1ms").is_err());
+    assert!(parse_min_delta("1.2.3ms").is_err());
+}
+
+#[test]
+fn changes_below_the_floor_are_noise_whatever_their_ratio() {
+    // 1 µs → 2 µs per call, 2 calls: +100 % everywhere, +2 µs in total, +1 µs per call.
+    let (base, head) = (one(2, 1_000), one(2, 2_000));
+    let at = |floor| diff_with_floor(&base, &head, 0.1, floor);
+    let no_floor = at(0);
+    assert_eq!(no_floor.min_delta_ns, 0);
+    assert_eq!(no_floor.regressions().len(), 6);
+    // A floor of 1 µs: a change of exactly the floor counts, total (+2 µs) and self
+    // (+1.5 µs) are above it.
+    let d = at(1_000);
+    assert_eq!(d.regressions().len(), 6);
+    let d = at(1_001);
+    for m in ["avg", "p50", "p95", "p99"] {
+        assert_eq!(verdict(&d, "app::f", m), Verdict::Noise, "{m}");
+    }
+    assert_eq!(verdict(&d, "app::f", "self"), Verdict::Slower);
+    assert_eq!(verdict(&d, "app::f", "total"), Verdict::Slower);
+    let d = at(2_001);
+    assert!(!d.has_regression());
+    assert_eq!(d.summary().noise, 7, "elapsed and the six times");
+    // Exact quantities ignore the floor.
+    let d = diff_with_floor(&one(2, 1_000), &one(3, 1_000), 0.1, 1_000_000_000);
+    assert_eq!(verdict(&d, "app::f", "calls"), Verdict::Increased);
+    assert!(d
+        .to_table()
+        .starts_with("[hotpath diff] app::main | threshold 10%, min delta 1.00 s | "));
+    assert!(d
+        .to_table()
+        .contains("by more than 10% and by at least 1.00 s, else noise"));
+}
+
+#[test]
+fn per_call_times_of_a_function_called_once_are_its_total() {
+    let once = |total: u64, self_: u64| {
+        let ps = [(50.0, total), (95.0, total), (99.0, total)];
+        report(vec![func("app::f", 1, wall(total, self_, 1, &ps))])
+    };
+    let metrics = |d: &Diff| -> Vec<String> {
+        d.changes
+            .iter()
+            .filter(|c| c.shown == "app::f")
+            .map(|c| c.metric.to_string())
+            .collect()
+    };
+    // Once in both, no children in either: the total says it all.
+    let d = diff(&once(1_000, 1_000), &once(2_000, 2_000), 0.1);
+    assert_eq!(metrics(&d), ["calls", "total"]);
+    assert_eq!(d.regressions().len(), 1);
+    // Children in one of them: self is compared.
+    let d = diff(&once(1_000, 1_000), &once(2_000, 1_000), 0.1);
+    assert_eq!(metrics(&d), ["calls", "total", "self"]);
+    assert_eq!(verdict(&d, "app::f", "self"), Verdict::Noise);
+    // Called twice in one of them: the per-call times are compared.
+    let d = diff(&once(1_000, 1_000), &one(2, 1_000), 0.1);
+    assert_eq!(
+        metrics(&d),
+        ["calls", "total", "self", "avg", "p50", "p95", "p99"]
+    );
+}
+
+#[test]
 fn a_slower_time_is_a_regression_a_faster_one_an_improvement() {
-    let base = one(1, 1_000);
-    let slower = diff(&base, &one(1, 1_200), 0.1);
+    let base = one(2, 1_000);
+    let slower = diff(&base, &one(2, 1_200), 0.1);
     assert!(slower.has_regression());
     // Total, self, avg and three percentiles; elapsed is the same.
     assert_eq!(slower.regressions().len(), 6);
     assert!(slower.improvements().is_empty());
-    let faster = diff(&base, &one(1, 800), 0.1);
+    let faster = diff(&base, &one(2, 800), 0.1);
     assert!(!faster.has_regression());
     assert_eq!(faster.improvements().len(), 6);
     let same = diff(&base, &base, 0.1);
@@ -466,10 +554,10 @@ fn more_allocations_per_call_are_a_regression_more_in_all_are_not() {
 
 #[test]
 fn alloc_and_cpu_are_compared_only_when_both_reports_have_them() {
-    let mut head = one(1, 1_000);
+    let mut head = one(2, 1_000);
     head.sections.push("alloc".into());
     head.functions[0].alloc = alloc(5, 50, 1);
-    let d = diff(&one(1, 1_000), &head, 0.1);
+    let d = diff(&one(2, 1_000), &head, 0.1);
     assert!(d.find("app::f", "allocs").is_none());
     assert_eq!(
         d.notes,
@@ -482,10 +570,10 @@ fn alloc_and_cpu_are_compared_only_when_both_reports_have_them() {
 
 #[test]
 fn a_zero_base_has_no_ratio_and_a_missing_side_is_not_comparable() {
-    let mut base = one(1, 1_000);
+    let mut base = one(2, 1_000);
     let w = base.functions[0].wall_ns.as_mut().unwrap();
     w.self_ = 0;
-    let mut head = one(1, 1_000);
+    let mut head = one(2, 1_000);
     head.functions[0].wall_ns.as_mut().unwrap().self_ = 50;
     let d = diff(&base, &head, 0.1);
     let s = d.find("app::f", "self").unwrap();
@@ -498,7 +586,7 @@ fn a_zero_base_has_no_ratio_and_a_missing_side_is_not_comparable() {
     assert_eq!((s0.verdict, s0.relative()), (Verdict::Noise, Some(0.0)));
 
     // Count-only mode in HEAD: no times to compare, the calls still are.
-    let mut counted = one(1, 1_000);
+    let mut counted = one(2, 1_000);
     counted.functions[0].wall_ns = None;
     counted.functions[0].timed_calls = 0;
     counted.time_sampling_rate = 0.0;
@@ -577,13 +665,13 @@ fn rows_in_one_report_only_are_added_or_removed() {
     assert!(d.find("app::index::build", "total").is_none());
 
     // An I/O section in HEAD only: its entries are added.
-    let mut io_head = one(1, 1_000);
+    let mut io_head = one(2, 1_000);
     io_head.sections.push("io".into());
     let mut e = entry("dataset", "std::fs::File");
     e.read = dir(4, 3_000, 0, Some(500));
     e.seek = dir(2, 0, 0, Some(100));
     io_head.io = Some(vec![e]);
-    let d = diff(&one(1, 1_000), &io_head, 0.1);
+    let d = diff(&one(2, 1_000), &io_head, 0.1);
     assert_eq!(d.added.len(), 1);
     assert_eq!(d.added[0].shown, "io: dataset");
     assert_eq!(d.added[0].summary, "4 read ops (2.93 KiB), 2 seek ops");
@@ -628,7 +716,7 @@ fn functions_match_by_name_and_label_io_by_name_and_type() {
 
     // I/O: one name, two wrapped types: two rows, shown with the short type.
     let io = |read_ops| {
-        let mut r = one(1, 1_000);
+        let mut r = one(2, 1_000);
         r.sections.push("io".into());
         let mut buffered = entry("src/main.rs:40", "std::io::BufReader<std::fs::File>");
         buffered.read = dir(read_ops, 4_000, 0, None);
@@ -656,7 +744,7 @@ fn functions_match_by_name_and_label_io_by_name_and_type() {
 #[test]
 fn io_ops_and_bytes_up_are_regressions_errors_are_exact_changes() {
     let with_io = |write: IoDirection| {
-        let mut r = one(1, 1_000);
+        let mut r = one(2, 1_000);
         r.sections.push("io".into());
         let mut e = entry("redis", "std::net::TcpStream");
         e.write = write;
@@ -692,11 +780,11 @@ fn io_ops_and_bytes_up_are_regressions_errors_are_exact_changes() {
 
 #[test]
 fn only_percentiles_in_both_reports_are_compared_and_the_difference_is_noted() {
-    let mut head = one(1, 1_000);
+    let mut head = one(2, 1_000);
     head.percentiles = vec![50.0, 99.9];
     head.functions[0].wall_ns.as_mut().unwrap().percentiles =
         Percentiles(vec![(50.0, 1_000), (99.9, 5_000)]);
-    let d = diff(&one(1, 1_000), &head, 0.1);
+    let d = diff(&one(2, 1_000), &head, 0.1);
     assert!(d.find("app::f", "p50").is_some());
     for m in ["p95", "p99", "p99.9"] {
         assert!(d.find("app::f", m).is_none(), "{m}");
@@ -712,9 +800,9 @@ fn only_percentiles_in_both_reports_are_compared_and_the_difference_is_noted() {
 
 #[test]
 fn how_the_reports_were_made_is_noted_when_it_differs() {
-    let mut base = one(1, 1_000);
+    let mut base = one(2, 1_000);
     base.notes = vec!["calls lost at thread exit: 3".into(), "same".into()];
-    let mut head = one(1, 1_000);
+    let mut head = one(2, 1_000);
     head.caller = "app::run".into();
     head.clock = "monotonic".into();
     head.time_sampling_rate = 0.055;
@@ -773,12 +861,22 @@ fn the_realistic_pair_has_the_expected_verdicts() {
             s.added,
             s.removed
         ),
-        (5, 12, 16, 11, 1, 1)
+        (4, 8, 11, 11, 1, 1)
     );
     assert_eq!(
         (s.regressions, s.unchanged_exact, s.not_comparable),
-        (9, 11, 0)
+        (8, 11, 0)
     );
+    // Called once in both: avg and percentiles equal the total and are left out; self is
+    // compared only where it differs from the total somewhere.
+    for m in ["avg", "p50", "p95", "p99"] {
+        assert!(d.find("app::main", m).is_none(), "{m}");
+        assert!(d.find("checksum", m).is_none(), "{m}");
+    }
+    assert_eq!(verdict(&d, "app::main", "self"), Verdict::Noise);
+    assert!(d.find("checksum", "self").is_none());
+    assert!(d.find("app::parse::parse_line", "self").is_none());
+    assert_eq!(verdict(&d, "app::net::fetch", "self"), Verdict::Noise);
     // Biggest first: allocs/call +100 %, p95 +53.8 %, bytes/call +50 %, ...
     let order: Vec<String> = d
         .regressions()
@@ -793,7 +891,6 @@ fn the_realistic_pair_has_the_expected_verdicts() {
             "app::parse::parse_line bytes/call",
             "app::parse::parse_line cpu",
             "app::parse::parse_line total",
-            "app::parse::parse_line self",
             "app::parse::parse_line avg",
             "io: redis write ops",
             "io: redis write bytes",

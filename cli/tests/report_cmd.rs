@@ -256,11 +256,61 @@ fn diff_markdown_starts_with_the_heading() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
     assert!(
-        stdout.starts_with("## hotpath diff: 6 regressions\n\n"),
+        stdout.starts_with("## hotpath diff: 5 regressions\n\n"),
         "{stdout}"
     );
     assert_eq!(
         stdout,
         hotpath_cli::diff::diff(&base, &head, 0.1).to_markdown()
+    );
+}
+
+#[test]
+fn diff_min_delta_turns_small_time_changes_into_noise() {
+    let d = dir("diff_min_delta_turns_small_time_changes_into_noise");
+    // parse: 300 → 450 ns a call (+150 ns), 100,000 calls (+15 ms in total).
+    let (base, head) = (report(300), report(450));
+    let b = write(&d, "base.json", &base.to_json());
+    let h = write(&d, "head.json", &head.to_json());
+    let run = |floor: &str| {
+        hotpath(&[
+            "diff",
+            s(&b),
+            s(&h),
+            "--min-delta",
+            floor,
+            "--fail-on-regression",
+        ])
+    };
+
+    // Only the total moved by more than 200 ns.
+    let out = run("200ns");
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert_eq!(
+        stdout,
+        hotpath_cli::diff::diff_with_floor(&base, &head, 0.1, 200).to_table()
+    );
+    assert!(
+        stdout.starts_with(
+            "[hotpath diff] app::main | threshold 10%, min delta 200 ns | 1 regression\n"
+        ),
+        "{stdout}"
+    );
+
+    // Nothing moved by 20 ms.
+    let out = run("20ms");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    assert!(
+        text(&out.stdout).contains("| no regression"),
+        "{}",
+        text(&out.stdout)
+    );
+
+    let out = run("5");
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        text(&out.stderr),
+        "hotpath: --min-delta: \"5\" has no unit: write for example 500ns, 20us, 1.5ms or 2s\n"
     );
 }

@@ -12,9 +12,16 @@ use super::{
 /// Compares HEAD against BASE; `threshold` is the relative change in a time below which
 /// it is noise (`0.1` = 10 %).
 pub fn diff(base: &Report, head: &Report, threshold: f64) -> Diff {
+    diff_with_floor(base, head, threshold, 0)
+}
+
+/// [`diff`] with an absolute floor as well: a time that changed by less than
+/// `min_delta_ns` is noise whatever the relative change (`--min-delta`).
+pub fn diff_with_floor(base: &Report, head: &Report, threshold: f64, min_delta_ns: u64) -> Diff {
     let has = |r: &Report, s: &str| r.sections.iter().any(|x| x == s);
     let mut c = Compare {
         threshold,
+        min_delta_ns,
         percentiles: head
             .percentiles
             .iter()
@@ -95,6 +102,7 @@ pub fn diff(base: &Report, head: &Report, threshold: f64) -> Diff {
 
     Diff {
         threshold,
+        min_delta_ns,
         caller: head.caller.clone(),
         changes: std::mem::take(&mut c.changes),
         added,
@@ -105,6 +113,8 @@ pub fn diff(base: &Report, head: &Report, threshold: f64) -> Diff {
 
 struct Compare {
     threshold: f64,
+    /// Time changes smaller than this are noise.
+    min_delta_ns: u64,
     /// Percentiles both reports show.
     percentiles: Vec<f64>,
     /// Both reports have the `alloc` section.
@@ -128,7 +138,9 @@ impl Compare {
             (None, _) | (_, None) => Verdict::NotComparable,
             (Some(b), Some(h)) if metric.unit() == Unit::Time => {
                 let (b, h) = (b.as_f64(), h.as_f64());
-                if b == 0.0 {
+                if (h - b).abs() < self.min_delta_ns as f64 {
+                    Verdict::Noise
+                } else if b == 0.0 {
                     if h > 0.0 {
                         Verdict::Slower
                     } else {
@@ -177,22 +189,31 @@ impl Compare {
             bw.map(|w| Value::Int(w.total)),
             hw.map(|w| Value::Int(w.total)),
         );
-        push(
-            Metric::SelfTime,
-            bw.map(|w| Value::Int(w.self_)),
-            hw.map(|w| Value::Int(w.self_)),
-        );
-        push(
-            Metric::Avg,
-            bw.map(|w| Value::Int(w.mean)),
-            hw.map(|w| Value::Int(w.mean)),
-        );
-        for p in &percentiles {
+        // A quantity equal to the total in both reports says nothing the total does not:
+        // self time without measured children, and every per-call time of a function
+        // called once on both sides.
+        let no_children = |w: &hotpath::report::WallNs| w.self_ == w.total;
+        if !(bw.is_some_and(no_children) && hw.is_some_and(no_children)) {
             push(
-                Metric::Percentile(*p),
-                bw.and_then(|w| w.percentiles.get(*p)).map(Value::Int),
-                hw.and_then(|w| w.percentiles.get(*p)).map(Value::Int),
+                Metric::SelfTime,
+                bw.map(|w| Value::Int(w.self_)),
+                hw.map(|w| Value::Int(w.self_)),
             );
+        }
+        let once = |f: &Function| f.calls <= 1;
+        if !(once(b) && once(h) && bw.is_some() && hw.is_some()) {
+            push(
+                Metric::Avg,
+                bw.map(|w| Value::Int(w.mean)),
+                hw.map(|w| Value::Int(w.mean)),
+            );
+            for p in &percentiles {
+                push(
+                    Metric::Percentile(*p),
+                    bw.and_then(|w| w.percentiles.get(*p)).map(Value::Int),
+                    hw.and_then(|w| w.percentiles.get(*p)).map(Value::Int),
+                );
+            }
         }
         if cpu {
             push(

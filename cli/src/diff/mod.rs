@@ -7,7 +7,7 @@
 //! | row | matched by | compared |
 //! |---|---|---|
 //! | `(process)` | — | `elapsed_ns`; `cpu.process_cpu_ns`; `alloc_total.count`, `.bytes` |
-//! | a function | `name` + `label` | `calls`; `wall_ns` `total`, `self`, `mean`, each percentile both reports show; `cpu.cpu_ns`; `alloc` `count`, `bytes`, `per_call_count`, `per_call_bytes` |
+//! | a function | `name` + `label` | `calls`; `wall_ns` `total`, `self` (unless equal to `total` in both), `mean` and each percentile both reports show (unless called once in both: they equal `total`); `cpu.cpu_ns`; `alloc` `count`, `bytes`, `per_call_count`, `per_call_bytes` |
 //! | an I/O entry | `name` + `type_name` | per direction in use: `ops`, `bytes`, `errors`, `mean_ns` |
 //!
 //! A row only in HEAD is *added*, only in BASE *removed*. Two rows of one report with the
@@ -17,8 +17,10 @@
 //! Times are estimates and compared with a relative threshold: a time is
 //! [`Verdict::Slower`] when HEAD exceeds BASE by more than the threshold,
 //! [`Verdict::Faster`] when it is below by more, else [`Verdict::Noise`]. A BASE of 0 has
-//! no ratio: any HEAD above 0 is slower and its change reads `new`. Counts and bytes are
-//! exact: every difference is [`Verdict::Increased`] or [`Verdict::Decreased`]. A quantity
+//! no ratio: any HEAD above 0 is slower and its change reads `new`. With a floor
+//! ([`diff_with_floor`], `--min-delta`), a time that moved by less than the floor is noise
+//! whatever its ratio, so microsecond jitter in rarely called functions cannot fail CI.
+//! Counts and bytes are exact: every difference is [`Verdict::Increased`] or [`Verdict::Decreased`]. A quantity
 //! present in one report only (`wall_ns` is `null` in count-only mode) is
 //! [`Verdict::NotComparable`].
 //!
@@ -50,8 +52,8 @@ mod compare;
 mod render;
 mod threshold;
 
-pub use compare::diff;
-pub use threshold::{parse_threshold, ThresholdError};
+pub use compare::{diff, diff_with_floor};
+pub use threshold::{parse_min_delta, parse_threshold, ThresholdError};
 
 /// Identity of a compared row.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -391,6 +393,8 @@ pub struct Summary {
 pub struct Diff {
     /// The relative threshold of the time comparisons, e.g. `0.1`.
     pub threshold: f64,
+    /// Time changes smaller than this (ns) are noise whatever their ratio; 0 = no floor.
+    pub min_delta_ns: u64,
     /// HEAD's caller (BASE's is in `notes` when it differs).
     pub caller: String,
     /// Every quantity compared, process first, then functions in HEAD's order, then I/O

@@ -156,13 +156,32 @@ fn status(s: &Summary) -> String {
     }
 }
 
+/// `, min delta 1 ms` when a floor is set.
+fn floor_label(d: &Diff) -> String {
+    if d.min_delta_ns == 0 {
+        String::new()
+    } else {
+        format!(", min delta {}", duration(d.min_delta_ns))
+    }
+}
+
+/// ` and by at least 1 ms` when a floor is set.
+fn floor_clause(d: &Diff) -> String {
+    if d.min_delta_ns == 0 {
+        String::new()
+    } else {
+        format!(" and by at least {}", duration(d.min_delta_ns))
+    }
+}
+
 /// The rules, one sentence each.
 fn legend(d: &Diff) -> [String; 3] {
     [
         format!(
             "times (elapsed, total, self, avg, pNN, cpu, I/O avg): slower or faster when head \
-             differs from base by more than {}, else noise; new: base was 0",
-            percent_label(d.threshold)
+             differs from base by more than {}{}, else noise; new: base was 0",
+            percent_label(d.threshold),
+            floor_clause(d)
         ),
         "exact (calls, allocs, bytes, I/O ops and errors): every difference is shown; \
          n/a: in one report only"
@@ -178,9 +197,10 @@ pub(super) fn table(d: &Diff) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "[hotpath diff] {} | threshold {} | {}",
+        "[hotpath diff] {} | threshold {}{} | {}",
         d.caller,
         percent_label(d.threshold),
+        floor_label(d),
         status(&s)
     );
     for n in &d.notes {
@@ -259,9 +279,10 @@ pub(super) fn markdown(d: &Diff) -> String {
     out.push('\n');
     let _ = writeln!(
         out,
-        "{} (threshold {}, {})",
+        "{} (threshold {}{}, {})",
         summary_counts(&s),
         percent_label(d.threshold),
+        floor_label(d),
         code(&d.caller)
     );
     if !d.notes.is_empty() {

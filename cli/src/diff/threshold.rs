@@ -78,3 +78,36 @@ pub fn parse_threshold(s: &str) -> Result<f64, ThresholdError> {
         Ok(v)
     }
 }
+
+/// Parses an absolute time floor (`--min-delta`): `0`, `500ns`, `20us` (or `20µs`),
+/// `1.5ms`, `2s` → nanoseconds. A bare number other than 0 is refused: the unit is part
+/// of the value.
+pub fn parse_min_delta(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    if t == "0" {
+        return Ok(0);
+    }
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .ok_or_else(|| format!("{t:?} has no unit: write for example 500ns, 20us, 1.5ms or 2s"))?;
+    let (number, unit) = t.split_at(split);
+    let scale = match unit.trim() {
+        "ns" => 1.0,
+        "us" | "µs" => 1e3,
+        "ms" => 1e6,
+        "s" => 1e9,
+        other => {
+            return Err(format!(
+                "unknown unit {other:?} in {t:?}: use ns, us (or µs), ms or s"
+            ))
+        }
+    };
+    let v: f64 = number
+        .parse()
+        .ok()
+        .filter(|v: &f64| v.is_finite())
+        .ok_or_else(|| {
+            format!("{t:?} is not a duration: write for example 500ns, 20us, 1.5ms or 2s")
+        })?;
+    Ok((v * scale).round() as u64)
+}
