@@ -29,7 +29,10 @@ pin_project_lite::pin_project! {
     impl<F> PinnedDrop for MeasuredFuture<F> {
         fn drop(this: Pin<&mut Self>) {
             let this = this.project();
-            this.st.cancel(this.site);
+            // Inline check: a completed future (the usual case) has nothing to record.
+            if this.st.mode == TIMED || this.st.mode == COUNTED {
+                this.st.cancel(this.site);
+            }
         }
     }
 }
@@ -87,14 +90,46 @@ impl<F: Future> Future for MeasuredFuture<F> {
                 match scope::enter_with(this.site, Entry::Timed, Entry::Counted, scope::enter_slow)
                 {
                     Entry::Timed(e) => {
-                        st.mode = TIMED;
-                        st.first = e.start;
-                        st.outer = if e.depth as usize >= crate::MAX_DEPTH {
-                            !e.slot.is_active()
-                        } else {
-                            e.slot.outermost()
+                        let first = e.start;
+                        let frame = PollFrame(Some(e));
+                        let r = this.inner.poll(cx);
+                        let Some(left) = frame.finish() else {
+                            // Not recordable on this thread; later polls may be.
+                            if r.is_pending() {
+                                st.mode = TIMED;
+                                st.first = first;
+                                st.outer = true;
+                            } else {
+                                st.mode = DONE;
+                            }
+                            return r;
                         };
-                        e
+                        if r.is_ready() {
+                            // Ready on the first poll (most async fns that do not wait):
+                            // one poll, recorded as a sync call, no state kept.
+                            st.mode = DONE;
+                            left.slot.polls.add(1);
+                            left.slot.busy.add(left.incl);
+                            left.slot.record(
+                                left.end.saturating_sub(first),
+                                left.self_,
+                                left.m_incl,
+                                left.m_self,
+                                // Whether another frame of this site was below this poll's:
+                                // the same at the pop as at the push.
+                                left.outer,
+                            );
+                        } else {
+                            st.mode = TIMED;
+                            st.first = first;
+                            st.outer = left.outer;
+                            st.polls = 1;
+                            st.busy = left.incl;
+                            st.self_busy = left.self_;
+                            st.m_incl = left.m_incl;
+                            st.m_self = left.m_self;
+                        }
+                        return r;
                     }
                     Entry::Counted(_) => {
                         st.mode = COUNTED;
@@ -146,8 +181,9 @@ struct PollFrame(Option<scope::Entered>);
 
 impl PollFrame {
     #[inline(always)]
-    fn finish(mut self) -> Option<scope::Left> {
-        let e = self.0.take()?;
+    fn finish(self) -> Option<scope::Left> {
+        // Nothing left for `Drop` to do: skip it rather than call it with `None`.
+        let e = std::mem::ManuallyDrop::new(self).0.take()?;
         pop(&e, scope::now(e.tsc))
     }
 }
@@ -162,6 +198,8 @@ impl Drop for PollFrame {
 }
 
 impl State {
+    #[cold]
+    #[inline(never)]
     fn cancel(&mut self, site: &'static CallSite) {
         let mode = std::mem::replace(&mut self.mode, DONE);
         if mode != TIMED && mode != COUNTED {

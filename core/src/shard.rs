@@ -166,11 +166,7 @@ impl Slot {
         a == 0
     }
 
-    /// Just after a push: no other frame of this site is below it on this stack.
-    pub(crate) fn outermost(&self) -> bool {
-        self.active.load(Relaxed) <= 1
-    }
-
+    #[inline(always)]
     pub(crate) fn is_active(&self) -> bool {
         self.active.load(Relaxed) != 0
     }
