@@ -91,7 +91,9 @@ impl<F: Future> Future for MeasuredFuture<F> {
                 {
                     Entry::Timed(e) => {
                         let first = e.start;
-                        let frame = PollFrame(Some(e));
+                        // If the poll unwinds, the drop counts a cancelled call.
+                        st.mode = TIMED;
+                        let frame = PollFrame(&e);
                         let r = this.inner.poll(cx);
                         let Some(left) = frame.finish() else {
                             // Not recordable on this thread; later polls may be.
@@ -149,7 +151,7 @@ impl<F: Future> Future for MeasuredFuture<F> {
             _ => return this.inner.poll(cx),
         };
         // Pops the frame if the inner poll unwinds.
-        let frame = PollFrame(Some(e));
+        let frame = PollFrame(&e);
         let r = this.inner.poll(cx);
         let Some(left) = frame.finish() else {
             return r;
@@ -177,23 +179,24 @@ fn count_when_ready<T>(r: Poll<T>, st: &mut State, site: &'static CallSite) -> P
     r
 }
 
-struct PollFrame(Option<scope::Entered>);
+/// Pops the frame of a poll if the inner poll unwinds; [`PollFrame::finish`] pops it
+/// otherwise. Holds the entry by reference so that it is never moved.
+struct PollFrame<'a>(&'a scope::Entered);
 
-impl PollFrame {
+impl PollFrame<'_> {
     #[inline(always)]
     fn finish(self) -> Option<scope::Left> {
-        // Nothing left for `Drop` to do: skip it rather than call it with `None`.
-        let e = std::mem::ManuallyDrop::new(self).0.take()?;
-        pop(&e, scope::now(e.tsc))
+        let e = self.0;
+        // The normal exit: no `Drop` to run.
+        std::mem::forget(self);
+        pop(e, scope::now(e.tsc))
     }
 }
 
-impl Drop for PollFrame {
-    #[inline(always)]
+impl Drop for PollFrame<'_> {
+    #[cold]
     fn drop(&mut self) {
-        if let Some(e) = self.0.take() {
-            let _ = pop(&e, scope::now(e.tsc));
-        }
+        let _ = pop(self.0, scope::now(self.0.tsc));
     }
 }
 

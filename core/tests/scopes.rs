@@ -305,6 +305,35 @@ fn a_future_dropped_before_ready_is_a_cancelled_call() {
     assert_eq!(s.polls, 3);
 }
 
+site!(ASYNC_PANICS, AsyncFunction);
+
+#[test]
+fn a_poll_that_panics_pops_its_frame_and_is_a_cancelled_call() {
+    let waker = Waker::from(Arc::new(Noop));
+    let panicked = std::panic::catch_unwind(|| {
+        let mut fut = Box::pin(MeasuredFuture::new(&ASYNC_PANICS, async {
+            if std::hint::black_box(true) {
+                panic!("a panic inside a measured poll");
+            }
+            0u64
+        }));
+        let _ = fut.as_mut().poll(&mut Context::from_waker(&waker));
+    });
+    assert!(panicked.is_err());
+    let s = stats(&ASYNC_PANICS);
+    assert_eq!((s.calls, s.cancelled, s.polls), (1, 1, 0));
+    // The frame is gone: the next call is outermost again, so its time is the total.
+    let mut fut = Box::pin(MeasuredFuture::new(&ASYNC_PANICS, async { spin(1_000) }));
+    assert!(fut
+        .as_mut()
+        .poll(&mut Context::from_waker(&waker))
+        .is_ready());
+    let s = stats(&ASYNC_PANICS);
+    assert_eq!((s.calls, s.cancelled, s.polls), (2, 1, 1));
+    assert!(s.total_ns > 0);
+    assert_eq!(s.total_ns, s.max_ns);
+}
+
 site!(ASYNC_OUTER, AsyncFunction);
 site!(ASYNC_INNER, AsyncFunction);
 
