@@ -96,9 +96,9 @@ impl<F: Future> Future for MeasuredFuture<F> {
                         let frame = PollFrame(&e);
                         let r = this.inner.poll(cx);
                         let Some(left) = frame.finish() else {
-                            // Not recordable on this thread; later polls may be.
+                            // Not recordable on this thread; later polls may be (the
+                            // mode is still TIMED).
                             if r.is_pending() {
-                                st.mode = TIMED;
                                 st.first = first;
                                 st.outer = true;
                             } else {
@@ -122,7 +122,6 @@ impl<F: Future> Future for MeasuredFuture<F> {
                                 left.outer,
                             );
                         } else {
-                            st.mode = TIMED;
                             st.first = first;
                             st.outer = left.outer;
                             st.polls = 1;
