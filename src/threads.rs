@@ -191,9 +191,9 @@ mod imp {
         }
     }
 
-    /// Names that only the profiler's threads carry: threads a library starts on the
-    /// profiler's behalf (tiny_http's, for the metrics server) inherit the name of the
-    /// thread that started them, and are recognised by it.
+    /// Names that only the profiler's threads carry: a thread a library might start on
+    /// the profiler's behalf inherits the name of the thread that started it, and is
+    /// recognised by it (the metrics server registers `hotpath-metrics`).
     static PROFILER_NAMES: Mutex<Vec<&'static str>> = Mutex::new(Vec::new());
 
     pub(crate) fn register_profiler_thread_name(name: &'static str) {

@@ -2,21 +2,28 @@
 //!
 //! Started only when asked for (`HOTPATH_METRICS_PORT`, or the builder's
 //! `metrics_port`), on `127.0.0.1` unless `HOTPATH_METRICS_HOST` says otherwise. It runs
-//! on a thread of its own, `hotpath-metrics`, built on `tiny_http`; the threads
-//! `tiny_http` starts to read requests inherit that name. Each request is answered from
-//! a fresh snapshot, the same data the exit report is made of. Nothing here runs on the
-//! program's threads.
+//! on one thread of its own, `hotpath-metrics`: HTTP/1.1 by `hyper` on a current-thread
+//! tokio runtime, so it starts no other thread. Each request is answered from a fresh
+//! snapshot, the same data the exit report is made of. Nothing here runs on the
+//! program's threads, and what a client can make it hold is bounded: at most
+//! [`MAX_CONNECTIONS`] open connections (more are closed at once), [`MAX_BUF`] bytes of
+//! request head buffered per connection, [`HEADER_TIMEOUT`] to send a request head and
+//! [`CONNECTION_LIFETIME`] for a whole connection.
 
 #[cfg(feature = "hotpath-prometheus")]
 pub(crate) mod prometheus;
 
-use std::io::Cursor;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::convert::Infallible;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use tiny_http::{Header, Method, Request, Response, Server, StatusCode};
+use http_body_util::Full;
+use hyper::body::{Bytes, Incoming};
+use hyper::{Method, Request, Response, StatusCode};
+use hyper_util::rt::{TokioIo, TokioTimer};
+use tokio::sync::Notify;
 
 use crate::config::warn;
 use crate::report::{ApiError, Fragment, ProfilerStatus, Report, SCHEMA_VERSION};
@@ -25,7 +32,16 @@ use crate::report::{ApiError, Fragment, ProfilerStatus, Report, SCHEMA_VERSION};
 const MAX_URL: usize = 2048;
 /// Most bytes of header names and values accepted (431 beyond).
 const MAX_HEADERS: usize = 16 * 1024;
-/// Name of the server's thread, inherited by the threads `tiny_http` starts.
+/// Most bytes of a request head buffered before answering 431 without reading on; above
+/// [`MAX_HEADERS`] so that a head between the two gets the JSON 431 of [`route`].
+const MAX_BUF: usize = 128 * 1024;
+/// Open connections served at once; more are closed as soon as they are accepted.
+const MAX_CONNECTIONS: usize = 64;
+/// Time a client has to send a request head (first or next on a kept-alive connection).
+const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+/// Longest life of one connection.
+const CONNECTION_LIFETIME: Duration = Duration::from_secs(300);
+/// Name of the server's thread.
 pub(crate) const THREAD_NAME: &str = "hotpath-metrics";
 
 /// What the server answers from: the running session.
@@ -51,8 +67,8 @@ pub(crate) struct Options {
 
 /// The running server; stopped and joined on drop.
 pub(crate) struct MetricsServer {
-    stop: Arc<AtomicBool>,
-    server: Arc<Server>,
+    stop: Arc<Notify>,
+    port: u16,
     thread: Option<JoinHandle<()>>,
 }
 
@@ -61,7 +77,7 @@ impl MetricsServer {
     /// the program runs on without it.
     pub(crate) fn start(options: Options, source: Arc<dyn Source>) -> Option<MetricsServer> {
         let (tx, rx) = mpsc::channel();
-        let stop = Arc::new(AtomicBool::new(false));
+        let stop = Arc::new(Notify::new());
         let stop2 = stop.clone();
         let where_ = format!("{}:{}", options.host, options.port);
         let spawned = std::thread::Builder::new()
@@ -69,43 +85,63 @@ impl MetricsServer {
             .spawn(move || {
                 crate::threads::register_profiler_thread();
                 crate::threads::register_profiler_thread_name(THREAD_NAME);
-                // Created here, so that the threads tiny_http starts inherit this
-                // thread's name.
-                let server = match hotpath_core::internal(|| {
-                    Server::http((options.host.as_str(), options.port))
-                }) {
-                    Ok(server) => Arc::new(server),
-                    Err(e) => {
-                        let _ = tx.send(Err(e.to_string()));
-                        return;
-                    }
-                };
-                if tx.send(Ok(server.clone())).is_err() {
-                    return;
-                }
-                serve(&server, &stop2, options.token.as_deref(), &*source);
+                // Everything this thread allocates is the profiler's, not the program's.
+                hotpath_core::internal(|| {
+                    // Bound here, on this thread: a host name is resolved without tokio's
+                    // blocking pool, so no other thread starts.
+                    let bound = std::net::TcpListener::bind((options.host.as_str(), options.port))
+                        .and_then(|l| {
+                            l.set_nonblocking(true)?;
+                            let addr = l.local_addr()?;
+                            let rt = tokio::runtime::Builder::new_current_thread()
+                                .enable_io()
+                                .enable_time()
+                                .build()?;
+                            Ok((l, addr, rt))
+                        });
+                    let (listener, addr, rt) = match bound {
+                        Ok(b) => b,
+                        Err(e) => {
+                            let _ = tx.send(Err(e.to_string()));
+                            return;
+                        }
+                    };
+                    let token = options.token;
+                    rt.block_on(async move {
+                        let listener = match tokio::net::TcpListener::from_std(listener) {
+                            Ok(l) => l,
+                            Err(e) => {
+                                let _ = tx.send(Err(e.to_string()));
+                                return;
+                            }
+                        };
+                        if tx.send(Ok(addr)).is_err() {
+                            return;
+                        }
+                        serve(listener, &stop2, token.map(Arc::from), source).await;
+                    });
+                });
             });
-        if let Err(e) = spawned {
-            warn(&format!(
-                "metrics server: could not start its thread ({e}); running without it"
-            ));
-            return None;
-        }
-        let thread = spawned.ok();
+        let thread = match spawned {
+            Ok(t) => t,
+            Err(e) => {
+                warn(&format!(
+                    "metrics server: could not start its thread ({e}); running without it"
+                ));
+                return None;
+            }
+        };
         match rx.recv_timeout(Duration::from_secs(5)) {
-            Ok(Ok(server)) => {
-                let addr = server
-                    .server_addr()
-                    .to_ip()
-                    .map_or(where_, |a| a.to_string());
+            Ok(Ok(addr)) => {
                 eprintln!("[hotpath] metrics server on http://{addr}");
                 Some(MetricsServer {
                     stop,
-                    server,
-                    thread,
+                    port: addr.port(),
+                    thread: Some(thread),
                 })
             }
             Ok(Err(e)) => {
+                let _ = thread.join();
                 warn(&format!(
                     "metrics server: cannot listen on {where_}: {e}; running without it \
                      (HOTPATH_METRICS_PORT picks another port, 0 any free one)"
@@ -116,21 +152,16 @@ impl MetricsServer {
                 warn(&format!(
                     "metrics server: {where_} did not start within 5 s; running without it"
                 ));
-                stop.store(true, Ordering::Release);
+                stop.notify_one();
                 None
             }
         }
     }
 
-    /// The port it listens on.
-    pub(crate) fn port(&self) -> Option<u16> {
-        self.server.server_addr().to_ip().map(|a| a.port())
-    }
-
-    /// Stops answering and joins the thread.
+    /// Stops answering (open connections are closed) and joins the thread.
     pub(crate) fn stop(&mut self) {
-        self.stop.store(true, Ordering::Release);
-        self.server.unblock();
+        // A permit is stored if the server is between two waits.
+        self.stop.notify_one();
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
@@ -140,7 +171,7 @@ impl MetricsServer {
 impl std::fmt::Debug for MetricsServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("MetricsServer")
-            .field("port", &self.port())
+            .field("port", &self.port)
             .finish_non_exhaustive()
     }
 }
@@ -151,18 +182,57 @@ impl Drop for MetricsServer {
     }
 }
 
-/// Answers requests until `stop` is set.
-fn serve(server: &Server, stop: &AtomicBool, token: Option<&str>, source: &dyn Source) {
-    while !stop.load(Ordering::Acquire) {
-        match server.recv_timeout(Duration::from_millis(250)) {
-            Ok(Some(request)) => {
-                // Everything this thread allocates is the profiler's, not the program's.
-                let response = hotpath_core::internal(|| answer(&request, token, source));
-                let _ = request.respond(response);
-            }
-            Ok(None) => {}
-            Err(_) => std::thread::sleep(Duration::from_millis(50)),
+/// Accepts and serves connections until `stop` is notified; returning drops the
+/// runtime's tasks, which closes every connection.
+async fn serve(
+    listener: tokio::net::TcpListener,
+    stop: &Notify,
+    token: Option<Arc<str>>,
+    source: Arc<dyn Source>,
+) {
+    let open = Arc::new(AtomicUsize::new(0));
+    loop {
+        let stream = tokio::select! {
+            _ = stop.notified() => return,
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => stream,
+                // Out of file descriptors and the like: wait rather than spin.
+                Err(_) => {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+        };
+        if open.load(Ordering::Relaxed) >= MAX_CONNECTIONS {
+            drop(stream);
+            continue;
         }
+        let _ = stream.set_nodelay(true);
+        open.fetch_add(1, Ordering::Relaxed);
+        let guard = Open(open.clone());
+        let (token, source) = (token.clone(), source.clone());
+        tokio::spawn(async move {
+            let _guard = guard;
+            let service = hyper::service::service_fn(move |request: Request<Incoming>| {
+                let answer = answer(&request, token.as_deref(), &*source);
+                async move { Ok::<_, Infallible>(answer) }
+            });
+            let connection = hyper::server::conn::http1::Builder::new()
+                .timer(TokioTimer::new())
+                .header_read_timeout(HEADER_TIMEOUT)
+                .max_buf_size(MAX_BUF)
+                .serve_connection(TokioIo::new(stream), service);
+            let _ = tokio::time::timeout(CONNECTION_LIFETIME, connection).await;
+        });
+    }
+}
+
+/// Counts an open connection until dropped.
+struct Open(Arc<AtomicUsize>);
+
+impl Drop for Open {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
     }
 }
 
@@ -197,24 +267,32 @@ impl Answer {
 }
 
 fn answer(
-    request: &Request,
+    request: &Request<Incoming>,
     token: Option<&str>,
     source: &dyn Source,
-) -> Response<Cursor<Vec<u8>>> {
+) -> Response<Full<Bytes>> {
     let headers: Vec<(&str, &str)> = request
         .headers()
         .iter()
-        .map(|h| (h.field.as_str().as_str(), h.value.as_str()))
+        .map(|(k, v)| (k.as_str(), v.to_str().unwrap_or("")))
         .collect();
-    let a = route(request.method(), request.url(), &headers, token, source);
-    let mut response = Response::from_string(a.body).with_status_code(StatusCode(a.status));
+    let url = request.uri().path_and_query().map_or("/", |p| p.as_str());
+    let a = route(request.method(), url, &headers, token, source);
+    let mut response = Response::new(Full::new(Bytes::from(a.body)));
+    *response.status_mut() =
+        StatusCode::from_u16(a.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let h = response.headers_mut();
     let mut add = |name: &str, value: &str| {
-        if let Ok(h) = Header::from_bytes(name.as_bytes(), value.as_bytes()) {
-            response.add_header(h);
+        // Checked conversions: a header never panics the server's thread.
+        if let (Ok(n), Ok(v)) = (
+            hyper::header::HeaderName::from_bytes(name.as_bytes()),
+            hyper::header::HeaderValue::from_str(value),
+        ) {
+            h.insert(n, v);
         }
     };
-    add("Content-Type", a.content_type);
-    add("Cache-Control", "no-store");
+    add("content-type", a.content_type);
+    add("cache-control", "no-store");
     if let Some((name, value)) = a.header {
         add(name, value);
     }
@@ -282,7 +360,7 @@ pub(crate) fn route(
     if !known {
         return Answer::error(404, format!("no route {path}; routes: {ROUTES}"), None);
     }
-    if !matches!(method, Method::Get | Method::Head) {
+    if method != Method::GET && method != Method::HEAD {
         let mut a = Answer::error(405, format!("{path} answers GET only, not {method}"), None);
         a.header = Some(("Allow", "GET, HEAD"));
         return a;
@@ -510,7 +588,7 @@ mod tests {
     }
 
     fn get(url: &str, headers: &[(&str, &str)], token: Option<&str>) -> Answer {
-        route(&Method::Get, url, headers, token, &fake())
+        route(&Method::GET, url, headers, token, &fake())
     }
 
     fn error_of(a: &Answer) -> ApiError {
@@ -580,7 +658,7 @@ mod tests {
         let source = Fake {
             sections: vec!["timing"],
         };
-        let a = route(&Method::Get, "/io", &[], None, &source);
+        let a = route(&Method::GET, "/io", &[], None, &source);
         assert_eq!(a.status, 404);
         assert!(error_of(&a).error.contains("turned off"), "{}", a.body);
     }
@@ -590,7 +668,7 @@ mod tests {
         let a = get("/nope", &[], None);
         assert_eq!(a.status, 404);
         assert!(error_of(&a).error.contains("/report"), "{}", a.body);
-        let a = route(&Method::Post, "/report", &[], None, &fake());
+        let a = route(&Method::POST, "/report", &[], None, &fake());
         assert_eq!((a.status, a.header), (405, Some(("Allow", "GET, HEAD"))));
         let long = format!("/report?{}", "x".repeat(MAX_URL));
         assert_eq!(get(&long, &[], None).status, 414);

@@ -111,7 +111,7 @@ pub(crate) fn render(
     }
     t.render(out);
     if !own.is_empty() {
-        // Threads of one name on one entry: `hotpath-metrics ×6 (0.1% avg)`, the
+        // Threads of one name on one entry: `name ×6 (0.1% avg)`, the
         // average over them.
         let mut groups: Vec<(&str, usize, f64)> = Vec::new();
         for r in &own {
