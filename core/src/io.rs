@@ -21,23 +21,13 @@ static PERIOD: AtomicU64 = AtomicU64::new(1);
 /// Times a fraction `rate` (0..=1) of I/O operations; every operation and byte is still
 /// counted. `0` counts without timing.
 pub fn set_io_sampling_rate(rate: f64) {
-    let period = if rate <= 0.0 || rate.is_nan() {
-        0
-    } else if rate >= 1.0 {
-        1
-    } else {
-        (1.0 / rate).round().max(1.0) as u64
-    };
-    PERIOD.store(period, Relaxed);
+    PERIOD.store(crate::scope::period_of(rate), Relaxed);
     crate::shard::refresh_key();
 }
 
 /// The fraction of I/O operations timed.
 pub fn io_sampling_rate() -> f64 {
-    match PERIOD.load(Relaxed) {
-        0 => 0.0,
-        p => 1.0 / p as f64,
-    }
+    crate::scope::rate_of(PERIOD.load(Relaxed))
 }
 
 pub(crate) fn period() -> u64 {

@@ -29,20 +29,29 @@ static LOST: AtomicU64 = AtomicU64::new(0);
 /// mean gap is `1/rate` and periodic call patterns cannot alias with it. `rate = 0`
 /// counts calls without timing any.
 pub fn set_sampling_rate(rate: f64) {
-    let period = if rate <= 0.0 || rate.is_nan() {
-        0
-    } else if rate >= 1.0 {
-        1
-    } else {
-        (1.0 / rate).round().max(1.0) as u64
-    };
-    PERIOD.store(period, Relaxed);
+    PERIOD.store(period_of(rate), Relaxed);
     crate::shard::refresh_key();
 }
 
 /// The fraction of calls timed: 1.0, 0.0 (count only), or 1/period.
 pub fn sampling_rate() -> f64 {
-    match PERIOD.load(Relaxed) {
+    rate_of(PERIOD.load(Relaxed))
+}
+
+/// The period (mean gap between timed events) of a sampling rate: 0 = none timed.
+pub(crate) fn period_of(rate: f64) -> u64 {
+    if rate <= 0.0 || rate.is_nan() {
+        0
+    } else if rate >= 1.0 {
+        1
+    } else {
+        (1.0 / rate).round().max(1.0) as u64
+    }
+}
+
+/// The sampling rate of a period.
+pub(crate) fn rate_of(period: u64) -> f64 {
+    match period {
         0 => 0.0,
         p => 1.0 / p as f64,
     }
