@@ -8,6 +8,8 @@ use hotpath::report::{
     AllocTotal, CpuInfo, Function, FunctionAlloc, FunctionCpu, FunctionIo, IoDirection, IoEntry,
     Percentiles, ProcessMemory, ProfilerStatus, Report, ThreadRow, WallNs, SCHEMA_VERSION,
 };
+mod common;
+
 use hotpath_cli::client::{self, Unreachable};
 use hotpath_cli::console::{ui, App, Control, FetchResult, Level, Snapshot, Sort, Tab, View};
 use ratatui::backend::TestBackend;
@@ -38,21 +40,8 @@ fn wall(total: u64, self_: u64, mean: u64, min: u64, max: u64, p: [u64; 3]) -> O
 
 fn func(name: &str, line: u32, calls: u64, wall_ns: Option<WallNs>) -> Function {
     Function {
-        name: name.into(),
-        label: None,
-        file: "src/main.rs".into(),
         line,
-        calls,
-        timed_calls: calls,
-        is_async: false,
-        sampled: false,
-        wall_ns,
-        polls: None,
-        busy_ns: None,
-        cancelled: None,
-        alloc: None,
-        cpu: None,
-        io: None,
+        ..common::function(name, calls, wall_ns)
     }
 }
 

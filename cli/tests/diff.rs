@@ -4,8 +4,10 @@
 
 use hotpath::report::{
     AllocTotal, CpuInfo, Function, FunctionAlloc, FunctionCpu, IoDirection, IoEntry, Percentiles,
-    Report, WallNs, SCHEMA_VERSION,
+    Report, WallNs,
 };
+mod common;
+
 use hotpath_cli::diff::{
     diff, diff_with_floor, parse_min_delta, parse_threshold, Delta, Diff, Direction, Metric,
     RowKey, ThresholdError, Value, Verdict,
@@ -26,23 +28,7 @@ fn wall(total: u64, self_: u64, calls: u64, ps: &[(f64, u64)]) -> Option<WallNs>
 }
 
 fn func(name: &str, calls: u64, wall_ns: Option<WallNs>) -> Function {
-    Function {
-        name: name.into(),
-        label: None,
-        file: "src/main.rs".into(),
-        line: 10,
-        calls,
-        timed_calls: calls,
-        is_async: false,
-        sampled: false,
-        wall_ns,
-        polls: None,
-        busy_ns: None,
-        cancelled: None,
-        alloc: None,
-        cpu: None,
-        io: None,
-    }
+    common::function(name, calls, wall_ns)
 }
 
 /// Allocations of `calls` calls, `count` and `bytes` in all.
@@ -105,28 +91,9 @@ fn entry(name: &str, type_name: &str) -> IoEntry {
 
 /// A timing-only report of the given functions.
 fn report(functions: Vec<Function>) -> Report {
-    Report {
-        schema_version: SCHEMA_VERSION,
-        caller: "app::main".into(),
-        elapsed_ns: 1_000_000_000,
-        sections: vec!["timing".into()],
-        percentiles: vec![50.0, 95.0, 99.0],
-        overhead_per_call_ns: 24.6,
-        overhead_ns: 1_000_000,
-        clock: "tsc".into(),
-        time_sampling_rate: 1.0,
-        io_time_sampling_rate: None,
-        notes: vec![],
-        alloc_total: None,
-        cpu: None,
-        functions,
-        io: None,
-        threads: None,
-        process_memory: None,
-    }
+    common::report(functions)
 }
 
-/// One function `app::f` of `calls` calls of `mean` ns each, percentiles at the mean.
 /// One function `app::f` of `calls` calls of `mean` ns each; a quarter of its time is
 /// in measured children.
 fn one(calls: u64, mean: u64) -> Report {

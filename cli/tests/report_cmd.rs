@@ -5,19 +5,15 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use hotpath::report::{Function, Percentiles, Report, WallNs, SCHEMA_VERSION};
+use hotpath::report::{Function, Percentiles, Report, WallNs};
+
+mod common;
 
 fn func(name: &str, calls: u64, mean: u64) -> Function {
-    Function {
-        name: name.into(),
-        label: None,
-        file: "src/main.rs".into(),
-        line: 10,
+    common::function(
+        name,
         calls,
-        timed_calls: calls,
-        is_async: false,
-        sampled: false,
-        wall_ns: Some(WallNs {
+        Some(WallNs {
             total: mean * calls,
             self_: mean * calls,
             mean,
@@ -25,40 +21,19 @@ fn func(name: &str, calls: u64, mean: u64) -> Function {
             max: mean,
             percentiles: Percentiles(vec![(50.0, mean), (95.0, mean), (99.0, mean)]),
         }),
-        polls: None,
-        busy_ns: None,
-        cancelled: None,
-        alloc: None,
-        cpu: None,
-        io: None,
-    }
+    )
 }
 
 /// Three functions; `parse` takes `parse_ns` per call.
 fn report(parse_ns: u64) -> Report {
-    Report {
-        schema_version: SCHEMA_VERSION,
-        caller: "app::main".into(),
-        elapsed_ns: 500_000_000,
-        sections: vec!["timing".into()],
-        percentiles: vec![50.0, 95.0, 99.0],
-        overhead_per_call_ns: 24.6,
-        overhead_ns: 2_500_000,
-        clock: "tsc".into(),
-        time_sampling_rate: 1.0,
-        io_time_sampling_rate: None,
-        notes: vec![],
-        alloc_total: None,
-        cpu: None,
-        functions: vec![
-            func("app::main", 1, 400_000_000),
-            func("app::parse", 100_000, parse_ns),
-            func("app::emit", 10, 20_000),
-        ],
-        io: None,
-        threads: None,
-        process_memory: None,
-    }
+    let mut r = common::report(vec![
+        func("app::main", 1, 400_000_000),
+        func("app::parse", 100_000, parse_ns),
+        func("app::emit", 10, 20_000),
+    ]);
+    r.elapsed_ns = 500_000_000;
+    r.overhead_ns = 2_500_000;
+    r
 }
 
 /// A fresh directory for one test, under Cargo's temporary directory for integration
