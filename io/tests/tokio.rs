@@ -21,8 +21,11 @@ macro_rules! site {
 }
 
 /// Ready only once `at` has passed; `n` bytes per read, then errors as scripted.
+/// A reader that is Pending until `delay` after its first poll (or until `at`, once set),
+/// then answers `results` in order.
 struct Gate {
-    at: Instant,
+    delay: Duration,
+    at: Option<Instant>,
     n: usize,
     results: Vec<io::Result<usize>>,
 }
@@ -33,9 +36,10 @@ impl AsyncRead for Gate {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
-        if Instant::now() < self.at {
+        let delay = self.delay;
+        let at = *self.at.get_or_insert_with(|| Instant::now() + delay);
+        if Instant::now() < at {
             let waker = cx.waker().clone();
-            let at = self.at;
             std::thread::spawn(move || {
                 std::thread::sleep(at.saturating_duration_since(Instant::now()));
                 waker.wake();
@@ -64,7 +68,8 @@ fn duration_max_ns(site: &'static hotpath_core::CallSite) -> u64 {
 #[tokio::test]
 async fn an_operation_runs_from_first_poll_to_ready() {
     let gate = Gate {
-        at: Instant::now() + Duration::from_millis(30),
+        delay: Duration::from_millis(30),
+        at: None,
         n: 5,
         results: vec![Ok(5)],
     };
@@ -86,7 +91,8 @@ async fn errors_and_would_block_on_the_async_side() {
     ];
     let mut r = wrap(
         Gate {
-            at: Instant::now(),
+            delay: Duration::ZERO,
+            at: None,
             n: 8,
             results: script,
         },
@@ -105,8 +111,10 @@ async fn errors_and_would_block_on_the_async_side() {
 
 #[tokio::test]
 async fn a_cancelled_read_is_resumed_by_the_next_one() {
+    // Closed until the test opens it, so a slow machine cannot open it early.
     let gate = Gate {
-        at: Instant::now() + Duration::from_millis(40),
+        delay: Duration::from_secs(3600),
+        at: None,
         n: 4,
         results: vec![Ok(4)],
     };
@@ -116,6 +124,7 @@ async fn a_cancelled_read_is_resumed_by_the_next_one() {
     let gave_up = tokio::time::timeout(Duration::from_millis(5), r.read(&mut buf)).await;
     assert!(gave_up.is_err());
     assert_eq!(obe(r.entry().read), (0, 0, 0));
+    r.inner_mut().at = Some(Instant::now() + Duration::from_millis(40));
     // The next read resumes the pending span: one operation, timed from the first poll.
     assert_eq!(r.read(&mut buf).await.unwrap(), 4);
     assert_eq!(obe(r.entry().read), (1, 4, 0));
