@@ -63,6 +63,88 @@ fn sig3(v: f64) -> String {
     }
 }
 
+/// Allocations per call: `2.00`, `12.5`, `1,234`.
+pub fn per_call(n: f64) -> String {
+    if n >= 100.0 {
+        count(n.round() as u64)
+    } else if n >= 10.0 {
+        format!("{n:.1}")
+    } else {
+        format!("{n:.2}")
+    }
+}
+
+/// An aligned text table as the report prints it: a header line, a rule of `-`, then the
+/// rows; columns two spaces apart, the first left-aligned and the others right-aligned
+/// unless [`Table::left`] says otherwise; trailing spaces trimmed.
+#[derive(Clone, Debug)]
+pub struct Table {
+    header: Vec<String>,
+    left: Vec<bool>,
+    rows: Vec<Vec<String>>,
+}
+
+impl Table {
+    /// A table with these column titles and no rows.
+    pub fn new(header: Vec<String>) -> Self {
+        let left = (0..header.len()).map(|i| i == 0).collect();
+        Table {
+            header,
+            left,
+            rows: Vec::new(),
+        }
+    }
+
+    /// Which columns are left-aligned (the others are right-aligned).
+    pub fn left(mut self, left: &[bool]) -> Self {
+        for (l, &v) in self.left.iter_mut().zip(left) {
+            *l = v;
+        }
+        self
+    }
+
+    /// Adds a row (as many cells as the header).
+    pub fn row(&mut self, cells: Vec<String>) {
+        self.rows.push(cells);
+    }
+
+    /// Appends the table to `out`.
+    pub fn render(&self, out: &mut String) {
+        let width = |s: &str| s.chars().count();
+        let mut w: Vec<usize> = self.header.iter().map(|h| width(h)).collect();
+        for r in &self.rows {
+            for (i, c) in r.iter().enumerate() {
+                w[i] = w[i].max(width(c));
+            }
+        }
+        let line = |cells: &[String], out: &mut String| {
+            let mut s = String::new();
+            for (i, c) in cells.iter().enumerate() {
+                let pad = w[i] - width(c);
+                if i > 0 {
+                    s.push_str("  ");
+                }
+                if self.left[i] {
+                    s.push_str(c);
+                    s.extend(std::iter::repeat_n(' ', pad));
+                } else {
+                    s.extend(std::iter::repeat_n(' ', pad));
+                    s.push_str(c);
+                }
+            }
+            out.push_str(s.trim_end());
+            out.push('\n');
+        };
+        line(&self.header, out);
+        let total: usize = w.iter().sum::<usize>() + 2 * (w.len().saturating_sub(1));
+        out.extend(std::iter::repeat_n('-', total));
+        out.push('\n');
+        for r in &self.rows {
+            line(r, out);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

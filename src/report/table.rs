@@ -2,60 +2,8 @@
 
 use std::fmt::Write as _;
 
-use super::format::{bytes, count, duration, percent, rate};
+use super::format::{bytes, count, duration, per_call, percent, rate, Table};
 use super::model::{percentile_label, Function, FunctionAlloc, FunctionCpu, Report};
-
-/// A text table: first column left-aligned, the others right-aligned.
-pub(crate) struct Table {
-    header: Vec<String>,
-    rows: Vec<Vec<String>>,
-}
-
-impl Table {
-    pub(crate) fn new(header: Vec<String>) -> Self {
-        Table {
-            header,
-            rows: Vec::new(),
-        }
-    }
-
-    pub(crate) fn row(&mut self, cells: Vec<String>) {
-        self.rows.push(cells);
-    }
-
-    pub(crate) fn render(&self, out: &mut String) {
-        let width = |s: &str| s.chars().count();
-        let mut w: Vec<usize> = self.header.iter().map(|h| width(h)).collect();
-        for r in &self.rows {
-            for (i, c) in r.iter().enumerate() {
-                w[i] = w[i].max(width(c));
-            }
-        }
-        let line = |cells: &[String], out: &mut String| {
-            let mut s = String::new();
-            for (i, c) in cells.iter().enumerate() {
-                let pad = w[i] - width(c);
-                if i == 0 {
-                    s.push_str(c);
-                    s.extend(std::iter::repeat_n(' ', pad));
-                } else {
-                    s.push_str("  ");
-                    s.extend(std::iter::repeat_n(' ', pad));
-                    s.push_str(c);
-                }
-            }
-            out.push_str(s.trim_end());
-            out.push('\n');
-        };
-        line(&self.header, out);
-        let total: usize = w.iter().sum::<usize>() + 2 * (w.len().saturating_sub(1));
-        out.extend(std::iter::repeat_n('-', total));
-        out.push('\n');
-        for r in &self.rows {
-            line(r, out);
-        }
-    }
-}
 
 /// `(shown/total)` when rows were cut, else `(total)`.
 pub(crate) fn shown(shown: usize, total: usize) -> String {
@@ -231,16 +179,6 @@ fn signed_bytes(b: i64) -> String {
         format!("-{}", bytes(b.unsigned_abs()))
     } else {
         bytes(b as u64)
-    }
-}
-
-fn per_call(n: f64) -> String {
-    if n >= 100.0 {
-        count(n.round() as u64)
-    } else if n >= 10.0 {
-        format!("{n:.1}")
-    } else {
-        format!("{n:.2}")
     }
 }
 

@@ -5,8 +5,8 @@ use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
-use super::format::{bytes, duration};
-use super::table::{shown, take, Table};
+use super::format::{bytes, duration, Table};
+use super::table::{shown, take};
 
 /// One thread seen during the session (section `threads`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -5,7 +5,7 @@
 
 use std::cmp::Ordering;
 
-use hotpath::report::format::{bytes, count, duration, percent, rate};
+use hotpath::report::format::{bytes, count, duration, per_call, percent, rate};
 use hotpath::report::{percentile_label, Function, IoDirection, IoEntry, ProfilerStatus, Report};
 
 use super::app::View;
@@ -253,17 +253,6 @@ fn timing(r: &Report) -> Table {
         t.empty = Some("no measured function has been called yet".into());
     }
     t
-}
-
-/// Allocations per call, as in the exit report: `2.00`, `12.5`, `1,234`.
-fn per_call(n: f64) -> String {
-    if n >= 100.0 {
-        count(n.round() as u64)
-    } else if n >= 10.0 {
-        format!("{n:.1}")
-    } else {
-        format!("{n:.2}")
-    }
 }
 
 fn signed_bytes(b: i64) -> String {

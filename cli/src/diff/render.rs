@@ -3,54 +3,9 @@
 
 use std::fmt::Write as _;
 
-use hotpath::report::format::{bytes, count, duration};
+use hotpath::report::format::{bytes, count, duration, per_call, Table};
 
 use super::{percent_label, Change, Delta, Diff, Summary, Unit, Unmatched, Value};
-
-/// Text tables: the first column left-aligned, then per column.
-struct Table {
-    header: Vec<&'static str>,
-    left: Vec<bool>,
-    rows: Vec<Vec<String>>,
-}
-
-impl Table {
-    fn render(&self, out: &mut String) {
-        let width = |s: &str| s.chars().count();
-        let mut w: Vec<usize> = self.header.iter().map(|h| width(h)).collect();
-        for r in &self.rows {
-            for (i, c) in r.iter().enumerate() {
-                w[i] = w[i].max(width(c));
-            }
-        }
-        let line = |cells: &[String], out: &mut String| {
-            let mut s = String::new();
-            for (i, c) in cells.iter().enumerate() {
-                let pad = " ".repeat(w[i] - width(c));
-                if i > 0 {
-                    s.push_str("  ");
-                }
-                if self.left[i] {
-                    s.push_str(c);
-                    s.push_str(&pad);
-                } else {
-                    s.push_str(&pad);
-                    s.push_str(c);
-                }
-            }
-            out.push_str(s.trim_end());
-            out.push('\n');
-        };
-        let header: Vec<String> = self.header.iter().map(|h| h.to_string()).collect();
-        line(&header, out);
-        let total = w.iter().sum::<usize>() + 2 * w.len().saturating_sub(1);
-        out.push_str(&"-".repeat(total));
-        out.push('\n');
-        for r in &self.rows {
-            line(r, out);
-        }
-    }
-}
 
 const HEADER: [&str; 7] = [
     "Entry", "Metric", "Base", "Head", "Delta", "Change", "Verdict",
@@ -115,17 +70,6 @@ fn change(c: &Change) -> String {
         Some(r) => format!("{:+.1}%", 100.0 * r),
         None if c.base.is_some() && c.head.is_some() => "new".into(),
         None => "n/a".into(),
-    }
-}
-
-/// As the exit report's `Allocs/call`.
-fn per_call(n: f64) -> String {
-    if n >= 100.0 {
-        count(n.round() as u64)
-    } else if n >= 10.0 {
-        format!("{n:.1}")
-    } else {
-        format!("{n:.2}")
     }
 }
 
@@ -215,12 +159,11 @@ pub(super) fn table(d: &Diff) -> String {
             return;
         }
         let _ = writeln!(out, "{title} ({})", changes.len());
-        Table {
-            header: HEADER.to_vec(),
-            left: LEFT.to_vec(),
-            rows: changes.iter().map(|c| cells(c).to_vec()).collect(),
+        let mut t = Table::new(HEADER.map(String::from).to_vec()).left(&LEFT);
+        for c in changes {
+            t.row(cells(c).to_vec());
         }
-        .render(out);
+        t.render(out);
     };
     group("regressions, biggest first", &d.regressions(), &mut out);
     group("improvements, biggest first", &d.improvements(), &mut out);
