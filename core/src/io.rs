@@ -154,9 +154,22 @@ fn record(
             bytes
         }
     };
-    // Charge the innermost measured function on this thread.
+    if outer {
+        let io_ticks = if start != 0 {
+            end.saturating_sub(start)
+        } else {
+            0
+        };
+        charge_function(shard, dir, bytes, io_ticks);
+    }
+}
+
+/// Charges `bytes` and `io_ticks` of I/O time to the innermost measured function on this
+/// thread, if there is one.
+#[inline(always)]
+fn charge_function(shard: &'static Shard, dir: Dir, bytes: u64, io_ticks: u64) {
     let depth = shard.depth.load(Relaxed) as usize;
-    if !outer || depth == 0 || depth > MAX_DEPTH {
+    if depth == 0 || depth > MAX_DEPTH {
         return;
     }
     if let Some(f) = shard.slot(shard.frames[depth - 1].site.load(Relaxed)) {
@@ -165,8 +178,8 @@ fn record(
             Dir::Write => f.fn_write.add(bytes),
             Dir::Other => {}
         }
-        if start != 0 {
-            f.fn_io.add(end.saturating_sub(start));
+        if io_ticks != 0 {
+            f.fn_io.add(io_ticks);
         }
     }
 }
@@ -272,16 +285,8 @@ pub fn add_bytes(site: &'static CallSite, dir: Dir, bytes: u64) {
     };
     if let Some(slot) = shard.slot(site.id()) {
         slot.io_bytes.add(bytes);
-        let depth = shard.depth.load(Relaxed) as usize;
-        if shard.io_nest.get() != 0 || depth == 0 || depth > MAX_DEPTH {
-            return;
-        }
-        if let Some(f) = shard.slot(shard.frames[depth - 1].site.load(Relaxed)) {
-            match dir {
-                Dir::Read => f.fn_read.add(bytes),
-                Dir::Write => f.fn_write.add(bytes),
-                Dir::Other => {}
-            }
+        if shard.io_nest.get() == 0 {
+            charge_function(shard, dir, bytes, 0);
         }
     }
 }
