@@ -6,18 +6,17 @@
 //! tokio runtime, so it starts no other thread. Each request is answered from a fresh
 //! snapshot, the same data the exit report is made of. Nothing here runs on the
 //! program's threads, and what a client can make it hold is bounded: at most
-//! [`MAX_CONNECTIONS`] open connections (more are closed at once), [`MAX_BUF`] bytes of
-//! request head buffered per connection, [`HEADER_TIMEOUT`] to send a request head and
-//! [`CONNECTION_LIFETIME`] for a whole connection.
+//! [`MAX_CONNECTIONS`] open connections (a new one closes the least recently active),
+//! [`MAX_BUF`] bytes of request head buffered per connection, [`HEADER_TIMEOUT`] to send
+//! a request head and [`CONNECTION_LIFETIME`] for a whole connection.
 
 #[cfg(feature = "hotpath-prometheus")]
 pub(crate) mod prometheus;
 
 use std::convert::Infallible;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{mpsc, Arc};
+use std::sync::{mpsc, Arc, Mutex};
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use http_body_util::Full;
 use hyper::body::{Bytes, Incoming};
@@ -35,7 +34,8 @@ const MAX_HEADERS: usize = 16 * 1024;
 /// Most bytes of a request head buffered before answering 431 without reading on; above
 /// [`MAX_HEADERS`] so that a head between the two gets the JSON 431 of [`route`].
 const MAX_BUF: usize = 128 * 1024;
-/// Open connections served at once; more are closed as soon as they are accepted.
+/// Open connections served at once; a new one beyond that closes the least recently
+/// active.
 const MAX_CONNECTIONS: usize = 64;
 /// Time a client has to send a request head (first or next on a kept-alive connection).
 const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
@@ -190,7 +190,7 @@ async fn serve(
     token: Option<Arc<str>>,
     source: Arc<dyn Source>,
 ) {
-    let open = Arc::new(AtomicUsize::new(0));
+    let connections = Arc::new(Connections::default());
     loop {
         let stream = tokio::select! {
             _ = stop.notified() => return,
@@ -203,17 +203,14 @@ async fn serve(
                 }
             },
         };
-        if open.load(Ordering::Relaxed) >= MAX_CONNECTIONS {
-            drop(stream);
-            continue;
-        }
         let _ = stream.set_nodelay(true);
-        open.fetch_add(1, Ordering::Relaxed);
-        let guard = Open(open.clone());
+        let (id, close) = connections.open();
+        let entry = Entry(connections.clone(), id);
         let (token, source) = (token.clone(), source.clone());
         tokio::spawn(async move {
-            let _guard = guard;
+            let entry = entry;
             let service = hyper::service::service_fn(move |request: Request<Incoming>| {
+                entry.0.active(entry.1);
                 let answer = answer(&request, token.as_deref(), &*source);
                 async move { Ok::<_, Infallible>(answer) }
             });
@@ -222,17 +219,79 @@ async fn serve(
                 .header_read_timeout(HEADER_TIMEOUT)
                 .max_buf_size(MAX_BUF)
                 .serve_connection(TokioIo::new(stream), service);
-            let _ = tokio::time::timeout(CONNECTION_LIFETIME, connection).await;
+            tokio::select! {
+                _ = tokio::time::timeout(CONNECTION_LIFETIME, connection) => {}
+                _ = close.notified() => {}
+            }
         });
     }
 }
 
-/// Counts an open connection until dropped.
-struct Open(Arc<AtomicUsize>);
+/// The open connections, at most [`MAX_CONNECTIONS`]: a new one beyond that closes the
+/// one whose last request is oldest (or that never sent one), so clients that open
+/// connections and send nothing cannot lock others out.
+#[derive(Default)]
+struct Connections(Mutex<ConnectionList>);
 
-impl Drop for Open {
+#[derive(Default)]
+struct ConnectionList {
+    next_id: u64,
+    open: Vec<Connection>,
+}
+
+struct Connection {
+    id: u64,
+    /// When it was opened or last received a request.
+    active: Instant,
+    close: Arc<Notify>,
+}
+
+impl Connections {
+    fn lock(&self) -> std::sync::MutexGuard<'_, ConnectionList> {
+        // Only the server's one thread takes it; a poisoned list is still a list.
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Registers a new connection, closing the least recently active one when full;
+    /// returns its id and what tells it to close.
+    fn open(&self) -> (u64, Arc<Notify>) {
+        let mut list = self.lock();
+        if list.open.len() >= MAX_CONNECTIONS {
+            let oldest =
+                (0..list.open.len()).min_by_key(|&i| (list.open[i].active, list.open[i].id));
+            if let Some(i) = oldest {
+                // A permit is stored if its task is not waiting yet.
+                list.open.swap_remove(i).close.notify_one();
+            }
+        }
+        let id = list.next_id;
+        list.next_id += 1;
+        let close = Arc::new(Notify::new());
+        list.open.push(Connection {
+            id,
+            active: Instant::now(),
+            close: close.clone(),
+        });
+        (id, close)
+    }
+
+    /// Marks a request received on connection `id`.
+    fn active(&self, id: u64) {
+        if let Some(c) = self.lock().open.iter_mut().find(|c| c.id == id) {
+            c.active = Instant::now();
+        }
+    }
+}
+
+/// A connection's place in [`Connections`], given up when its task ends.
+struct Entry(Arc<Connections>, u64);
+
+impl Drop for Entry {
     fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::Relaxed);
+        let mut list = self.0.lock();
+        if let Some(i) = list.open.iter().position(|c| c.id == self.1) {
+            list.open.swap_remove(i);
+        }
     }
 }
 
