@@ -15,3 +15,24 @@ pub fn read_report(path: &std::path::Path) -> Result<Report, String> {
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     Report::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))
 }
+
+/// Reads one run (a JSON report file) or several (every `*.json` file of a directory, by
+/// file name).
+pub fn read_runs(path: &std::path::Path) -> Result<Vec<Report>, String> {
+    if !path.is_dir() {
+        return Ok(vec![read_report(path)?]);
+    }
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    if files.is_empty() {
+        return Err(format!(
+            "{}: no *.json report in this directory",
+            path.display()
+        ));
+    }
+    files.sort();
+    files.iter().map(|f| read_report(f)).collect()
+}

@@ -41,11 +41,11 @@ enum Command {
         #[arg(long, default_value_t = 0)]
         limit: usize,
     },
-    /// Compare two saved JSON reports.
+    /// Compare saved JSON reports: one run a side, or a directory of runs a side.
     Diff {
-        /// The report before the change.
+        /// The report before the change, or a directory of runs of it (every *.json).
         base: PathBuf,
-        /// The report after it.
+        /// The report after it, or a directory of runs of it.
         head: PathBuf,
         /// Relative change in a time below which it is noise, e.g. `10%` or `0.1`.
         // Hyphen values reach `parse_threshold`, which explains why `-5%` is refused.
@@ -126,11 +126,9 @@ fn diff(
         hotpath_cli::diff::parse_threshold(threshold).map_err(|e| format!("--threshold: {e}"))?;
     let min_delta =
         hotpath_cli::diff::parse_min_delta(min_delta).map_err(|e| format!("--min-delta: {e}"))?;
-    let (base, head) = (
-        hotpath_cli::read_report(base)?,
-        hotpath_cli::read_report(head)?,
-    );
-    let d = hotpath_cli::diff::diff_with_floor(&base, &head, threshold, min_delta);
+    let (base, head) = (hotpath_cli::read_runs(base)?, hotpath_cli::read_runs(head)?);
+    let d = hotpath_cli::diff::diff_runs(&base, &head, threshold, min_delta)
+        .ok_or("a side without a run")?;
     match format {
         DiffFormat::Table => print!("{}", d.to_table()),
         DiffFormat::Markdown => print!("{}", d.to_markdown()),

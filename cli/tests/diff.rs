@@ -9,8 +9,8 @@ use hotpath::report::{
 mod common;
 
 use hotpath_cli::diff::{
-    diff, diff_with_floor, parse_min_delta, parse_threshold, Delta, Diff, Direction, Metric,
-    RowKey, ThresholdError, Value, Verdict,
+    diff, diff_runs, diff_with_floor, parse_min_delta, parse_threshold, Delta, Diff, Direction,
+    Metric, RowKey, ThresholdError, Value, Verdict,
 };
 
 // ---------------------------------------------------------------- report builders
@@ -335,6 +335,120 @@ fn bad_thresholds_are_refused_with_the_reason() {
         parse_threshold("abc").unwrap_err().to_string(),
         "threshold \"abc\" is not a number: give a percentage such as 10% or a fraction such as 0.1"
     );
+}
+
+// ---------------------------------------------------------------- several runs a side
+
+/// Runs of `app::f` (2 calls) with these means, and these allocations in all.
+fn runs(means: &[u64], allocs: &[u64]) -> Vec<Report> {
+    means
+        .iter()
+        .zip(allocs)
+        .map(|(&mean, &count)| {
+            let mut r = one(2, mean);
+            r.sections.push("alloc".into());
+            r.functions[0].alloc = alloc(count, count * 16, 2);
+            r
+        })
+        .collect()
+}
+
+#[test]
+fn several_runs_compare_medians_and_count_a_change_only_when_the_ranges_are_apart() {
+    let base = runs(&[1_000, 1_100, 1_200], &[4, 4, 4]);
+    let at = |head: &[Report]| diff_runs(&base, head, 0.1, 0).unwrap();
+
+    // Every head run above every base run, the medians 27 % apart: slower.
+    let d = at(&runs(&[1_300, 1_400, 1_500], &[4, 4, 4]));
+    let total = d.find("app::f", "total").unwrap();
+    assert_eq!(total.verdict, Verdict::Slower);
+    // The medians are shown: 2 x 1,100 ns against 2 x 1,400 ns.
+    assert_eq!(
+        (total.base, total.head),
+        (Some(Value::Int(2_200)), Some(Value::Int(2_800)))
+    );
+    assert_eq!((d.base_runs, d.head_runs), (3, 3));
+    assert!(d.has_regression());
+
+    // The same medians, but one head run as fast as a base run: noise.
+    let d = at(&runs(&[1_150, 1_400, 1_500], &[4, 4, 4]));
+    assert_eq!(verdict(&d, "app::f", "total"), Verdict::Noise);
+    assert_eq!(delta(&d, "app::f", "total"), Some(Delta::Int(600)));
+    assert!(!d.has_regression());
+    // One run of each side alone calls it slower.
+    let d1 = diff(&base[1], &runs(&[1_400], &[4])[0], 0.1);
+    assert_eq!(verdict(&d1, "app::f", "total"), Verdict::Slower);
+
+    // Faster likewise: every head run below every base run.
+    let d = at(&runs(&[700, 800, 990], &[4, 4, 4]));
+    assert_eq!(verdict(&d, "app::f", "total"), Verdict::Faster);
+    let d = at(&runs(&[700, 800, 1_050], &[4, 4, 4]));
+    assert_eq!(verdict(&d, "app::f", "total"), Verdict::Noise);
+
+    // Within the threshold stays noise however far apart the runs are.
+    let tight = runs(&[1_000, 1_000, 1_000], &[4, 4, 4]);
+    let d = diff_runs(&tight, &runs(&[1_050, 1_050, 1_050], &[4, 4, 4]), 0.1, 0).unwrap();
+    assert_eq!(verdict(&d, "app::f", "total"), Verdict::Noise);
+}
+
+#[test]
+fn exact_quantities_over_runs_change_when_constant_or_apart() {
+    let times = [1_000, 1_000, 1_000];
+    let at = |b: &[u64], h: &[u64]| diff_runs(&runs(&times, b), &runs(&times, h), 0.1, 0).unwrap();
+    // The same in every run of a side: every difference counts, as with one run.
+    let d = at(&[4, 4, 4], &[6, 6, 6]);
+    assert_eq!(verdict(&d, "app::f", "allocs"), Verdict::Increased);
+    assert_eq!(verdict(&d, "app::f", "allocs/call"), Verdict::Increased);
+    assert!(d.has_regression());
+    assert_eq!(verdict(&d, "app::f", "calls"), Verdict::Unchanged);
+    // Varying from run to run, ranges overlapping: noise, though the medians differ.
+    let d = at(&[4, 5, 6], &[5, 6, 7]);
+    let allocs = d.find("app::f", "allocs").unwrap();
+    assert_eq!(allocs.verdict, Verdict::Noise);
+    assert_eq!(
+        (allocs.base, allocs.head),
+        (Some(Value::Int(5)), Some(Value::Int(6)))
+    );
+    assert!(!d.has_regression());
+    // Varying, ranges apart: increased.
+    let d = at(&[4, 5, 6], &[7, 8, 9]);
+    assert_eq!(verdict(&d, "app::f", "allocs"), Verdict::Increased);
+    assert!(d.has_regression());
+}
+
+#[test]
+fn one_run_a_side_is_the_plain_diff_and_a_side_without_runs_is_none() {
+    let (base, head) = pair();
+    assert_eq!(
+        diff_runs(std::slice::from_ref(&base), std::slice::from_ref(&head), 0.1, 500),
+        Some(diff_with_floor(&base, &head, 0.1, 500))
+    );
+    assert_eq!(diff_runs(&[], &[head], 0.1, 0), None);
+}
+
+#[test]
+fn rows_missing_from_some_runs_are_summarised_over_the_others_and_noted() {
+    let mut base = runs(&[1_000, 1_100, 1_200], &[4, 4, 4]);
+    let mut g = common::function("app::g", 3, wall(3_000, 3_000, 3, &[(50.0, 1_000)]));
+    g.timed_calls = 3;
+    base[0].functions.push(g.clone());
+    g.calls = 5;
+    base[2].functions.push(g);
+    let head = runs(&[1_000, 1_100, 1_200], &[4, 4, 4]);
+    let d = diff_runs(&base, &head, 0.1, 0).unwrap();
+    assert_eq!(d.removed.len(), 1);
+    assert_eq!(d.removed[0].shown, "app::g");
+    // Over the two runs that have it: the lower middle of 3 and 5 calls.
+    assert!(
+        d.removed[0].summary.starts_with("3 calls"),
+        "{}",
+        d.removed[0].summary
+    );
+    assert!(d
+        .notes
+        .contains(&"1 row of base is not in every one of its 3 runs, and summarised over the runs that have it".to_string()),
+        "{:?}", d.notes);
+    assert!(!d.has_regression());
 }
 
 // ---------------------------------------------------------------- verdicts

@@ -289,3 +289,54 @@ fn diff_min_delta_turns_small_time_changes_into_noise() {
         "hotpath: --min-delta: \"5\" has no unit: write for example 500ns, 20us, 1.5ms or 2s\n"
     );
 }
+
+#[test]
+fn diff_of_two_directories_compares_every_json_run_in_them() {
+    let d = dir("diff_of_two_directories_compares_every_json_run_in_them");
+    // Each side's runs in a directory of its own; files that are not *.json are ignored.
+    let side = |name: &str, parse_ns: &[u64]| {
+        let sub = d.join(name);
+        std::fs::create_dir_all(&sub).unwrap();
+        for (i, ns) in parse_ns.iter().enumerate() {
+            write(&sub, &format!("run{i}.json"), &report(*ns).to_json());
+        }
+        write(&sub, "notes.txt", "not a report");
+        sub
+    };
+    let base = side("base", &[300, 310, 320]);
+    let apart = side("apart", &[400, 410, 420]);
+    let overlapping = side("overlapping", &[310, 410, 420]);
+    let flag = "--fail-on-regression";
+
+    let out = hotpath(&["diff", s(&base), s(&apart), flag]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let runs = |ns: &[u64]| ns.iter().map(|n| report(*n)).collect::<Vec<_>>();
+    let expected =
+        hotpath_cli::diff::diff_runs(&runs(&[300, 310, 320]), &runs(&[400, 410, 420]), 0.1, 0)
+            .unwrap();
+    assert_eq!(text(&out.stdout), expected.to_table());
+    assert!(
+        text(&out.stdout).starts_with("[hotpath diff] app::main | threshold 10%, 3 vs 3 runs | ")
+    );
+
+    // The medians are as far apart, but one HEAD run is as fast as BASE's: no regression.
+    let out = hotpath(&["diff", s(&base), s(&overlapping), flag]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    // One run against a directory works too.
+    let one = write(&d, "one.json", &report(310).to_json());
+    let out = hotpath(&["diff", s(&one), s(&apart), flag]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
+
+    // A directory without a report is an error, not an empty comparison.
+    let empty = d.join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let out = hotpath(&["diff", s(&base), s(&empty)]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        text(&out.stderr),
+        format!(
+            "hotpath: {}: no *.json report in this directory\n",
+            empty.display()
+        )
+    );
+}

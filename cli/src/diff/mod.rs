@@ -1,4 +1,5 @@
-//! Comparison of two reports: `hotpath diff BASE.json HEAD.json`, for CI on pull requests.
+//! Comparison of two reports: `hotpath diff BASE.json HEAD.json`, for CI on pull requests;
+//! or of several runs a side, `hotpath diff BASE_DIR/ HEAD_DIR/` ([`diff_runs`]).
 //!
 //! # What is compared
 //!
@@ -50,9 +51,11 @@ use hotpath::report::{percentile_label, IoDirection, IoEntry};
 
 mod compare;
 mod render;
+mod runs;
 mod threshold;
 
 pub use compare::{diff, diff_with_floor};
+pub use runs::diff_runs;
 pub use threshold::{parse_min_delta, parse_threshold, ThresholdError};
 
 /// Identity of a compared row.
@@ -263,7 +266,8 @@ pub enum Verdict {
     Slower,
     /// A time below BASE by more than the threshold.
     Faster,
-    /// A time within the threshold of BASE.
+    /// A time within the threshold of BASE; with several runs a side ([`diff_runs`]),
+    /// also a change within the spread of the runs.
     Noise,
     /// An exact quantity that grew.
     Increased,
@@ -395,6 +399,10 @@ pub struct Diff {
     pub threshold: f64,
     /// Time changes smaller than this (ns) are noise whatever their ratio; 0 = no floor.
     pub min_delta_ns: u64,
+    /// Runs of BASE compared ([`diff_runs`]); 1 for a single report.
+    pub base_runs: usize,
+    /// Runs of HEAD compared.
+    pub head_runs: usize,
     /// HEAD's caller (BASE's is in `notes` when it differs).
     pub caller: String,
     /// Every quantity compared, process first, then functions in HEAD's order, then I/O

@@ -100,13 +100,16 @@ fn status(s: &Summary) -> String {
     }
 }
 
-/// `, min delta 1 ms` when a floor is set.
+/// `, min delta 1 ms` when a floor is set; `, 5 vs 5 runs` with several runs a side.
 fn floor_label(d: &Diff) -> String {
-    if d.min_delta_ns == 0 {
-        String::new()
-    } else {
-        format!(", min delta {}", duration(d.min_delta_ns))
+    let mut out = String::new();
+    if d.min_delta_ns != 0 {
+        let _ = write!(out, ", min delta {}", duration(d.min_delta_ns));
     }
+    if d.base_runs > 1 || d.head_runs > 1 {
+        let _ = write!(out, ", {} vs {} runs", d.base_runs, d.head_runs);
+    }
+    out
 }
 
 /// ` and by at least 1 ms` when a floor is set.
@@ -119,8 +122,8 @@ fn floor_clause(d: &Diff) -> String {
 }
 
 /// The rules, one sentence each.
-fn legend(d: &Diff) -> [String; 3] {
-    [
+fn legend(d: &Diff) -> Vec<String> {
+    let mut rules = vec![
         format!(
             "times (elapsed, total, self, avg, pNN, cpu, I/O avg): slower or faster when head \
              differs from base by more than {}{}, else noise; new: base was 0",
@@ -133,7 +136,15 @@ fn legend(d: &Diff) -> [String; 3] {
         "regression: a slower time, more allocs or bytes per call, or more I/O ops or bytes; \
          a changed call count is not one by itself (the workload changed)"
             .into(),
-    ]
+    ];
+    if d.base_runs > 1 || d.head_runs > 1 {
+        rules.push(format!(
+            "runs: base and head are medians of {} and {} runs; a change also needs every head \
+             run beyond every base run, else it is noise",
+            d.base_runs, d.head_runs
+        ));
+    }
+    rules
 }
 
 pub(super) fn table(d: &Diff) -> String {
