@@ -54,6 +54,10 @@ enum Command {
         /// Absolute floor: a time that moved by less than this is noise, e.g. `100us`, `1ms`.
         #[arg(long, default_value = "0")]
         min_delta: String,
+        /// With directories of runs: the largest one-sided p-value (Mann-Whitney U) that
+        /// counts as a change.
+        #[arg(long, default_value_t = hotpath_cli::diff::SIGNIFICANCE)]
+        significance: f64,
         /// Output format.
         #[arg(long, value_enum, default_value_t = DiffFormat::Table)]
         format: DiffFormat,
@@ -94,6 +98,7 @@ fn main() -> ExitCode {
             head,
             threshold,
             min_delta,
+            significance,
             format,
             fail_on_regression,
         } => diff(
@@ -101,6 +106,7 @@ fn main() -> ExitCode {
             &head,
             &threshold,
             &min_delta,
+            significance,
             format,
             fail_on_regression,
         ),
@@ -119,6 +125,7 @@ fn diff(
     head: &std::path::Path,
     threshold: &str,
     min_delta: &str,
+    significance: f64,
     format: DiffFormat,
     fail_on_regression: bool,
 ) -> Result<ExitCode, String> {
@@ -126,8 +133,13 @@ fn diff(
         hotpath_cli::diff::parse_threshold(threshold).map_err(|e| format!("--threshold: {e}"))?;
     let min_delta =
         hotpath_cli::diff::parse_min_delta(min_delta).map_err(|e| format!("--min-delta: {e}"))?;
+    if !(significance > 0.0 && significance < 1.0) {
+        return Err(format!(
+            "--significance: {significance} is not a p-value between 0 and 1, such as 0.01"
+        ));
+    }
     let (base, head) = (hotpath_cli::read_runs(base)?, hotpath_cli::read_runs(head)?);
-    let d = hotpath_cli::diff::diff_runs(&base, &head, threshold, min_delta)
+    let d = hotpath_cli::diff::diff_runs(&base, &head, threshold, min_delta, significance)
         .ok_or("a side without a run")?;
     match format {
         DiffFormat::Table => print!("{}", d.to_table()),

@@ -10,7 +10,7 @@ mod common;
 
 use hotpath_cli::diff::{
     diff, diff_runs, diff_with_floor, parse_min_delta, parse_threshold, Delta, Diff, Direction,
-    Metric, RowKey, ThresholdError, Value, Verdict,
+    Metric, RowKey, ThresholdError, Value, Verdict, SIGNIFICANCE,
 };
 
 // ---------------------------------------------------------------- report builders
@@ -356,7 +356,7 @@ fn runs(means: &[u64], allocs: &[u64]) -> Vec<Report> {
 #[test]
 fn several_runs_compare_medians_and_count_a_change_only_when_the_ranges_are_apart() {
     let base = runs(&[1_000, 1_100, 1_200], &[4, 4, 4]);
-    let at = |head: &[Report]| diff_runs(&base, head, 0.1, 0).unwrap();
+    let at = |head: &[Report]| diff_runs(&base, head, 0.1, 0, 0.05).unwrap();
 
     // Every head run above every base run, the medians 27 % apart: slower.
     let d = at(&runs(&[1_300, 1_400, 1_500], &[4, 4, 4]));
@@ -387,14 +387,22 @@ fn several_runs_compare_medians_and_count_a_change_only_when_the_ranges_are_apar
 
     // Within the threshold stays noise however far apart the runs are.
     let tight = runs(&[1_000, 1_000, 1_000], &[4, 4, 4]);
-    let d = diff_runs(&tight, &runs(&[1_050, 1_050, 1_050], &[4, 4, 4]), 0.1, 0).unwrap();
+    let d = diff_runs(
+        &tight,
+        &runs(&[1_050, 1_050, 1_050], &[4, 4, 4]),
+        0.1,
+        0,
+        0.05,
+    )
+    .unwrap();
     assert_eq!(verdict(&d, "app::f", "total"), Verdict::Noise);
 }
 
 #[test]
 fn exact_quantities_over_runs_change_when_constant_or_apart() {
     let times = [1_000, 1_000, 1_000];
-    let at = |b: &[u64], h: &[u64]| diff_runs(&runs(&times, b), &runs(&times, h), 0.1, 0).unwrap();
+    let at =
+        |b: &[u64], h: &[u64]| diff_runs(&runs(&times, b), &runs(&times, h), 0.1, 0, 0.05).unwrap();
     // The same in every run of a side: every difference counts, as with one run.
     let d = at(&[4, 4, 4], &[6, 6, 6]);
     assert_eq!(verdict(&d, "app::f", "allocs"), Verdict::Increased);
@@ -420,10 +428,16 @@ fn exact_quantities_over_runs_change_when_constant_or_apart() {
 fn one_run_a_side_is_the_plain_diff_and_a_side_without_runs_is_none() {
     let (base, head) = pair();
     assert_eq!(
-        diff_runs(std::slice::from_ref(&base), std::slice::from_ref(&head), 0.1, 500),
+        diff_runs(
+            std::slice::from_ref(&base),
+            std::slice::from_ref(&head),
+            0.1,
+            500,
+            SIGNIFICANCE
+        ),
         Some(diff_with_floor(&base, &head, 0.1, 500))
     );
-    assert_eq!(diff_runs(&[], &[head], 0.1, 0), None);
+    assert_eq!(diff_runs(&[], &[head], 0.1, 0, SIGNIFICANCE), None);
 }
 
 #[test]
@@ -435,7 +449,7 @@ fn rows_missing_from_some_runs_are_summarised_over_the_others_and_noted() {
     g.calls = 5;
     base[2].functions.push(g);
     let head = runs(&[1_000, 1_100, 1_200], &[4, 4, 4]);
-    let d = diff_runs(&base, &head, 0.1, 0).unwrap();
+    let d = diff_runs(&base, &head, 0.1, 0, 0.05).unwrap();
     assert_eq!(d.removed.len(), 1);
     assert_eq!(d.removed[0].shown, "app::g");
     // Over the two runs that have it: the lower middle of 3 and 5 calls.

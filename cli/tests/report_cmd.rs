@@ -303,31 +303,53 @@ fn diff_of_two_directories_compares_every_json_run_in_them() {
         write(&sub, "notes.txt", "not a report");
         sub
     };
-    let base = side("base", &[300, 310, 320]);
-    let apart = side("apart", &[400, 410, 420]);
-    let overlapping = side("overlapping", &[310, 410, 420]);
+    let base_ns = [300, 310, 320, 330, 340];
+    let apart_ns = [400, 410, 420, 430, 440];
+    let base = side("base", &base_ns);
+    let apart = side("apart", &apart_ns);
+    // The medians as far apart, but two HEAD runs as fast as BASE's.
+    let overlapping = side("overlapping", &[300, 305, 420, 430, 440]);
     let flag = "--fail-on-regression";
 
     let out = hotpath(&["diff", s(&base), s(&apart), flag]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     let runs = |ns: &[u64]| ns.iter().map(|n| report(*n)).collect::<Vec<_>>();
-    let expected =
-        hotpath_cli::diff::diff_runs(&runs(&[300, 310, 320]), &runs(&[400, 410, 420]), 0.1, 0)
-            .unwrap();
+    let expected = hotpath_cli::diff::diff_runs(
+        &runs(&base_ns),
+        &runs(&apart_ns),
+        0.1,
+        0,
+        hotpath_cli::diff::SIGNIFICANCE,
+    )
+    .unwrap();
     assert_eq!(text(&out.stdout), expected.to_table());
     assert!(
-        text(&out.stdout).starts_with("[hotpath diff] app::main | threshold 10%, 3 vs 3 runs | ")
+        text(&out.stdout).starts_with("[hotpath diff] app::main | threshold 10%, 5 vs 5 runs | ")
     );
 
-    // The medians are as far apart, but one HEAD run is as fast as BASE's: no regression.
     let out = hotpath(&["diff", s(&base), s(&overlapping), flag]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
-    // One run against a directory works too.
-    let one = write(&d, "one.json", &report(310).to_json());
-    let out = hotpath(&["diff", s(&one), s(&apart), flag]);
+    // A looser significance counts it: 16 of 25 pairs above is p = 69/252 = 0.27.
+    let out = hotpath(&[
+        "diff",
+        s(&base),
+        s(&overlapping),
+        flag,
+        "--significance",
+        "0.3",
+    ]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
 
-    // A directory without a report is an error, not an empty comparison.
+    // One run against five can never be significant, and the comparison says so.
+    let one = write(&d, "one.json", &report(310).to_json());
+    let out = hotpath(&["diff", s(&one), s(&apart), flag]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    assert!(text(&out.stdout).contains(
+        "note: with 1 and 5 runs no change can be significant at p <= 0.01; give each side at \
+         least 5 runs\n"
+    ));
+
+    // A directory without a report, or a significance that is not a p-value, is an error.
     let empty = d.join("empty");
     std::fs::create_dir_all(&empty).unwrap();
     let out = hotpath(&["diff", s(&base), s(&empty)]);
@@ -338,5 +360,11 @@ fn diff_of_two_directories_compares_every_json_run_in_them() {
             "hotpath: {}: no *.json report in this directory\n",
             empty.display()
         )
+    );
+    let out = hotpath(&["diff", s(&base), s(&apart), "--significance", "5"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        text(&out.stderr),
+        "hotpath: --significance: 5 is not a p-value between 0 and 1, such as 0.01\n"
     );
 }

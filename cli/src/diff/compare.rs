@@ -105,6 +105,7 @@ pub fn diff_with_floor(base: &Report, head: &Report, threshold: f64, min_delta_n
         min_delta_ns,
         base_runs: 1,
         head_runs: 1,
+        significance: None,
         caller: head.caller.clone(),
         changes: std::mem::take(&mut c.changes),
         added,

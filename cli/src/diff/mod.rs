@@ -55,7 +55,7 @@ mod runs;
 mod threshold;
 
 pub use compare::{diff, diff_with_floor};
-pub use runs::diff_runs;
+pub use runs::{diff_runs, SIGNIFICANCE};
 pub use threshold::{parse_min_delta, parse_threshold, ThresholdError};
 
 /// Identity of a compared row.
@@ -403,6 +403,8 @@ pub struct Diff {
     pub base_runs: usize,
     /// Runs of HEAD compared.
     pub head_runs: usize,
+    /// With several runs, the largest p-value that counted as a change.
+    pub significance: Option<f64>,
     /// HEAD's caller (BASE's is in `notes` when it differs).
     pub caller: String,
     /// Every quantity compared, process first, then functions in HEAD's order, then I/O

@@ -139,9 +139,12 @@ fn legend(d: &Diff) -> Vec<String> {
     ];
     if d.base_runs > 1 || d.head_runs > 1 {
         rules.push(format!(
-            "runs: base and head are medians of {} and {} runs; a change also needs every head \
-             run beyond every base run, else it is noise",
-            d.base_runs, d.head_runs
+            "runs: base and head are medians of {} and {} runs; a change also needs a one-sided \
+             Mann-Whitney U test over the runs at p <= {} (an exact quantity only when it varies \
+             from run to run), else it is noise",
+            d.base_runs,
+            d.head_runs,
+            d.significance.unwrap_or(super::SIGNIFICANCE)
         ));
     }
     rules

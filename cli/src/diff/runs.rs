@@ -1,19 +1,26 @@
 //! Several runs on each side: `hotpath diff BASE_DIR/ HEAD_DIR/`.
 //!
 //! One run of a program is one sample of its times; two runs of the same code differ by
-//! several percent, and a rarely called function's times by much more. With several runs
-//! a side, each quantity is compared by its median over that side's runs, and a change
-//! counts only when the two sides' ranges do not overlap: a time is slower when HEAD's
-//! median exceeds BASE's by more than the threshold (and the floor) *and* every HEAD run
-//! is slower than every BASE run; faster likewise. An exact quantity that is not the same
-//! in every run of a side (allocations of a program with random hash seeds, say) changes
-//! only when the ranges do not overlap either. Everything else is noise. With five runs a
-//! side, the chance that all five HEAD runs land above all five BASE runs when nothing
-//! changed is 1 in 252.
+//! several percent, and a rarely called function's times (or a whole run, on a shared
+//! machine) by much more. With several runs a side, each quantity is compared by its
+//! median over that side's runs, and a change must also be *significant*: a time is
+//! slower when HEAD's median exceeds BASE's by more than the threshold (and the floor)
+//! and a one-sided Mann–Whitney U test over the runs finds HEAD above BASE at
+//! p ≤ [`SIGNIFICANCE`] (or `--significance`); faster likewise. The test looks only at how the runs of the two
+//! sides interleave, so one outlying run cannot make or hide a change. An exact quantity
+//! that is the same in every run of a side keeps the one-run rule (every difference
+//! counts); one that varies from run to run (allocations of a program with random hash
+//! seeds, say) changes only when significant. Everything else is noise.
+//!
+//! The test needs runs. At the default p ≤ 0.01: with 5 a side, HEAD must be above BASE in
+//! at least 24 of the 25 pairs of runs (p = 0.008); with 7 a side, in 43 of 49
+//! (p = 0.009). With 4 or fewer runs a side nothing can be significant at 0.01 (3 a side
+//! can reach 0.05 at best), and the comparison says so.
 //!
 //! Rows are matched across the runs of one side the way they are across sides (name and
 //! label, or name and type, in the order listed); a row missing from some runs is
 //! summarised over the runs that have it, and a note says how many such rows there are.
+//! The notes of a side are those of its first run.
 
 use std::collections::HashMap;
 
@@ -22,23 +29,20 @@ use serde_json::{Map, Value as Json};
 
 use super::{compare::diff_with_floor, Diff, RowKey, Unit, Verdict};
 
-/// Which order statistic of a side's runs a folded report holds.
-#[derive(Clone, Copy)]
-enum Stat {
-    Min,
-    /// The middle run; the lower of the two middle ones for an even number, so that every
-    /// value is one a run produced (and integers stay integers).
-    Median,
-    Max,
-}
+/// The default largest one-sided p-value of the Mann–Whitney U test that counts as a
+/// change (`--significance`). At 0.05, two sets of 5 runs of one unchanged program here
+/// gave 2 to 5 "regressions" among their ~80 compared times; at 0.01, none.
+pub const SIGNIFICANCE: f64 = 0.01;
 
-/// Compares the runs of HEAD against the runs of BASE (see the module docs); with one
-/// run a side it is [`diff_with_floor`]. `None` when a side has no run.
+/// Compares the runs of HEAD against the runs of BASE (see the module docs): a change
+/// needs a one-sided p-value of at most `significance` ([`SIGNIFICANCE`] by default).
+/// With one run a side it is [`diff_with_floor`]. `None` when a side has no run.
 pub fn diff_runs(
     base: &[Report],
     head: &[Report],
     threshold: f64,
     min_delta_ns: u64,
+    significance: f64,
 ) -> Option<Diff> {
     if let ([b], [h]) = (base, head) {
         return Some(diff_with_floor(b, h, threshold, min_delta_ns));
@@ -47,27 +51,30 @@ pub fn diff_runs(
         return None;
     }
     let (b, h) = (Side::new(base), Side::new(head));
-    let mut d = diff_with_floor(&b.median, &h.median, threshold, min_delta_ns);
-    // HEAD's lowest against BASE's highest, and HEAD's highest against BASE's lowest.
-    let up = index(diff_with_floor(&b.max, &h.min, threshold, 0));
-    let down = index(diff_with_floor(&b.min, &h.max, threshold, 0));
+    let mut d = diff_with_floor(b.median(), h.median(), threshold, min_delta_ns);
+    let (bv, hv) = (b.values(), h.values());
     for c in &mut d.changes {
         let key = (c.row.clone(), c.metric.to_string());
-        let (Some(up), Some(down)) = (up.get(&key), down.get(&key)) else {
-            continue;
+        let samples = |values: &[HashMap<(RowKey, String), f64>]| -> Vec<f64> {
+            values.iter().filter_map(|v| v.get(&key).copied()).collect()
         };
-        // `up` is (BASE max, HEAD min), `down` is (BASE min, HEAD max).
-        let (Some(bmax), Some(hmin), Some(bmin), Some(hmax)) = (up.0, up.1, down.0, down.1) else {
+        let (bs, hs) = (samples(&bv), samples(&hv));
+        if bs.is_empty() || hs.is_empty() {
             continue;
-        };
-        let above = hmin > bmax;
-        let below = hmax < bmin;
-        let varies = bmin != bmax || hmin != hmax;
+        }
+        let significant = |up: bool| mann_whitney_p(&bs, &hs, up) <= significance;
+        let constant = |xs: &[f64]| xs.iter().all(|x| *x == xs[0]);
+        let exact = c.metric.unit() != Unit::Time;
         c.verdict = match c.verdict {
-            Verdict::Slower if !above => Verdict::Noise,
-            Verdict::Faster if !below => Verdict::Noise,
-            Verdict::Increased | Verdict::Decreased
-                if c.metric.unit() != Unit::Time && varies && !above && !below =>
+            Verdict::Slower if !significant(true) => Verdict::Noise,
+            Verdict::Faster if !significant(false) => Verdict::Noise,
+            Verdict::Increased
+                if exact && !(constant(&bs) && constant(&hs)) && !significant(true) =>
+            {
+                Verdict::Noise
+            }
+            Verdict::Decreased
+                if exact && !(constant(&bs) && constant(&hs)) && !significant(false) =>
             {
                 Verdict::Noise
             }
@@ -76,6 +83,18 @@ pub fn diff_runs(
     }
     d.base_runs = base.len();
     d.head_runs = head.len();
+    d.significance = Some(significance);
+    if mann_whitney_p(&vec![0.0; base.len()], &vec![1.0; head.len()], true) > significance {
+        let enough = (2..=64)
+            .find(|&n| mann_whitney_p(&vec![0.0; n], &vec![1.0; n], true) <= significance)
+            .map_or_else(|| "more".to_string(), |n| n.to_string());
+        d.notes.push(format!(
+            "with {} and {} runs no change can be significant at p <= {significance}; give \
+             each side at least {enough} runs",
+            base.len(),
+            head.len()
+        ));
+    }
     for (side, s) in [("base", &b), ("head", &h)] {
         if s.partial_rows > 0 {
             let (rows, are) = if s.partial_rows == 1 {
@@ -87,7 +106,7 @@ pub fn diff_runs(
                 "{} {rows} of {side} {are} not in every one of its {} runs, and summarised over \
                  the runs that have {}",
                 s.partial_rows,
-                s.runs,
+                s.ordered.len(),
                 if s.partial_rows == 1 { "it" } else { "them" }
             ));
         }
@@ -95,26 +114,78 @@ pub fn diff_runs(
     Some(d)
 }
 
-/// (BASE, HEAD) of every compared quantity, by row and metric name.
-type Index = HashMap<(RowKey, String), (Option<f64>, Option<f64>)>;
-
-fn index(d: Diff) -> Index {
-    let value = |v: Option<super::Value>| v.map(|v| v.as_f64());
-    d.changes
-        .into_iter()
-        .map(|c| {
-            let key = (c.row, c.metric.to_string());
-            (key, (value(c.base), value(c.head)))
+/// The one-sided p-value of the Mann–Whitney U test that `head` is above `base` (`up`) or
+/// below it: the chance, were both sides drawn from one distribution, that at least as
+/// many (HEAD, BASE) pairs of runs would be ordered that way. Ties count against the
+/// change. Exact for up to 400 pairs, by counting the orderings; a normal approximation
+/// with continuity correction beyond.
+fn mann_whitney_p(base: &[f64], head: &[f64], up: bool) -> f64 {
+    let (n, m) = (base.len(), head.len());
+    let u = head
+        .iter()
+        .map(|&h| {
+            base.iter()
+                .filter(|&&b| if up { h > b } else { h < b })
+                .count()
         })
-        .collect()
+        .sum::<usize>();
+    let pairs = n * m;
+    if pairs == 0 {
+        return 1.0;
+    }
+    if pairs > 400 {
+        let mean = pairs as f64 / 2.0;
+        let sd = (pairs as f64 * (n + m + 1) as f64 / 12.0).sqrt();
+        let z = (u as f64 - 0.5 - mean) / sd;
+        return 0.5 * erfc(z / std::f64::consts::SQRT_2);
+    }
+    // counts[i][j][k]: orderings of i BASE and j HEAD runs with k pairs HEAD above BASE;
+    // the last run is either a HEAD run (above all i BASE runs) or a BASE run.
+    let mut counts = vec![vec![vec![0f64; pairs + 1]; m + 1]; n + 1];
+    for i in 0..=n {
+        for j in 0..=m {
+            if i == 0 || j == 0 {
+                counts[i][j][0] = 1.0;
+                continue;
+            }
+            for k in 0..=i * j {
+                let head_last = if k >= i { counts[i][j - 1][k - i] } else { 0.0 };
+                counts[i][j][k] = head_last + counts[i - 1][j][k];
+            }
+        }
+    }
+    let all: f64 = counts[n][m].iter().sum();
+    counts[n][m][u..].iter().sum::<f64>() / all
 }
 
-/// The runs of one side folded into three reports.
+/// The complementary error function (Numerical Recipes' `erfcc`, |error| < 1.2e-7).
+fn erfc(x: f64) -> f64 {
+    let z = x.abs();
+    let t = 1.0 / (1.0 + 0.5 * z);
+    let r = t
+        * (-z * z - 1.265_512_23
+            + t * (1.000_023_68
+                + t * (0.374_091_96
+                    + t * (0.096_784_18
+                        + t * (-0.186_288_06
+                            + t * (0.278_868_07
+                                + t * (-1.135_203_98
+                                    + t * (1.488_515_87
+                                        + t * (-0.822_152_23 + t * 0.170_872_77)))))))))
+            .exp();
+    if x >= 0.0 {
+        r
+    } else {
+        2.0 - r
+    }
+}
+
+/// The runs of one side as order statistics: `ordered[k]` holds, for every quantity, its
+/// `k`-th smallest value over the runs (over the runs that have it, for a row missing
+/// from some). The quantities of one `ordered[k]` come from different runs; their sorted
+/// values are all a rank test needs.
 struct Side {
-    runs: usize,
-    min: Report,
-    median: Report,
-    max: Report,
+    ordered: Vec<Report>,
     /// Functions and I/O entries missing from some runs.
     partial_rows: usize,
 }
@@ -126,11 +197,15 @@ impl Side {
             .map(|r| serde_json::to_value(r).unwrap_or(Json::Null))
             .collect();
         let refs: Vec<&Json> = json.iter().collect();
-        let report_of = |stat| {
-            serde_json::from_value::<Report>(fold(&refs, stat))
-                // Folding keeps every field's kind, so this holds; the first run otherwise.
-                .unwrap_or_else(|_| runs[0].clone())
-        };
+        let ordered = (0..runs.len())
+            .map(|k| {
+                let mut r = serde_json::from_value::<Report>(fold(&refs, k, runs.len()))
+                    // Folding keeps every field's kind, so this holds; the run otherwise.
+                    .unwrap_or_else(|_| runs[k].clone());
+                r.notes.clone_from(&runs[0].notes);
+                r
+            })
+            .collect();
         let partial_rows = ["functions", "io"]
             .iter()
             .map(|k| {
@@ -142,19 +217,39 @@ impl Side {
             })
             .sum();
         Side {
-            runs: runs.len(),
-            min: report_of(Stat::Min),
-            median: report_of(Stat::Median),
-            max: report_of(Stat::Max),
+            ordered,
             partial_rows,
         }
     }
+
+    /// The middle run's values; the lower of the two middle ones for an even number of
+    /// runs, so that every value is one a run produced (and integers stay integers).
+    fn median(&self) -> &Report {
+        &self.ordered[(self.ordered.len() - 1) / 2]
+    }
+
+    /// Every compared quantity of each `ordered[k]`, by row and metric name (read off a
+    /// comparison of the report with itself, so that rows and quantities are exactly
+    /// those [`diff_with_floor`] compares).
+    fn values(&self) -> Vec<HashMap<(RowKey, String), f64>> {
+        self.ordered
+            .iter()
+            .map(|r| {
+                diff_with_floor(r, r, 0.0, 0)
+                    .changes
+                    .into_iter()
+                    .filter_map(|c| Some(((c.row, c.metric.to_string()), c.head?.as_f64())))
+                    .collect()
+            })
+            .collect()
+    }
 }
 
-/// One value made of the same value in several runs: numbers by `stat`, objects key by
+/// One value made of the same value in `runs` runs: numbers as their `k`-th smallest (at
+/// the same relative rank when fewer runs have it), objects key by
 /// key, lists of rows by row identity, other lists element by element (lists of strings
 /// as their union), anything else as in the first run that has it.
-fn fold(values: &[&Json], stat: Stat) -> Json {
+fn fold(values: &[&Json], k: usize, runs: usize) -> Json {
     let present: Vec<&Json> = values.iter().copied().filter(|v| !v.is_null()).collect();
     let Some(first) = present.first() else {
         return Json::Null;
@@ -168,18 +263,19 @@ fn fold(values: &[&Json], stat: Stat) -> Json {
                     // Integers above 2^53 compare exactly.
                     .then(a.as_u64().cmp(&b.as_u64()))
             });
-            let i = match stat {
-                Stat::Min => 0,
-                Stat::Median => (numbers.len() - 1) / 2,
-                Stat::Max => numbers.len() - 1,
+            // A row in fewer runs: its order statistics spread over the same ranks.
+            let i = if runs > 1 {
+                k * (numbers.len() - 1) / (runs - 1)
+            } else {
+                0
             };
-            numbers[i].clone()
+            numbers[i.min(numbers.len() - 1)].clone()
         }
         Json::Object(o) => {
             let mut out = Map::new();
-            for k in o.keys() {
-                let field: Vec<&Json> = present.iter().filter_map(|v| v.get(k)).collect();
-                out.insert(k.clone(), fold(&field, stat));
+            for key in o.keys() {
+                let field: Vec<&Json> = present.iter().filter_map(|v| v.get(key)).collect();
+                out.insert(key.clone(), fold(&field, k, runs));
             }
             Json::Object(out)
         }
@@ -195,7 +291,7 @@ fn fold(values: &[&Json], stat: Stat) -> Json {
         Json::Array(a) if a.first().is_some_and(|e| e.get("name").is_some()) => Json::Array(
             keyed_groups(&present)
                 .iter()
-                .map(|g| fold(g, stat))
+                .map(|g| fold(g, k, runs))
                 .collect(),
         ),
         Json::Array(_) => {
@@ -205,7 +301,7 @@ fn fold(values: &[&Json], stat: Stat) -> Json {
                 (0..len)
                     .map(|i| {
                         let at: Vec<&Json> = lists.iter().filter_map(|l| l.get(i)).collect();
-                        fold(&at, stat)
+                        fold(&at, k, runs)
                     })
                     .collect(),
             )
@@ -256,15 +352,15 @@ mod tests {
         ];
         let refs: Vec<&Json> = runs.iter().collect();
         assert_eq!(
-            fold(&refs, Stat::Median),
+            fold(&refs, 1, 3),
             serde_json::json!({"n": 2, "rows": [{"name": "a", "x": 3}, {"name": "b", "x": 7}]})
         );
         assert_eq!(
-            fold(&refs, Stat::Min),
+            fold(&refs, 0, 3),
             serde_json::json!({"n": 1, "rows": [{"name": "a", "x": 1}, {"name": "b", "x": 7}]})
         );
         assert_eq!(
-            fold(&refs, Stat::Max),
+            fold(&refs, 2, 3),
             serde_json::json!({"n": 3, "rows": [{"name": "a", "x": 5}, {"name": "b", "x": 9}]})
         );
     }
@@ -276,10 +372,54 @@ mod tests {
             serde_json::json!({"n": u64::MAX - 1}),
         ];
         let refs: Vec<&Json> = runs.iter().collect();
-        assert_eq!(
-            fold(&refs, Stat::Median),
-            serde_json::json!({"n": u64::MAX - 1})
-        );
-        assert_eq!(fold(&refs, Stat::Max), serde_json::json!({"n": u64::MAX}));
+        assert_eq!(fold(&refs, 0, 2), serde_json::json!({"n": u64::MAX - 1}));
+        assert_eq!(fold(&refs, 1, 2), serde_json::json!({"n": u64::MAX}));
+    }
+
+    #[test]
+    fn mann_whitney_p_values_are_exact_for_small_sides() {
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-12;
+        // 3 against 3: 20 orderings, one with HEAD above in all 9 pairs.
+        assert!(close(
+            mann_whitney_p(&[1.0, 2.0, 3.0], &[4.0, 5.0, 6.0], true),
+            1.0 / 20.0
+        ));
+        assert!(close(
+            mann_whitney_p(&[1.0, 2.0, 3.0], &[4.0, 5.0, 6.0], false),
+            1.0
+        ));
+        // 8 of 9 pairs: 2 orderings of 20 have at least 8.
+        assert!(close(
+            mann_whitney_p(&[1.0, 2.0, 3.0], &[2.5, 5.0, 6.0], true),
+            2.0 / 20.0
+        ));
+        // 5 against 5: at least 21 of 25 pairs in 12 of the 252 orderings.
+        let base = [10.0, 20.0, 30.0, 40.0, 50.0];
+        assert!(close(
+            mann_whitney_p(&base, &[25.0, 45.0, 60.0, 70.0, 80.0], true),
+            12.0 / 252.0
+        ));
+        // Ties count against the change.
+        assert!(close(
+            mann_whitney_p(&[1.0, 1.0, 1.0], &[1.0, 1.0, 1.0], true),
+            1.0
+        ));
+        // One run a side can never be significant.
+        assert!(mann_whitney_p(&[1.0], &[2.0, 3.0, 4.0], true) > SIGNIFICANCE);
+    }
+
+    #[test]
+    fn the_normal_approximation_beyond_400_pairs() {
+        assert!((erfc(0.0) - 1.0).abs() < 1e-7);
+        assert!((erfc(1.0) - 0.157_299_207).abs() < 1e-7);
+        assert!((erfc(-1.0) - 1.842_700_793).abs() < 1e-7);
+        // 21 against 21, HEAD above in every pair: far beyond any threshold.
+        let base: Vec<f64> = (0..21).map(f64::from).collect();
+        let head: Vec<f64> = (100..121).map(f64::from).collect();
+        assert!(mann_whitney_p(&base, &head, true) < 1e-6);
+        // Interleaved one by one: about half.
+        let head: Vec<f64> = (0..21).map(|i| f64::from(i) + 0.5).collect();
+        let p = mann_whitney_p(&base, &head, true);
+        assert!((0.3..0.7).contains(&p), "{p}");
     }
 }
