@@ -345,7 +345,7 @@ fn diff_of_two_directories_compares_every_json_run_in_them() {
     let out = hotpath(&["diff", s(&one), s(&apart), flag]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
     assert!(text(&out.stdout).contains(
-        "note: with 1 and 5 runs no change can be significant at p <= 0.01; give each side at \
+        "note: with 1 and 5 runs no change in a time can be significant at p <= 0.01; give each side at \
          least 5 runs\n"
     ));
 
