@@ -1,6 +1,6 @@
 //! The `hotpath` command: `hotpath console` watches a running program through its
 //! metrics server, `hotpath report` renders a saved JSON report, `hotpath diff` compares
-//! two of them.
+//! two of them, or two directories of runs.
 #![deny(missing_docs)]
 
 pub mod client;
