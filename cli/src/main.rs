@@ -51,7 +51,8 @@ enum Command {
         // Hyphen values reach `parse_threshold`, which explains why `-5%` is refused.
         #[arg(long, default_value = "10%", allow_hyphen_values = true)]
         threshold: String,
-        /// Absolute floor: a time that moved by less than this is noise, e.g. `100us`, `1ms`.
+        /// Absolute floor: a time that moved by less than this is noise, e.g. `100us`, `1ms`;
+        /// a per-call time (avg, pNN) is multiplied by the function's calls first.
         #[arg(long, default_value = "0")]
         min_delta: String,
         /// With directories of runs: the largest one-sided p-value (Mann-Whitney U) that

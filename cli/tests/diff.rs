@@ -523,19 +523,34 @@ fn changes_below_the_floor_are_noise_whatever_their_ratio() {
     let no_floor = at(0);
     assert_eq!(no_floor.min_delta_ns, 0);
     assert_eq!(no_floor.regressions().len(), 6);
-    // A floor of 1 µs: a change of exactly the floor counts, total (+2 µs) and self
-    // (+1.5 µs) are above it.
-    let d = at(1_000);
+    // Per-call times are held to the floor over their 2 calls: +1 µs a call is +2 µs.
+    // A floor of 1.5 µs: a change of exactly the floor counts, self (+1.5 µs) and the
+    // rest (+2 µs) are at or above it.
+    let d = at(1_500);
     assert_eq!(d.regressions().len(), 6);
-    let d = at(1_001);
-    for m in ["avg", "p50", "p95", "p99"] {
-        assert_eq!(verdict(&d, "app::f", m), Verdict::Noise, "{m}");
+    let d = at(1_501);
+    assert_eq!(verdict(&d, "app::f", "self"), Verdict::Noise);
+    for m in ["total", "avg", "p50", "p95", "p99"] {
+        assert_eq!(verdict(&d, "app::f", m), Verdict::Slower, "{m}");
     }
-    assert_eq!(verdict(&d, "app::f", "self"), Verdict::Slower);
-    assert_eq!(verdict(&d, "app::f", "total"), Verdict::Slower);
     let d = at(2_001);
     assert!(!d.has_regression());
     assert_eq!(d.summary().noise, 7, "elapsed and the six times");
+    // Many calls: +100 ns on each of a million calls is 100 ms, above a 1 ms floor; the
+    // same on 3 calls (300 ns) is below it.
+    let d = diff_with_floor(
+        &one(1_000_000, 1_000),
+        &one(1_000_000, 1_100),
+        0.05,
+        1_000_000,
+    );
+    for m in ["total", "avg", "p50", "p95", "p99"] {
+        assert_eq!(verdict(&d, "app::f", m), Verdict::Slower, "{m}");
+    }
+    let d = diff_with_floor(&one(3, 1_000), &one(3, 1_100), 0.05, 1_000_000);
+    for m in ["total", "avg", "p50", "p95", "p99"] {
+        assert_eq!(verdict(&d, "app::f", m), Verdict::Noise, "{m}");
+    }
     // Exact quantities ignore the floor.
     let d = diff_with_floor(&one(2, 1_000), &one(3, 1_000), 0.1, 1_000_000_000);
     assert_eq!(verdict(&d, "app::f", "calls"), Verdict::Increased);
@@ -544,7 +559,7 @@ fn changes_below_the_floor_are_noise_whatever_their_ratio() {
         .starts_with("[hotpath diff] app::main | threshold 10%, min delta 1.00 s | "));
     assert!(d
         .to_table()
-        .contains("by more than 10% and by at least 1.00 s, else noise"));
+        .contains("by more than 10% and by at least 1.00 s (avg, pNN, I/O avg: multiplied by their calls or ops), else noise"));
 }
 
 #[test]

@@ -16,12 +16,16 @@ pub fn diff(base: &Report, head: &Report, threshold: f64) -> Diff {
 }
 
 /// [`diff`] with an absolute floor as well: a time that changed by less than
-/// `min_delta_ns` is noise whatever the relative change (`--min-delta`).
+/// `min_delta_ns` is noise whatever the relative change (`--min-delta`). A per-call time
+/// (avg, a percentile, an I/O avg) is held to the floor multiplied out over its calls (or
+/// operations, the larger count of the two reports): +100 ns a call over 1,000,000 calls
+/// is 100 ms, +50 µs over 3 calls is 150 µs.
 pub fn diff_with_floor(base: &Report, head: &Report, threshold: f64, min_delta_ns: u64) -> Diff {
     let has = |r: &Report, s: &str| r.sections.iter().any(|x| x == s);
     let mut c = Compare {
         threshold,
         min_delta_ns,
+        per_call_weight: 1,
         percentiles: head
             .percentiles
             .iter()
@@ -118,6 +122,9 @@ struct Compare {
     threshold: f64,
     /// Time changes smaller than this are noise.
     min_delta_ns: u64,
+    /// Calls (or I/O operations) of the row being compared, which a change in a per-call
+    /// time is multiplied by before it is held to the floor.
+    per_call_weight: u64,
     /// Percentiles both reports show.
     percentiles: Vec<f64>,
     /// Both reports have the `alloc` section.
@@ -141,7 +148,12 @@ impl Compare {
             (None, _) | (_, None) => Verdict::NotComparable,
             (Some(b), Some(h)) if metric.unit() == Unit::Time => {
                 let (b, h) = (b.as_f64(), h.as_f64());
-                if (h - b).abs() < self.min_delta_ns as f64 {
+                let weight = if metric.is_per_call() {
+                    self.per_call_weight as f64
+                } else {
+                    1.0
+                };
+                if (h - b).abs() * weight < self.min_delta_ns as f64 {
                     Verdict::Noise
                 } else if b == 0.0 {
                     if h > 0.0 {
@@ -182,6 +194,7 @@ impl Compare {
     }
 
     fn function(&mut self, key: &RowKey, shown: &str, b: &Function, h: &Function) {
+        self.per_call_weight = b.calls.max(h.calls).max(1);
         let (percentiles, alloc, cpu) = (self.percentiles.clone(), self.alloc, self.cpu);
         let int = |v: u64| Some(Value::Int(v));
         let mut push = |metric, bv, hv| self.push(key.clone(), shown, metric, bv, hv);
@@ -256,6 +269,7 @@ impl Compare {
             if bd.ops + bd.errors + hd.ops + hd.errors == 0 {
                 continue;
             }
+            self.per_call_weight = bd.ops.max(hd.ops).max(1);
             let mut push = |metric, bv, hv| self.push(key.clone(), shown, metric, bv, hv);
             let int = |v: u64| Some(Value::Int(v));
             push(Metric::IoOps(dir), int(bd.ops), int(hd.ops));

@@ -20,7 +20,9 @@
 //! [`Verdict::Faster`] when it is below by more, else [`Verdict::Noise`]. A BASE of 0 has
 //! no ratio: any HEAD above 0 is slower and its change reads `new`. With a floor
 //! ([`diff_with_floor`], `--min-delta`), a time that moved by less than the floor is noise
-//! whatever its ratio, so microsecond jitter in rarely called functions cannot fail CI.
+//! whatever its ratio, so microsecond jitter in rarely called functions cannot fail CI; a
+//! per-call time is held to it multiplied by the calls, so that 100 ns more on each of a
+//! million calls still counts.
 //! Counts and bytes are exact: every difference is [`Verdict::Increased`] or [`Verdict::Decreased`]. A quantity
 //! present in one report only (`wall_ns` is `null` in count-only mode) is
 //! [`Verdict::NotComparable`].
@@ -199,6 +201,11 @@ impl Metric {
             Metric::AllocBytes | Metric::BytesPerCall | Metric::IoBytes(_) => Unit::Bytes,
             Metric::AllocsPerCall => Unit::PerCall,
         }
+    }
+
+    /// A time per call or per operation, held to `--min-delta` multiplied by the calls.
+    fn is_per_call(self) -> bool {
+        matches!(self, Metric::Avg | Metric::Percentile(_) | Metric::IoAvg(_))
     }
 
     /// An exact quantity whose increase is a regression.

@@ -112,12 +112,15 @@ fn floor_label(d: &Diff) -> String {
     out
 }
 
-/// ` and by at least 1 ms` when a floor is set.
+/// ` and by at least 1 ms (per-call times: times their calls)` when a floor is set.
 fn floor_clause(d: &Diff) -> String {
     if d.min_delta_ns == 0 {
         String::new()
     } else {
-        format!(" and by at least {}", duration(d.min_delta_ns))
+        format!(
+            " and by at least {} (avg, pNN, I/O avg: multiplied by their calls or ops)",
+            duration(d.min_delta_ns)
+        )
     }
 }
 
