@@ -788,3 +788,61 @@ fn enter_and_i_toggle_the_inspect_pane() {
     press(&mut app, &[KeyCode::Enter, KeyCode::Enter]);
     assert!(!app.inspecting());
 }
+
+/// `report()` `seconds` later, `parse_line` having spent `parse_ns` more in that time.
+fn later(prev: &Report, seconds: u64, parse_ns: u64) -> Report {
+    let mut r = prev.clone();
+    r.elapsed_ns += seconds * 1_000_000_000;
+    let parse = r
+        .functions
+        .iter_mut()
+        .find(|f| f.name == "app::parse::parse_line")
+        .unwrap();
+    parse.wall_ns.as_mut().unwrap().total += parse_ns;
+    r
+}
+
+#[test]
+fn now_and_trend_show_each_refresh_interval() {
+    let mut app = app();
+    // One report: no interval, no columns.
+    assert!(!render_at(&mut app, 200, HEIGHT).contains("Trend"));
+    // parse_line: 500 ms in a 1 s interval, then 500 ms in 2 s; the same report twice
+    // (the program between two snapshots) is not an interval.
+    let r1 = later(&report(), 1, 500_000_000);
+    let r2 = later(&r1, 2, 500_000_000);
+    for (r, s) in [(&r1, 5), (&r1, 6), (&r2, 7)] {
+        app.update(ok(r.clone(), status(), at() + Duration::from_secs(s)));
+    }
+    app.tick(at() + Duration::from_secs(7));
+    let screen = render_at(&mut app, 200, HEIGHT);
+    let line = |name: &str| {
+        screen
+            .lines()
+            .find(|l| l.contains(name))
+            .unwrap_or_else(|| panic!("{name}: {screen}"))
+            .trim_end_matches(['"', ' ', '│', '┃'])
+            .to_string()
+    };
+    // Now 25.0 %; the trend: 50 % (full bar), then 25 % (half), right-aligned in 20.
+    let parse = line("parse_line");
+    assert!(
+        parse.ends_with(&format!("25.0%  {}█▄", " ".repeat(18))),
+        "{parse}"
+    );
+    // A function that did nothing since: 0 % and a blank trend; one without times: dashes.
+    let verify = line("checksum");
+    assert!(verify.ends_with("  0.0%"), "{verify}");
+    let tiny = line("app::tiny");
+    assert!(tiny.ends_with(&format!("-  {}-", " ".repeat(19))), "{tiny}");
+    assert!(
+        screen.contains("Now: wall time since the last refresh"),
+        "{screen}"
+    );
+
+    // Another process on the same port starts the history again.
+    let mut other = status();
+    other.pid += 1;
+    app.update(ok(report(), other, at() + Duration::from_secs(8)));
+    assert!(!render_at(&mut app, 200, HEIGHT).contains("Trend"));
+}

@@ -8,6 +8,7 @@ use hotpath::report::{format, ProfilerStatus, Report};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 use super::tables::{self, Source, Table};
+use super::trend::Trend;
 use crate::client;
 
 /// The tabs, switched with Tab, Shift-Tab or 1 to 3.
@@ -165,6 +166,7 @@ pub struct App {
     selections: [Selection; 6],
     inspect: bool,
     page: usize,
+    trend: Trend,
 }
 
 impl App {
@@ -182,6 +184,7 @@ impl App {
             selections: Default::default(),
             inspect: false,
             page: 10,
+            trend: Trend::default(),
         }
     }
 
@@ -190,6 +193,8 @@ impl App {
         self.now = self.now.max(result.at);
         match result.outcome {
             Ok(snapshot) => {
+                self.trend
+                    .record(snapshot.status.pid, &snapshot.report, tables::function_id);
                 self.data = Some((snapshot, result.at));
                 self.error = None;
                 for view in [
@@ -360,7 +365,7 @@ impl App {
 
     fn table_of(&self, view: View) -> Option<Table> {
         let (snap, _) = self.data.as_ref()?;
-        let mut t = tables::build(view, &snap.report, Some(&snap.status));
+        let mut t = tables::build(view, &snap.report, Some(&snap.status), &self.trend);
         let sort = self.sort_of(view, &t);
         t.sort(sort.column, sort.descending);
         Some(t)

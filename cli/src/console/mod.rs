@@ -4,6 +4,8 @@
 //! A background thread fetches `/profiler_status` and `/report` every refresh and sends
 //! the outcome to the UI thread, which stays responsive to keys in between. When the
 //! program exits the console keeps the last good data and says from when it is.
+//! The timing view also shows what each function did between refreshes (`Now`,
+//! `Trend`), from the last reports kept by the `trend` module.
 //!
 //! The parts: [`App`] is the state (data, tab, view, sort, selection, inspect pane,
 //! status), changed only by [`App::handle_key`] and [`App::update`]; [`ui::draw`]
@@ -17,6 +19,7 @@
 
 mod app;
 mod tables;
+mod trend;
 pub mod ui;
 
 use std::io::{self, Stdout};

@@ -9,6 +9,7 @@ use hotpath::report::format::{bytes, count, duration, per_call, percent, rate};
 use hotpath::report::{percentile_label, Function, IoDirection, IoEntry, ProfilerStatus, Report};
 
 use super::app::View;
+use super::trend::{sparkline, Trend, WINDOW};
 
 /// Where a row's data lives in the report.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -133,9 +134,14 @@ impl Table {
 
 /// The table of `view` for `report`; `status` tells which features the program has,
 /// to say what a missing section needs.
-pub(crate) fn build(view: View, report: &Report, status: Option<&ProfilerStatus>) -> Table {
+pub(crate) fn build(
+    view: View,
+    report: &Report,
+    status: Option<&ProfilerStatus>,
+    trend: &Trend,
+) -> Table {
     match view {
-        View::Timing => timing(report),
+        View::Timing => timing(report, trend),
         View::Memory => memory(report, status),
         View::Cpu => cpu(report, status),
         View::IoStreams => io_streams(report, status),
@@ -180,7 +186,7 @@ fn function_name(f: &Function) -> String {
     name
 }
 
-fn function_id(f: &Function) -> String {
+pub(crate) fn function_id(f: &Function) -> String {
     format!("{}\0{}\0{}:{}", f.name, f.display_name(), f.file, f.line)
 }
 
@@ -195,7 +201,7 @@ fn pct_titles(report: &Report) -> impl Iterator<Item = String> + '_ {
         .map(|p| format!("P{}", percentile_label(*p)))
 }
 
-fn timing(r: &Report) -> Table {
+fn timing(r: &Report, trend: &Trend) -> Table {
     let mut t = Table::new(
         "timing: wall time per function",
         &["Function", "Calls", "Avg", "Total", "Self", "% Total"],
@@ -229,12 +235,30 @@ fn timing(r: &Report) -> Table {
                 }
             }
         }
+        let id = function_id(f);
+        if trend.has_intervals() {
+            let shares = trend.shares(&id);
+            let now = shares.last().copied().filter(|_| f.wall_ns.is_some());
+            cells.push(now.map_or_else(dash, |n| percent(n, 1.0)));
+            keys.push(Key::opt(now));
+            cells.push(if f.wall_ns.is_some() {
+                sparkline(&shares)
+            } else {
+                dash()
+            });
+            // Sorted by the time over the whole window.
+            keys.push(Key::num(shares.iter().sum::<f64>()));
+        }
         t.rows.push(Row {
-            id: function_id(f),
+            id,
             source: Source::Function(i),
             cells,
             keys,
         });
+    }
+    if trend.has_intervals() {
+        let at = t.columns.len();
+        t.insert_columns(at, ["Now".to_string(), "Trend".to_string()]);
     }
     let calls: u64 = r.functions.iter().map(|f| f.calls).sum();
     t.footer.push(format!(
@@ -248,6 +272,13 @@ fn timing(r: &Report) -> Table {
     if r.functions.iter().any(|f| f.sampled) {
         t.footer
             .push("*: timed on a sample of calls; totals scaled to all calls".into());
+    }
+    if trend.has_intervals() {
+        t.footer.push(format!(
+            "Now: wall time since the last refresh, as a share of it (over 100% with threads); \
+             Trend: the same over the last {} refreshes, scaled to the row's largest",
+            WINDOW - 1
+        ));
     }
     if r.functions.is_empty() {
         t.empty = Some("no measured function has been called yet".into());
