@@ -208,7 +208,7 @@ async fn serve(
         let entry = Entry(connections.clone(), id);
         let (token, source) = (token.clone(), source.clone());
         tokio::spawn(async move {
-            let entry = entry;
+            // The service owns `entry`: the place is given up when the connection ends.
             let service = hyper::service::service_fn(move |request: Request<Incoming>| {
                 entry.0.active(entry.1);
                 let answer = answer(&request, token.as_deref(), &*source);
