@@ -6,8 +6,9 @@
 //! median over that side's runs, and a change must also be *significant*: a time is
 //! slower when HEAD's median exceeds BASE's by more than the threshold (and the floor)
 //! and a one-sided Mann–Whitney U test over the runs finds HEAD above BASE at
-//! p ≤ [`SIGNIFICANCE`] (or `--significance`); faster likewise. The test looks only at how the runs of the two
-//! sides interleave, so one outlying run cannot make or hide a change. An exact quantity
+//! p ≤ [`SIGNIFICANCE`] (or `--significance`); faster likewise. The test looks only at
+//! how the runs of the two sides interleave, not at how far apart they are, so one wild
+//! run weighs no more than any other. An exact quantity
 //! that is the same in every run of a side keeps the one-run rule (every difference
 //! counts); one that varies from run to run (allocations of a program with random hash
 //! seeds, say) changes only when significant. Everything else is noise.
@@ -30,8 +31,9 @@ use serde_json::{Map, Value as Json};
 use super::{compare::diff_with_floor, Diff, RowKey, Unit, Verdict};
 
 /// The default largest one-sided p-value of the Mann–Whitney U test that counts as a
-/// change (`--significance`). At 0.05, two sets of 5 runs of one unchanged program here
-/// gave 2 to 5 "regressions" among their ~80 compared times; at 0.01, none.
+/// change (`--significance`). At 0.05, sets of 5 runs of the unchanged demo compared
+/// with each other here gave 0 to 5 "regressions" among their ~80 compared times; at
+/// 0.01, none.
 pub const SIGNIFICANCE: f64 = 0.01;
 
 /// Compares the runs of HEAD against the runs of BASE (see the module docs): a change
@@ -278,9 +280,9 @@ impl Side {
 }
 
 /// One value made of the same value in `runs` runs: numbers as their `k`-th smallest (at
-/// the same relative rank when fewer runs have it), objects key by
-/// key, lists of rows by row identity, other lists element by element (lists of strings
-/// as their union), anything else as in the first run that has it.
+/// the same relative rank when fewer runs have it), objects key by key, lists of rows by
+/// row identity, other lists element by element (lists of strings as their union),
+/// anything else as in the first run that has it.
 fn fold(values: &[&Json], k: usize, runs: usize) -> Json {
     let present: Vec<&Json> = values.iter().copied().filter(|v| !v.is_null()).collect();
     let Some(first) = present.first() else {
@@ -303,11 +305,17 @@ fn fold(values: &[&Json], k: usize, runs: usize) -> Json {
             };
             numbers[i.min(numbers.len() - 1)].clone()
         }
-        Json::Object(o) => {
+        Json::Object(_) => {
+            // Every key any run has (an optional section may be left out of some), in the
+            // order each first appears.
             let mut out = Map::new();
-            for key in o.keys() {
-                let field: Vec<&Json> = present.iter().filter_map(|v| v.get(key)).collect();
-                out.insert(key.clone(), fold(&field, k, runs));
+            for object in present.iter().filter_map(|v| v.as_object()) {
+                for key in object.keys() {
+                    if !out.contains_key(key) {
+                        let field: Vec<&Json> = present.iter().filter_map(|v| v.get(key)).collect();
+                        out.insert(key.clone(), fold(&field, k, runs));
+                    }
+                }
             }
             Json::Object(out)
         }
@@ -394,6 +402,19 @@ mod tests {
         assert_eq!(
             fold(&refs, 2, 3),
             serde_json::json!({"n": 3, "rows": [{"name": "a", "x": 5}, {"name": "b", "x": 9}]})
+        );
+    }
+
+    #[test]
+    fn a_key_left_out_of_some_runs_is_kept() {
+        let runs = [
+            serde_json::json!({"a": 1}),
+            serde_json::json!({"a": 2, "io": [{"name": "f", "ops": 4}]}),
+        ];
+        let refs: Vec<&Json> = runs.iter().collect();
+        assert_eq!(
+            fold(&refs, 1, 2),
+            serde_json::json!({"a": 2, "io": [{"name": "f", "ops": 4}]})
         );
     }
 
