@@ -275,8 +275,8 @@ fn timing(r: &Report, trend: &Trend) -> Table {
     }
     if trend.has_intervals() {
         t.footer.push(format!(
-            "Now: wall time since the last refresh, as a share of it (over 100% with threads); \
-             Trend: the same over the last {} refreshes, scaled to the row's largest",
+            "Now: wall time since the last refresh, as a share of it (over 100% when calls \
+             overlap); Trend: the same over the last {} refreshes, scaled to the row's largest",
             WINDOW - 1
         ));
     }

@@ -67,9 +67,8 @@ impl Trend {
     }
 
     /// The function's wall time in each interval as a share of the interval (1.0 = as
-    /// long as the interval; more with several threads), oldest first. A function not
-    /// yet called at the start of an interval counts from 0; one without wall times (count
-    /// only) has none.
+    /// long as the interval; more when calls overlap, on threads or as futures), oldest
+    /// first. A function not yet called at the start of an interval counts from 0.
     pub(crate) fn shares(&self, id: &str) -> Vec<f64> {
         self.samples
             .iter()
