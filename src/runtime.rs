@@ -535,11 +535,7 @@ fn io_entries(snap: &hotpath_core::Snapshot, percentiles: &[f64]) -> Vec<IoEntry
             shutdown: direction(e.shutdown),
             seek: direction(e.seek),
         })
-        .filter(|e| {
-            [&e.read, &e.write, &e.flush, &e.shutdown, &e.seek]
-                .iter()
-                .any(|d| d.ops + d.errors > 0)
-        })
+        .filter(|e| e.directions().iter().any(|(_, d)| d.ops + d.errors > 0))
         .collect();
     out.sort_by_key(|e| std::cmp::Reverse(e.read.bytes + e.write.bytes));
     out

@@ -12,7 +12,7 @@ use prometheus::TextEncoder;
 
 use hotpath_core::{SiteKind, SiteStats, Snapshot};
 
-use crate::report::{Function, IoDirection, IoEntry, Report};
+use crate::report::{Function, IoEntry, Report};
 
 /// Upper bounds of the duration histograms, seconds: 1, 2.5 and 5 per decade from
 /// 100 ns to 10 s.
@@ -376,14 +376,7 @@ fn io(r: &Report, snap: &Snapshot, limit: usize, bounds: &[f64], out: &mut Vec<M
         let name = name.as_str();
         instances.counter(&[("io", name)], e.instances as f64);
         let sites = io_sites(snap, e);
-        let dirs: [(&str, &IoDirection); 5] = [
-            ("read", &e.read),
-            ("write", &e.write),
-            ("flush", &e.flush),
-            ("shutdown", &e.shutdown),
-            ("seek", &e.seek),
-        ];
-        for ((dir, d), site) in dirs.into_iter().zip(sites) {
+        for ((dir, d), site) in e.directions().into_iter().zip(sites) {
             if d.ops + d.errors == 0 {
                 continue;
             }

@@ -135,6 +135,20 @@ pub struct IoEntry {
     pub seek: IoDirection,
 }
 
+impl IoEntry {
+    /// The five kinds of operation with their JSON names, in the order of the schema:
+    /// `read`, `write`, `flush`, `shutdown`, `seek`.
+    pub fn directions(&self) -> [(&'static str, &IoDirection); 5] {
+        [
+            ("read", &self.read),
+            ("write", &self.write),
+            ("flush", &self.flush),
+            ("shutdown", &self.shutdown),
+            ("seek", &self.seek),
+        ]
+    }
+}
+
 /// Operations of one kind on one I/O entry.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct IoDirection {

@@ -5,7 +5,7 @@
 //! the snapshot tests rely on.
 
 use hotpath::report::format::{bytes, count, duration, percent, rate};
-use hotpath::report::{percentile_label, Function, IoDirection, IoEntry, Report, ThreadRow};
+use hotpath::report::{percentile_label, Function, IoEntry, Report, ThreadRow};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style, Stylize};
 use ratatui::text::{Line, Span, Text};
@@ -530,15 +530,9 @@ fn inspect_io(frame: &mut Frame, area: Rect, r: &Report, e: &IoEntry) {
             .map(|p| format!("P{}", percentile_label(*p))),
     );
     titles.push("Rate".into());
-    let dirs: [(&str, &IoDirection); 5] = [
-        ("read", &e.read),
-        ("write", &e.write),
-        ("flush", &e.flush),
-        ("shutdown", &e.shutdown),
-        ("seek", &e.seek),
-    ];
-    let rows: Vec<Vec<String>> = dirs
-        .iter()
+    let rows: Vec<Vec<String>> = e
+        .directions()
+        .into_iter()
         .map(|(name, d)| {
             let mut row = vec![
                 name.to_string(),
