@@ -29,20 +29,12 @@ fn wall(
 fn func(name: &str, calls: u64, wall_ns: Option<WallNs>) -> Function {
     Function {
         name: name.into(),
-        label: None,
         file: "src/main.rs".into(),
         line: 10,
         calls,
         timed_calls: calls,
-        is_async: false,
-        sampled: false,
         wall_ns,
-        polls: None,
-        busy_ns: None,
-        cancelled: None,
-        alloc: None,
-        cpu: None,
-        io: None,
+        ..Function::default()
     }
 }
 

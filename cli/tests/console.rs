@@ -60,18 +60,7 @@ fn alloc(count: u64, bytes: u64, self_bytes: u64, freed: u64, calls: u64) -> Opt
 }
 
 fn cpu(cpu_ns: u64, self_cpu_ns: u64, wall: u64) -> Option<FunctionCpu> {
-    Some(FunctionCpu {
-        cpu_ns,
-        self_cpu_ns,
-        wait_ns: wall - cpu_ns,
-        cpu_share: cpu_ns as f64 / wall as f64,
-        samples: Some(cpu_ns / 1_000_000),
-        voluntary_switches: None,
-        involuntary_switches: None,
-        instructions: None,
-        cycles: None,
-        percentiles: Percentiles::default(),
-    })
+    common::cpu(cpu_ns, self_cpu_ns, wall)
 }
 
 /// Timed operations with `total_ns` spent inside them, every one timed.

@@ -47,18 +47,7 @@ fn alloc(count: u64, bytes: u64, calls: u64) -> Option<FunctionAlloc> {
 }
 
 fn cpu(cpu_ns: u64, wall_ns: u64) -> Option<FunctionCpu> {
-    Some(FunctionCpu {
-        cpu_ns,
-        self_cpu_ns: cpu_ns,
-        wait_ns: wall_ns.saturating_sub(cpu_ns),
-        cpu_share: cpu_ns as f64 / wall_ns as f64,
-        samples: Some(cpu_ns / 1_000_000),
-        voluntary_switches: None,
-        involuntary_switches: None,
-        instructions: None,
-        cycles: None,
-        percentiles: Percentiles::default(),
-    })
+    common::cpu(cpu_ns, cpu_ns, wall_ns)
 }
 
 fn dir(ops: u64, bytes: u64, errors: u64, mean_ns: Option<u64>) -> IoDirection {

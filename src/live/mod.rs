@@ -586,13 +586,10 @@ mod tests {
                 cpu: None,
                 functions: vec![Function {
                     name: "app::work".into(),
-                    label: None,
                     file: "src/main.rs".into(),
                     line: 3,
                     calls: 3,
                     timed_calls: 3,
-                    is_async: false,
-                    sampled: false,
                     wall_ns: Some(WallNs {
                         total: 300,
                         self_: 300,
@@ -601,12 +598,7 @@ mod tests {
                         max: 110,
                         percentiles: crate::report::Percentiles(vec![(50.0, 100)]),
                     }),
-                    polls: None,
-                    busy_ns: None,
-                    cancelled: None,
-                    alloc: None,
-                    cpu: None,
-                    io: None,
+                    ..Function::default()
                 }],
                 io: None,
                 threads: Some(vec![]),

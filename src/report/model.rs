@@ -57,8 +57,9 @@ pub struct Report {
     pub process_memory: Option<super::ProcessMemory>,
 }
 
-/// One measured function or block.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// One measured function or block. `Default` is an empty row (no name, no calls, nothing
+/// measured), for building reports in tests and tools.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Function {
     /// Path, e.g. `my_app::parser::Parser::parse` or `<my_app::P as core::fmt::Display>::fmt`;
     /// for a `measure_block!`, the path of the enclosing function.

@@ -1,27 +1,36 @@
 //! Report builders shared by the CLI tests.
 #![allow(dead_code)]
 
-use hotpath::report::{Function, Report, WallNs, SCHEMA_VERSION};
+use hotpath::report::{Function, FunctionCpu, Percentiles, Report, WallNs, SCHEMA_VERSION};
 
 /// Function `name` at `src/main.rs:10`, sync, every call timed, timing only.
 pub fn function(name: &str, calls: u64, wall_ns: Option<WallNs>) -> Function {
     Function {
         name: name.into(),
-        label: None,
         file: "src/main.rs".into(),
         line: 10,
         calls,
         timed_calls: calls,
-        is_async: false,
-        sampled: false,
         wall_ns,
-        polls: None,
-        busy_ns: None,
-        cancelled: None,
-        alloc: None,
-        cpu: None,
-        io: None,
+        ..Function::default()
     }
+}
+
+/// `cpu_ns` of CPU (`self_cpu_ns` of it outside measured children) in `wall_ns` of wall
+/// time, sampled at 1 kHz, no counters.
+pub fn cpu(cpu_ns: u64, self_cpu_ns: u64, wall_ns: u64) -> Option<FunctionCpu> {
+    Some(FunctionCpu {
+        cpu_ns,
+        self_cpu_ns,
+        wait_ns: wall_ns.saturating_sub(cpu_ns),
+        cpu_share: cpu_ns as f64 / wall_ns as f64,
+        samples: Some(cpu_ns / 1_000_000),
+        voluntary_switches: None,
+        involuntary_switches: None,
+        instructions: None,
+        cycles: None,
+        percentiles: Percentiles::default(),
+    })
 }
 
 /// A timing-only report of `functions` from `app::main`, 1 s long, percentiles 50, 95, 99.
