@@ -65,6 +65,13 @@ fn s(p: &Path) -> &str {
     p.to_str().expect("a UTF-8 path")
 }
 
+/// Checks the command was refused (status 2, nothing on stdout); returns its stderr.
+fn refused(out: &Output) -> String {
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "");
+    text(&out.stderr)
+}
+
 fn text(bytes: &[u8]) -> String {
     String::from_utf8(bytes.to_vec()).expect("UTF-8 output")
 }
@@ -98,13 +105,11 @@ fn report_of_a_missing_or_other_version_file_exits_2() {
     let d = dir("report_of_a_missing_or_other_version_file_exits_2");
     let missing = d.join("missing.json");
     let out = hotpath(&["report", s(&missing)]);
-    assert_eq!(out.status.code(), Some(2));
-    let stderr = text(&out.stderr);
+    let stderr = refused(&out);
     assert!(
         stderr.starts_with(&format!("hotpath: cannot read {}: ", missing.display())),
         "{stderr}"
     );
-    assert_eq!(text(&out.stdout), "");
 
     let v2 = write(
         &d,
@@ -114,14 +119,12 @@ fn report_of_a_missing_or_other_version_file_exits_2() {
             .replace("\"schema_version\":1", "\"schema_version\":2"),
     );
     let out = hotpath(&["report", s(&v2)]);
-    assert_eq!(out.status.code(), Some(2));
-    let stderr = text(&out.stderr);
+    let stderr = refused(&out);
     assert!(stderr.contains("schema_version 2"), "{stderr}");
 
     let garbage = write(&d, "garbage.json", "not json");
     let out = hotpath(&["report", s(&garbage)]);
-    assert_eq!(out.status.code(), Some(2));
-    let stderr = text(&out.stderr);
+    let stderr = refused(&out);
     assert!(
         stderr.starts_with(&format!(
             "hotpath: {}: not a hotpath JSON report",
@@ -177,13 +180,11 @@ fn diff_exits_2_on_a_missing_file_another_schema_version_or_a_bad_threshold() {
     let b = write(&d, "base.json", &report(300).to_json());
     let missing = d.join("missing.json");
     let out = hotpath(&["diff", s(&b), s(&missing), "--fail-on-regression"]);
-    assert_eq!(out.status.code(), Some(2));
-    let stderr = text(&out.stderr);
+    let stderr = refused(&out);
     assert!(
         stderr.starts_with(&format!("hotpath: cannot read {}: ", missing.display())),
         "{stderr}"
     );
-    assert_eq!(text(&out.stdout), "");
 
     let v2 = write(
         &d,
@@ -193,32 +194,28 @@ fn diff_exits_2_on_a_missing_file_another_schema_version_or_a_bad_threshold() {
             .replace("\"schema_version\": 1", "\"schema_version\": 2"),
     );
     let out = hotpath(&["diff", s(&v2), s(&b)]);
-    assert_eq!(out.status.code(), Some(2));
     assert_eq!(
-        text(&out.stderr),
+        refused(&out),
         format!(
             "hotpath: {}: report has schema_version 2; this build reads version 1 \
              (re-create the report with a matching hotpath version)\n",
             v2.display()
         )
     );
-    assert_eq!(text(&out.stdout), "");
 
     for args in [
         ["--threshold", "-5%"],
         ["--threshold=-5%", "--fail-on-regression"],
     ] {
         let out = hotpath(&[&["diff", s(&b), s(&b)][..], &args[..]].concat());
-        assert_eq!(out.status.code(), Some(2));
         assert_eq!(
-            text(&out.stderr),
+            refused(&out),
             "hotpath: --threshold: threshold \"-5%\" is negative: give the size of change \
              without a sign, such as 10%\n"
         );
     }
     let out = hotpath(&["diff", s(&b), s(&b), "--threshold", "ten"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("threshold \"ten\" is not a number"));
+    assert!(refused(&out).contains("threshold \"ten\" is not a number"));
 }
 
 #[test]
@@ -284,9 +281,8 @@ fn diff_min_delta_turns_small_time_changes_into_noise() {
     );
 
     let out = run("5");
-    assert_eq!(out.status.code(), Some(2));
     assert_eq!(
-        text(&out.stderr),
+        refused(&out),
         "hotpath: --min-delta: \"5\" has no unit: write for example 500ns, 20us, 1.5ms or 2s\n"
     );
 }
@@ -354,18 +350,16 @@ fn diff_of_two_directories_compares_every_json_run_in_them() {
     let empty = d.join("empty");
     std::fs::create_dir_all(&empty).unwrap();
     let out = hotpath(&["diff", s(&base), s(&empty)]);
-    assert_eq!(out.status.code(), Some(2));
     assert_eq!(
-        text(&out.stderr),
+        refused(&out),
         format!(
             "hotpath: {}: no *.json report in this directory\n",
             empty.display()
         )
     );
     let out = hotpath(&["diff", s(&base), s(&apart), "--significance", "5"]);
-    assert_eq!(out.status.code(), Some(2));
     assert_eq!(
-        text(&out.stderr),
+        refused(&out),
         "hotpath: --significance: 5 is not a p-value between 0 and 1, such as 0.01\n"
     );
 }
