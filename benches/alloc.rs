@@ -16,7 +16,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
 use std::time::Instant;
 
-use hotpath_alloc::Tracking;
+use hotpath::alloc::Tracking;
 use mimalloc::MiMalloc;
 
 static TRACKED_SYSTEM: Tracking<System> = Tracking::new(System);

@@ -53,6 +53,8 @@ impl Session {
         hotpath_core::clock::init();
         let overhead = Overhead::measure();
         hotpath_core::begin_epoch();
+        #[cfg(feature = "hotpath-alloc")]
+        hotpath_alloc::begin_session();
         hotpath_core::set_sampling_rate(cfg.time_sampling_rate);
         hotpath_io::set_sampling_rate(cfg.io_time_sampling_rate);
         #[cfg(feature = "hotpath-cpu")]
@@ -375,7 +377,7 @@ fn build_with_snapshot(shared: &Shared) -> (Report, hotpath_core::Snapshot) {
         overhead_ns,
         clock: hotpath_core::clock::source().name().to_string(),
         time_sampling_rate: hotpath_core::sampling_rate(),
-        io_time_sampling_rate: (!io.is_empty()).then(hotpath_core::io::io_sampling_rate),
+        io_time_sampling_rate: (!io.is_empty()).then(hotpath_io::sampling_rate),
         notes,
         alloc_total,
         cpu,
@@ -436,7 +438,7 @@ fn alloc_total(
     if !sections.iter().any(|s| s == "alloc") {
         return None;
     }
-    if !snap.alloc.installed {
+    if !hotpath_alloc::installed() {
         sections.retain(|s| s != "alloc");
         notes.push(
             "hotpath-alloc is on but no allocation was counted: install the tracking allocator \
@@ -446,8 +448,8 @@ fn alloc_total(
         );
         return None;
     }
-    let p = snap.alloc.process;
-    let a = snap.alloc.attributed.alloc;
+    let p = hotpath_alloc::session_totals();
+    let a = snap.attributed.alloc;
     Some(crate::report::AllocTotal {
         count: p.allocs,
         bytes: p.bytes,

@@ -1,133 +1,291 @@
 //! Allocation meter of the [hotpath](https://docs.rs/hotpath) profiler.
 //!
-//! [`Tracking`] wraps any [`GlobalAlloc`] and counts, per thread, allocations, bytes
-//! allocated, deallocations and bytes freed. Measured scopes read these counters at
-//! entry and exit, so each function's allocations are known inclusive and exclusive of
-//! its measured children, on whichever thread it runs.
-//!
-//! ## Usage
-//!
-//! With the facade's `hotpath-alloc` feature, `#[hotpath::main]` installs it over
-//! `System` (or `#[hotpath::main(allocator = mimalloc::MiMalloc)]`). A program that
-//! declares its own global allocator wraps it instead:
-//!
-//! ```
-//! #[global_allocator]
-//! static ALLOC: hotpath_alloc::Tracking = hotpath_alloc::Tracking::new(std::alloc::System);
-//!
-//! let (v, a) = hotpath_alloc::measure(|| Vec::<u8>::with_capacity(1000));
-//! assert_eq!((a.allocs, a.bytes), (1, 1000));
-//! # drop(v);
-//! ```
+//! Users do not depend on this crate: the facade's `hotpath::alloc::Tracking` global
+//! allocator calls [`on_alloc`] and [`on_free`], and its report reads the totals here.
+//! This crate owns the meter's logic: counting each thread's allocations (in the
+//! thread-local counters `hotpath-core` keeps for measured scopes to read), the registry
+//! of those counters so that other threads can read them, their retirement into process
+//! totals when a thread exits, and the totals of a session.
 //!
 //! ## What is counted
 //!
 //! Every successful `alloc` and `alloc_zeroed` (one allocation of the layout's size),
 //! `dealloc` (one deallocation), and successful `realloc` (one allocation of the new
-//! size and one deallocation of the old). Failed calls are not counted. Memory allocated
-//! by C libraries through `malloc` directly, and stack memory, are not seen.
+//! size and one deallocation of the old): the facade's allocator calls the hooks only
+//! for those. Memory allocated by C libraries through `malloc` directly, and stack
+//! memory, are not seen.
 //!
 //! ## Cost
 //!
 //! The hook adds two relaxed load/store pairs on a thread-local to each call: no lock,
-//! no allocation, no atomic read-modify-write (see the facade's Performance section for
-//! the measured difference to plain `System` and `mimalloc`). It is safe in threads the
-//! profiler never saw start and while thread-locals are being destroyed.
+//! no allocation, no atomic read-modify-write. It is safe in threads the profiler never
+//! saw start and while thread-locals are being destroyed.
+//!
+//! # Safety invariants
+//!
+//! * The hooks never allocate, never take a lock, and touch only the calling thread's
+//!   const-initialised, `Drop`-free counters (through `hotpath_core::meter::alloc`).
+//! * A thread's counters become readable from other threads when its first counted
+//!   allocation registers their address in [`SLOTS`] (a compare-and-swap into a fixed
+//!   array: no allocation).
+//! * At thread exit a `pthread` key destructor folds the counters into [`RETIRED`] and
+//!   unregisters them, under [`READERS`]; readers hold the same lock while they read
+//!   registered counters, so they never read a thread-local that has been freed. Key
+//!   destructors run after Rust's thread-local destructors, so Rust code that allocates
+//!   during those is still counted.
 #![deny(missing_docs)]
 
-use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{
+    AtomicBool, AtomicPtr, AtomicU64,
+    Ordering::{AcqRel, Acquire, Relaxed, Release},
+};
+use std::sync::Mutex;
 
-use hotpath_core::meter::alloc as meter;
-pub use hotpath_core::meter::alloc::AllocTotals;
+use hotpath_core::meter::alloc::{with_counters, Counters, COUNTING, IGNORE};
 
-/// A global allocator that forwards to `A` and counts per thread.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct Tracking<A = System> {
-    inner: A,
+/// Allocation counts of one thread, of the process, or of an interval.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Totals {
+    /// Allocations (a successful `realloc` counts one, of the new size).
+    pub allocs: u64,
+    /// Bytes allocated.
+    pub bytes: u64,
+    /// Deallocations (a successful `realloc` counts one, of the old size).
+    pub frees: u64,
+    /// Bytes deallocated.
+    pub freed: u64,
 }
 
-impl<A> Tracking<A> {
-    /// Wraps `inner`.
-    pub const fn new(inner: A) -> Self {
-        Tracking { inner }
-    }
-
-    /// The wrapped allocator.
-    pub const fn inner(&self) -> &A {
-        &self.inner
-    }
-}
-
-// SAFETY: every method forwards its arguments unchanged to `A`, which upholds the
-// `GlobalAlloc` contract; counting only reads the layout and the returned pointer, and
-// touches nothing but this thread's counters (no allocation, no lock).
-unsafe impl<A: GlobalAlloc> GlobalAlloc for Tracking<A> {
-    #[inline]
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: the caller upholds `alloc`'s contract for `layout`.
-        let p = unsafe { self.inner.alloc(layout) };
-        if !p.is_null() {
-            meter::on_alloc(layout.size());
+impl Totals {
+    fn of(v: [u64; 4]) -> Totals {
+        Totals {
+            allocs: v[0],
+            bytes: v[1],
+            frees: v[2],
+            freed: v[3],
         }
-        p
     }
 
-    #[inline]
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: the caller upholds `alloc_zeroed`'s contract for `layout`.
-        let p = unsafe { self.inner.alloc_zeroed(layout) };
-        if !p.is_null() {
-            meter::on_alloc(layout.size());
+    /// `self - earlier`, field by field (saturating).
+    pub fn since(self, earlier: Totals) -> Totals {
+        Totals {
+            allocs: self.allocs.saturating_sub(earlier.allocs),
+            bytes: self.bytes.saturating_sub(earlier.bytes),
+            frees: self.frees.saturating_sub(earlier.frees),
+            freed: self.freed.saturating_sub(earlier.freed),
         }
-        p
     }
 
-    #[inline]
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: the caller guarantees `ptr` came from this allocator with `layout`.
-        unsafe { self.inner.dealloc(ptr, layout) };
-        meter::on_free(layout.size());
-    }
-
-    #[inline]
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        // SAFETY: the caller guarantees `ptr` came from this allocator with `layout` and
-        // that `new_size` is valid for it.
-        let p = unsafe { self.inner.realloc(ptr, layout, new_size) };
-        if !p.is_null() {
-            meter::on_alloc(new_size);
-            meter::on_free(layout.size());
-        }
-        p
+    fn add(&mut self, o: Totals) {
+        self.allocs += o.allocs;
+        self.bytes += o.bytes;
+        self.frees += o.frees;
+        self.freed += o.freed;
     }
 }
 
-/// What [`measure`] counted.
-pub type AllocDelta = AllocTotals;
+/// Most threads whose counters are registered at once; later ones share [`OVERFLOW`].
+const MAX_THREADS: usize = 4096;
+static SLOTS: [AtomicPtr<Counters>; MAX_THREADS] =
+    [const { AtomicPtr::new(std::ptr::null_mut()) }; MAX_THREADS];
+static READERS: Mutex<()> = Mutex::new(());
+static RETIRED: [AtomicU64; 4] = [const { AtomicU64::new(0) }; 4];
+static OVERFLOW: [AtomicU64; 4] = [const { AtomicU64::new(0) }; 4];
+static SEEN: AtomicBool = AtomicBool::new(false);
 
-/// Runs `f` and returns its value with the allocations it made on this thread.
-///
-/// Only this thread's counters are read, so parallel tests in one process measure
-/// independently. Needs [`Tracking`] as the global allocator; without it every count is
-/// zero (see [`installed`]).
-pub fn measure<R>(f: impl FnOnce() -> R) -> (R, AllocDelta) {
-    let before = meter::thread_totals();
-    let r = f();
-    let after = meter::thread_totals();
-    (r, after.since(before))
+/// Counts one allocation of `size` bytes on this thread. Called by the tracking
+/// allocator after the inner allocator succeeded.
+#[inline(always)]
+pub fn on_alloc(size: usize) {
+    let _ = with_counters(|c| {
+        if !c.count_alloc(size as u64) {
+            slow(c, false, size as u64);
+        }
+    });
 }
 
-/// Whether [`Tracking`] has counted any allocation in this process.
+/// Counts one deallocation of `size` bytes on this thread.
+#[inline(always)]
+pub fn on_free(size: usize) {
+    let _ = with_counters(|c| {
+        if !c.count_free(size as u64) {
+            slow(c, true, size as u64);
+        }
+    });
+}
+
+/// Not counting inline: unregistered (register, then count), ignoring (profiler
+/// bookkeeping), or overflowed (count into the shared atomics).
+#[cold]
+#[inline(never)]
+fn slow(c: &Counters, free: bool, size: u64) {
+    let mode = c.mode();
+    if mode >= IGNORE {
+        return;
+    }
+    if !c.overflowed() && mode & COUNTING == 0 && !register(c) {
+        c.set_overflowed();
+    }
+    if c.overflowed() {
+        let i = if free { 2 } else { 0 };
+        OVERFLOW[i].fetch_add(1, Relaxed);
+        OVERFLOW[i + 1].fetch_add(size, Relaxed);
+        return;
+    }
+    c.count_always(free, size);
+}
+
+/// Puts this thread's counters in a free slot and arranges for them to be retired at
+/// thread exit. No allocation, no lock.
+fn register(c: &Counters) -> bool {
+    SEEN.store(true, Relaxed);
+    let ptr = c as *const Counters as *mut Counters;
+    for slot in &SLOTS {
+        if slot.load(Relaxed).is_null()
+            && slot
+                .compare_exchange(std::ptr::null_mut(), ptr, AcqRel, Relaxed)
+                .is_ok()
+        {
+            if !sys::retire_at_exit(ptr) {
+                // Without a way to retire them at thread exit, counters must not stay
+                // readable: count this thread in the shared totals instead.
+                slot.store(std::ptr::null_mut(), Release);
+                return false;
+            }
+            c.set_tid(sys::thread_id());
+            c.set_mode(c.mode() | COUNTING);
+            return true;
+        }
+    }
+    false
+}
+
+/// Folds a thread's counters into the retired totals and frees its slot.
+fn retire(ptr: *mut Counters) {
+    let _g = READERS.lock().unwrap_or_else(|e| e.into_inner());
+    for slot in &SLOTS {
+        if slot.load(Relaxed) == ptr {
+            // SAFETY: `ptr` is the exiting thread's own counters, still alive: the key
+            // destructor runs on that thread before its thread-local storage is freed.
+            let c = unsafe { &*ptr };
+            for (r, v) in RETIRED.iter().zip(c.totals()) {
+                r.fetch_add(v, Relaxed);
+            }
+            // Counting restarts from zero if this thread allocates again and re-registers.
+            c.reset();
+            c.set_mode(c.mode() & !COUNTING);
+            slot.store(std::ptr::null_mut(), Release);
+            return;
+        }
+    }
+}
+
+/// Allocations counted on the calling thread so far.
+#[inline]
+pub fn thread_totals() -> Totals {
+    with_counters(|c| Totals::of(c.totals())).unwrap_or_default()
+}
+
+/// Whether [`on_alloc`] has been called by a thread that counts, in this process.
 pub fn installed() -> bool {
-    meter::installed()
+    SEEN.load(Relaxed)
 }
 
-/// Allocations counted on this thread so far.
-pub fn thread_totals() -> AllocTotals {
-    meter::thread_totals()
+/// Counters of the whole process: live threads, exited threads and overflow.
+pub fn process_totals() -> Totals {
+    let mut t = Totals::default();
+    for_each_thread(|_, c| t.add(c));
+    let r = |a: &[AtomicU64; 4]| Totals::of(std::array::from_fn(|i| a[i].load(Relaxed)));
+    t.add(r(&RETIRED));
+    t.add(r(&OVERFLOW));
+    t
 }
 
-/// Allocations counted in the whole process so far, including exited threads.
-pub fn process_totals() -> AllocTotals {
-    meter::process_totals()
+static BASELINE: Mutex<Totals> = Mutex::new(Totals {
+    allocs: 0,
+    bytes: 0,
+    frees: 0,
+    freed: 0,
+});
+
+/// Starts counting a session: [`session_totals`] is measured from now.
+pub fn begin_session() {
+    let now = process_totals();
+    *BASELINE.lock().unwrap_or_else(|e| e.into_inner()) = now;
+}
+
+/// Counters of the whole process since the session began.
+pub fn session_totals() -> Totals {
+    let base = *BASELINE.lock().unwrap_or_else(|e| e.into_inner());
+    process_totals().since(base)
+}
+
+/// Calls `f(thread id, counters)` for every live registered thread.
+pub fn for_each_thread(mut f: impl FnMut(u64, Totals)) {
+    let _g = READERS.lock().unwrap_or_else(|e| e.into_inner());
+    for slot in &SLOTS {
+        let p = slot.load(Acquire);
+        if !p.is_null() {
+            // SAFETY: registered counters belong to a live thread; the thread unregisters
+            // them under `READERS`, which we hold, before its storage is freed.
+            let c = unsafe { &*p };
+            f(c.tid(), Totals::of(c.totals()));
+        }
+    }
+}
+
+#[cfg(unix)]
+mod sys {
+    use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+    use std::sync::Once;
+
+    static KEY: AtomicUsize = AtomicUsize::new(usize::MAX);
+    static INIT: Once = Once::new();
+
+    extern "C" fn destructor(p: *mut libc::c_void) {
+        super::retire(p.cast());
+    }
+
+    /// Registers `p` with a thread-specific key whose destructor retires it. Neither
+    /// `pthread_key_create` nor `pthread_setspecific` (for the first 32 keys of glibc
+    /// and always on musl) allocates.
+    pub(super) fn retire_at_exit(p: *mut super::Counters) -> bool {
+        INIT.call_once(|| {
+            let mut key: libc::pthread_key_t = 0;
+            // SAFETY: `key` is a valid out-pointer and `destructor` has the C ABI
+            // signature pthread expects.
+            if unsafe { libc::pthread_key_create(&mut key, Some(destructor)) } == 0 {
+                KEY.store(key as usize, Relaxed);
+            }
+        });
+        let key = KEY.load(Relaxed);
+        // SAFETY: `key` was created above; the value is only handed back to
+        // `destructor` on this thread.
+        key != usize::MAX
+            && unsafe { libc::pthread_setspecific(key as libc::pthread_key_t, p.cast()) } == 0
+    }
+
+    pub(super) fn thread_id() -> u64 {
+        #[cfg(target_os = "linux")]
+        {
+            // SAFETY: gettid has no preconditions.
+            unsafe { libc::gettid() as u64 }
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            0
+        }
+    }
+}
+
+#[cfg(not(unix))]
+mod sys {
+    /// No thread-exit hook without pthread keys: every thread counts into the shared
+    /// totals (one atomic add per allocation), and there is no per-thread breakdown.
+    pub(super) fn retire_at_exit(_: *mut super::Counters) -> bool {
+        false
+    }
+    pub(super) fn thread_id() -> u64 {
+        0
+    }
 }

@@ -12,15 +12,13 @@
 //! A hand-written clock rather than `quanta`: the per-call path needs a plain static load
 //! and one instruction, and the calibration wants the whole run, not a start-up loop.
 
-use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-const UNKNOWN: u8 = 0;
-const TSC: u8 = 1;
-const MONOTONIC: u8 = 2;
+use crate::state::{
+    self, CLOCK_MONOTONIC as MONOTONIC, CLOCK_TSC as TSC, CLOCK_UNKNOWN as UNKNOWN,
+};
 
-static KIND: AtomicU8 = AtomicU8::new(UNKNOWN);
 static ANCHOR: OnceLock<(u64, Instant)> = OnceLock::new();
 
 /// Which source [`now`] reads.
@@ -46,7 +44,7 @@ impl ClockSource {
 #[inline(always)]
 pub fn now() -> u64 {
     #[cfg(target_arch = "x86_64")]
-    if KIND.load(Relaxed) == TSC {
+    if state::clock_kind() == TSC {
         return rdtsc();
     }
     now_slow()
@@ -63,7 +61,7 @@ fn rdtsc() -> u64 {
 #[cold]
 #[inline(never)]
 fn now_slow() -> u64 {
-    if KIND.load(Relaxed) == UNKNOWN {
+    if state::clock_kind() == UNKNOWN {
         init();
         return now();
     }
@@ -81,7 +79,7 @@ fn anchor() -> &'static (u64, Instant) {
 
 fn raw_for_anchor() -> u64 {
     #[cfg(target_arch = "x86_64")]
-    if KIND.load(Relaxed) == TSC {
+    if state::clock_kind() == TSC {
         return rdtsc();
     }
     0
@@ -89,7 +87,7 @@ fn raw_for_anchor() -> u64 {
 
 /// Chooses the source once. Called implicitly by the first [`now`].
 pub fn init() {
-    if KIND.load(Relaxed) != UNKNOWN {
+    if state::clock_kind() != UNKNOWN {
         return;
     }
     let kind = if std::env::var_os("HOTPATH_CLOCK").is_some_and(|v| v == "monotonic") {
@@ -99,14 +97,13 @@ pub fn init() {
     } else {
         MONOTONIC
     };
-    KIND.store(kind, Relaxed);
+    state::set_clock_kind(kind);
     anchor();
-    crate::shard::refresh_key();
 }
 
 /// Whether [`now`] reads the TSC.
 pub(crate) fn is_tsc() -> bool {
-    KIND.load(Relaxed) == TSC
+    state::clock_kind() == TSC
 }
 
 /// [`now`] when the caller knows the source is the TSC (the fast path).
@@ -125,7 +122,7 @@ pub(crate) fn now_tsc() -> u64 {
 /// The source [`now`] reads.
 pub fn source() -> ClockSource {
     init();
-    match KIND.load(Relaxed) {
+    match state::clock_kind() {
         TSC => ClockSource::Tsc,
         _ => ClockSource::Monotonic,
     }

@@ -137,19 +137,6 @@ impl DistData {
         self.hist.percentile(p, self.min, self.max)
     }
 
-    /// How many values are at most `bound` (exact below the minimum and from the
-    /// maximum on, by bucket midpoint in between).
-    pub(crate) fn count_at_most(&self, bound: u64) -> u64 {
-        let n = self.hist.count();
-        if n == 0 || bound < self.min {
-            0
-        } else if bound >= self.max {
-            n
-        } else {
-            self.hist.count_at_most(bound)
-        }
-    }
-
     /// Counts `n` values of zero.
     #[allow(dead_code)]
     pub(crate) fn add_zeros(&mut self, n: u64) {

@@ -7,8 +7,8 @@ use std::task::{Context, Poll};
 use crate::meter::Delta;
 use crate::scope::{self, pop, Entry};
 use crate::shard::Shard;
-use crate::shard::Slot;
 use crate::site::CallSite;
+use crate::slot::Slot;
 
 pin_project_lite::pin_project! {
     /// A future measured as one call of `site`.
@@ -110,8 +110,8 @@ impl<F: Future> Future for MeasuredFuture<F> {
                             // Ready on the first poll (most async fns that do not wait):
                             // one poll, recorded as a sync call, no state kept.
                             st.mode = DONE;
-                            left.slot.polls.add(1);
-                            left.slot.busy.add(left.incl);
+                            left.slot.c.polls.add(1);
+                            left.slot.c.busy.add(left.incl);
                             left.slot.record(
                                 left.end.saturating_sub(first),
                                 left.self_,
@@ -172,7 +172,7 @@ fn count_when_ready<T>(r: Poll<T>, st: &mut State, site: &'static CallSite) -> P
     if r.is_ready() {
         st.mode = DONE;
         if let Some(slot) = Shard::current().and_then(|s| s.slot(site.id())) {
-            slot.counted.add(1);
+            slot.c.counted.add(1);
         }
     }
     r
@@ -210,9 +210,9 @@ impl State {
         let Some(slot) = Shard::current().and_then(|s| s.slot(site.id())) else {
             return;
         };
-        slot.cancelled.add(1);
+        slot.c.cancelled.add(1);
         if mode == COUNTED || self.polls == 0 {
-            slot.counted.add(1);
+            slot.c.counted.add(1);
             return;
         }
         let outer = self.outer && !slot.is_active();
@@ -222,8 +222,8 @@ impl State {
     /// Records the future as one call ending at clock reading `end`: wall time from the
     /// first poll; self time and the meters summed over its polls.
     fn record(&self, slot: &'static Slot, end: u64, outer: bool) {
-        slot.polls.add(self.polls);
-        slot.busy.add(self.busy);
+        slot.c.polls.add(self.polls);
+        slot.c.busy.add(self.busy);
         slot.record(
             end.saturating_sub(self.first),
             self.self_busy,

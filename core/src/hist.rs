@@ -117,6 +117,19 @@ impl Hist {
         self.counts.iter().sum()
     }
 
+    /// Non-empty buckets in ascending order: the value a percentile reports for each
+    /// (its midpoint) and how many values it holds.
+    pub fn buckets(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.counts
+            .iter()
+            .enumerate()
+            .filter(|(_, &c)| c > 0)
+            .map(|(i, &c)| {
+                let (lo, width) = bucket_range(i);
+                (lo + width / 2, c)
+            })
+    }
+
     /// How many values are at most `bound`, counting a bucket when its midpoint (the
     /// value percentiles report for it) is; within 3.1 % of the exact count's bound.
     pub fn count_at_most(&self, bound: u64) -> u64 {

@@ -1,15 +1,20 @@
 //! Runtime of the [hotpath](https://docs.rs/hotpath) profiler.
 //!
 //! Users do not depend on this crate: the `hotpath` facade re-exports what its macros
-//! need. It holds the per-call path and the data it feeds:
+//! need. It holds the per-call path and the data it feeds, one module per idea:
 //!
+//! * [`state`]: what the inline path reads (epoch, clock, sampling periods, CPU mode),
+//!   folded into one key;
 //! * [`clock`]: raw TSC ticks, calibrated to nanoseconds when a snapshot is taken;
 //! * [`CallSite`]: one `static` per instrumented place, numbered on first use;
-//! * per-thread shards: one slot per call site with counts, totals, min/max and an
-//!   [`AtomicHist`]; a scope stack for self time; written by one thread, merged by
-//!   [`snapshot`] across live and exited threads;
+//! * `slot`: one call site's counters on one thread ([`Slot`]), declared once;
+//! * `shard`: a thread's slots, scope stack and sampling countdowns, written by that
+//!   thread only; `registry`: shards of live and exited threads, merged by [`snapshot`];
 //! * [`Scope`] (sync functions and blocks) and [`MeasuredFuture`] (async functions,
-//!   measured per poll).
+//!   measured per poll);
+//! * [`op`]: what wrapper crates (`hotpath-io`) use to record operations and charge them
+//!   to the function that waited;
+//! * [`meter`]: thread-local counters scopes read at entry and exit (allocations, CPU).
 //!
 //! # Cost
 //!
@@ -26,23 +31,29 @@ pub mod clock;
 mod dist;
 mod future;
 pub mod hist;
-pub mod io;
 #[allow(unsafe_code)]
 pub mod meter;
+pub mod op;
+mod registry;
 mod scope;
 #[allow(unsafe_code)]
 mod shard;
 mod site;
+mod slot;
 mod snapshot;
+pub mod state;
 
+pub use cell::Cnt;
 pub use future::MeasuredFuture;
 pub use hist::{AtomicHist, Hist};
+pub use registry::{begin_epoch, thread_counts};
 pub use scope::{lost_calls, sampling_rate, set_sampling_rate, Scope};
-pub use shard::{begin_epoch, thread_counts, MAX_DEPTH};
+pub use shard::MAX_DEPTH;
 pub use site::{type_name_of, CallSite, SiteKind, MAX_SITES};
-pub use snapshot::{snapshot, SiteStats, Snapshot};
+pub use slot::{Counts, Slot};
 #[cfg(feature = "alloc")]
-pub use snapshot::{AllocStats, AllocSummary};
+pub use snapshot::AllocStats;
+pub use snapshot::{snapshot, Distribution, SiteStats, Snapshot};
 #[cfg(feature = "cpu")]
 pub use snapshot::{CpuStats, CpuSummary};
 

@@ -17,10 +17,11 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use crate::clock;
 use crate::meter::{Delta, Reading};
-use crate::shard::{Shard, Slot, DEAD, MAX_DEPTH};
+use crate::shard::{Shard, DEAD, MAX_DEPTH};
 use crate::site::CallSite;
+use crate::slot::Slot;
+use crate::state::{self, Sampler};
 
-static PERIOD: AtomicU64 = AtomicU64::new(1);
 static LOST: AtomicU64 = AtomicU64::new(0);
 
 /// Times a fraction `rate` (0..=1) of calls; every call is still counted.
@@ -29,55 +30,17 @@ static LOST: AtomicU64 = AtomicU64::new(0);
 /// mean gap is `1/rate` and periodic call patterns cannot alias with it. `rate = 0`
 /// counts calls without timing any.
 pub fn set_sampling_rate(rate: f64) {
-    PERIOD.store(period_of(rate), Relaxed);
-    crate::shard::refresh_key();
+    Sampler::Calls.set_rate(rate);
 }
 
 /// The fraction of calls timed: 1.0, 0.0 (count only), or 1/period.
 pub fn sampling_rate() -> f64 {
-    rate_of(PERIOD.load(Relaxed))
-}
-
-/// The period (mean gap between timed events) of a sampling rate: 0 = none timed.
-pub(crate) fn period_of(rate: f64) -> u64 {
-    if rate <= 0.0 || rate.is_nan() {
-        0
-    } else if rate >= 1.0 {
-        1
-    } else {
-        (1.0 / rate).round().max(1.0) as u64
-    }
-}
-
-/// The sampling rate of a period.
-pub(crate) fn rate_of(period: u64) -> f64 {
-    match period {
-        0 => 0.0,
-        p => 1.0 / p as f64,
-    }
-}
-
-pub(crate) fn period() -> u64 {
-    PERIOD.load(Relaxed)
+    Sampler::Calls.rate()
 }
 
 /// Calls that could not be recorded because their thread was already tearing down.
 pub fn lost_calls() -> u64 {
     LOST.load(Relaxed)
-}
-
-/// Whether to time this call (slow path; the inline paths do the same with the keys).
-pub(crate) fn timed(shard: &Shard) -> bool {
-    if PERIOD.load(Relaxed) == 1 {
-        return true;
-    }
-    let c = shard.countdown.get();
-    if c != 1 {
-        shard.countdown.set(c.wrapping_sub(1));
-        return false;
-    }
-    shard.next_gap();
-    true
 }
 
 /// How a scope was entered (slow path): the pushed frame, or only counted, or nothing
@@ -100,19 +63,16 @@ pub(crate) fn enter_with<R>(
 ) -> R {
     let id = site.id();
     if let Some(shard) = crate::shard::current_raw() {
-        let key = crate::shard::key();
+        let key = state::key();
         if shard.key.get() == key {
             if let Some(slot) = shard.slot(id) {
                 return timed(push(shard, slot, id, true, false));
             }
         } else if shard.sample_key.get() == key {
             if let Some(slot) = shard.slot(id) {
-                let c = shard.countdown.get();
-                if c != 1 {
-                    shard.countdown.set(c.wrapping_sub(1));
+                if !shard.countdown(Sampler::Calls) {
                     return counted(slot);
                 }
-                shard.next_gap();
                 return timed(push(shard, slot, id, true, false));
             }
         }
@@ -129,16 +89,10 @@ pub(crate) fn enter_slow(id: u32) -> Entry {
     let Some(slot) = shard.slot(id) else {
         return Entry::None;
     };
-    if !timed(shard) {
+    if !shard.timed(Sampler::Calls) {
         return Entry::Counted(slot);
     }
-    Entry::Timed(push(
-        shard,
-        slot,
-        id,
-        clock::is_tsc(),
-        crate::meter::exact_cpu(),
-    ))
+    Entry::Timed(push(shard, slot, id, clock::is_tsc(), state::exact_cpu()))
 }
 
 /// Pushes a frame for `site` whatever the sampling says (later polls of a timed future).
@@ -147,13 +101,7 @@ pub(crate) fn enter_timed(site: &'static CallSite) -> Option<Entered> {
     let id = site.id();
     let shard = Shard::current()?;
     let slot = shard.slot(id)?;
-    Some(push(
-        shard,
-        slot,
-        id,
-        clock::is_tsc(),
-        crate::meter::exact_cpu(),
-    ))
+    Some(push(shard, slot, id, clock::is_tsc(), state::exact_cpu()))
 }
 
 #[inline(always)]
@@ -374,7 +322,7 @@ impl Scope {
             site,
             |e| Scope { e: Some(e) },
             |slot| {
-                slot.counted.add(1);
+                slot.c.counted.add(1);
                 Scope { e: None }
             },
             Scope::enter_slow,
@@ -386,7 +334,7 @@ impl Scope {
         match enter_slow(id) {
             Entry::Timed(e) => Scope { e: Some(e) },
             Entry::Counted(slot) => {
-                slot.counted.add(1);
+                slot.c.counted.add(1);
                 Scope { e: None }
             }
             Entry::None => Scope { e: None },

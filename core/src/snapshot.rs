@@ -3,28 +3,65 @@
 
 use crate::clock;
 use crate::dist::DistData;
-use crate::meter::MeterMerged;
+use crate::meter::Delta;
 use crate::site::{self, CallSite};
 
-/// One call site's numbers merged over threads, durations in ticks.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Merged {
-    pub(crate) calls: u64,
-    pub(crate) timed: u64,
-    pub(crate) sum: u64,
-    pub(crate) total: u64,
-    pub(crate) self_: u64,
-    pub(crate) polls: u64,
-    pub(crate) busy: u64,
-    pub(crate) cancelled: u64,
-    pub(crate) io_bytes: u64,
-    pub(crate) io_timed_bytes: u64,
-    pub(crate) io_errors: u64,
-    pub(crate) fn_read: u64,
-    pub(crate) fn_write: u64,
-    pub(crate) fn_io: u64,
-    pub(crate) time: DistData,
-    pub(crate) meters: MeterMerged,
+/// A merged distribution of per-call values in base units (ns or bytes): exact count,
+/// minimum and maximum, and log-linear buckets (each within 3.1 % of its values).
+#[derive(Clone, Debug)]
+pub struct Distribution {
+    data: DistData,
+    /// Base units per recorded unit (ns per tick for durations, 1 for bytes).
+    scale: f64,
+}
+
+impl Distribution {
+    fn new(data: DistData, scale: f64) -> Self {
+        Distribution { data, scale }
+    }
+
+    fn to_base(&self, v: u64) -> u64 {
+        if self.scale == 1.0 {
+            v
+        } else {
+            (v as f64 * self.scale).round() as u64
+        }
+    }
+
+    /// Values recorded.
+    pub fn count(&self) -> u64 {
+        self.data.hist.count()
+    }
+
+    /// `(min, max)`, or `(0, 0)` when empty.
+    pub fn range(&self) -> (u64, u64) {
+        let (lo, hi) = self.data.range();
+        (self.to_base(lo), self.to_base(hi))
+    }
+
+    /// The value at percentile `p` (0..=100), clamped to `[min, max]`; `None` when empty.
+    pub fn percentile(&self, p: f64) -> Option<u64> {
+        let (lo, hi) = self.range();
+        self.data
+            .percentile(p)
+            .map(|v| self.to_base(v).clamp(lo, hi))
+    }
+
+    /// Non-empty buckets, ascending: the value each stands for (its midpoint, clamped to
+    /// `[min, max]`, as percentiles report it) and how many values it holds.
+    pub fn buckets(&self) -> Vec<(u64, u64)> {
+        let (lo, hi) = self.range();
+        let mut out: Vec<(u64, u64)> = Vec::new();
+        for (mid, n) in self.data.hist.buckets() {
+            let v = self.to_base(mid).clamp(lo, hi);
+            match out.last_mut() {
+                // Clamping can map neighbouring buckets to one value.
+                Some((last, c)) if *last == v => *c += n,
+                _ => out.push((v, n)),
+            }
+        }
+        out
+    }
 }
 
 /// Numbers of one call site, merged over every thread of the current session.
@@ -71,8 +108,8 @@ pub struct SiteStats {
     /// CPU time of the timed calls.
     #[cfg(feature = "cpu")]
     pub cpu: CpuStats,
-    time: DistData,
-    ns_per_tick: f64,
+    /// Per-call durations, ns.
+    pub time: Distribution,
 }
 
 impl SiteStats {
@@ -80,27 +117,25 @@ impl SiteStats {
     /// Prometheus buckets): exact below the shortest and from the longest call on, and
     /// by histogram bucket (within 3.1 %) in between.
     pub fn count_at_most_ns(&self, bound_ns: u64) -> u64 {
-        let n = self.time.hist.count();
+        let n = self.time.count();
         if bound_ns < self.min_ns {
             0
         } else if bound_ns >= self.max_ns {
             n
         } else {
-            let ticks = if self.ns_per_tick > 0.0 {
-                (bound_ns as f64 / self.ns_per_tick) as u64
-            } else {
-                bound_ns
-            };
-            self.time.count_at_most(ticks)
+            self.time
+                .buckets()
+                .iter()
+                .take_while(|(v, _)| *v <= bound_ns)
+                .map(|(_, c)| c)
+                .sum()
         }
     }
 
     /// Wall time at percentile `p` (0..=100) of the timed calls, ns; clamped to
     /// `[min_ns, max_ns]`. `None` when no call was timed.
     pub fn percentile_ns(&self, p: f64) -> Option<u64> {
-        self.time
-            .percentile(p)
-            .map(|t| to_ns(t, self.ns_per_tick).clamp(self.min_ns, self.max_ns))
+        self.time.percentile(p)
     }
 }
 
@@ -126,7 +161,8 @@ pub struct AllocStats {
     pub bytes_min: u64,
     /// Most bytes one call allocated.
     pub bytes_max: u64,
-    dist: DistData,
+    /// Bytes allocated per call.
+    pub dist: Distribution,
 }
 
 #[cfg(feature = "alloc")]
@@ -159,7 +195,8 @@ pub struct CpuStats {
     pub samples: u64,
     /// Sampled mode: samples with this function on top of the stack.
     pub self_samples: u64,
-    dist: DistData,
+    /// Exact mode: CPU time per call, ns.
+    pub dist: Distribution,
 }
 
 #[cfg(feature = "cpu")]
@@ -182,18 +219,6 @@ pub struct CpuSummary {
     pub attributed_ns: u64,
 }
 
-/// Allocations of the whole process during the session.
-#[cfg(feature = "alloc")]
-#[derive(Clone, Copy, Debug, Default)]
-pub struct AllocSummary {
-    /// Everything the tracking allocator counted since the session began.
-    pub process: crate::meter::alloc::AllocTotals,
-    /// The part made inside measured scopes (outermost frames' inclusive counts).
-    pub attributed: crate::meter::Delta,
-    /// Whether the tracking allocator counted anything in this process.
-    pub installed: bool,
-}
-
 fn to_ns(ticks: u64, ns_per_tick: f64) -> u64 {
     (ticks as f64 * ns_per_tick).round() as u64
 }
@@ -211,9 +236,9 @@ pub struct Snapshot {
     pub lost_calls: u64,
     /// Nanoseconds per clock tick used for the conversion.
     pub ns_per_tick: f64,
-    /// Allocations of the process, and the part inside measured scopes.
-    #[cfg(feature = "alloc")]
-    pub alloc: AllocSummary,
+    /// What the meters counted inside outermost measured scopes, over all threads (the
+    /// attributed part of the process's allocations and exact-mode CPU time).
+    pub attributed: Delta,
     /// CPU samples, and exact-mode CPU inside measured scopes.
     #[cfg(feature = "cpu")]
     pub cpu: CpuSummary,
@@ -221,13 +246,7 @@ pub struct Snapshot {
 
 /// Takes a snapshot of the current session (internal sites excluded).
 pub fn snapshot() -> Snapshot {
-    let collected = crate::shard::collect();
-    #[cfg(feature = "alloc")]
-    let alloc = AllocSummary {
-        process: crate::meter::alloc::session_totals(),
-        attributed: collected.top,
-        installed: crate::meter::alloc::installed(),
-    };
+    let collected = crate::registry::collect();
     #[cfg(feature = "cpu")]
     let cpu = CpuSummary {
         samples: collected.samples.0,
@@ -236,6 +255,7 @@ pub fn snapshot() -> Snapshot {
     };
     let sites = site::all();
     let ns_per_tick = clock::ns_per_tick();
+    let ns = |ticks: u64| to_ns(ticks, ns_per_tick);
     let stats = crate::internal(|| {
         collected
             .sites
@@ -243,34 +263,38 @@ pub fn snapshot() -> Snapshot {
             .enumerate()
             .filter_map(|(id, m)| {
                 let mut m = m?;
-                m.meters.finish(m.timed);
+                let calls = m.calls();
+                let c = m.c;
+                m.meters.finish(c.timed);
                 let site = *sites.get(id)?;
                 if site.kind() == site::SiteKind::Internal {
                     return None;
                 }
-                let (min, max) = m.time.range();
+                let time = Distribution::new(m.time, ns_per_tick);
+                let (min_ns, max_ns) = time.range();
                 Some(SiteStats {
                     site,
-                    calls: m.calls,
-                    timed: m.timed,
-                    sum_ns: to_ns(m.sum, ns_per_tick),
-                    total_ns: to_ns(m.total, ns_per_tick),
-                    self_ns: to_ns(m.self_, ns_per_tick),
-                    min_ns: to_ns(min, ns_per_tick),
-                    max_ns: to_ns(max, ns_per_tick),
-                    polls: m.polls,
-                    busy_ns: to_ns(m.busy, ns_per_tick),
-                    cancelled: m.cancelled,
-                    io_bytes: m.io_bytes,
-                    io_timed_bytes: m.io_timed_bytes,
-                    io_errors: m.io_errors,
-                    fn_io_read: m.fn_read,
-                    fn_io_write: m.fn_write,
-                    fn_io_ns: to_ns(m.fn_io, ns_per_tick),
+                    calls,
+                    timed: c.timed,
+                    sum_ns: ns(c.sum),
+                    total_ns: ns(c.total),
+                    self_ns: ns(c.self_),
+                    min_ns,
+                    max_ns,
+                    polls: c.polls,
+                    busy_ns: ns(c.busy),
+                    cancelled: c.cancelled,
+                    io_bytes: c.io_bytes,
+                    io_timed_bytes: c.io_timed_bytes,
+                    io_errors: c.io_errors,
+                    fn_io_read: c.fn_read,
+                    fn_io_write: c.fn_write,
+                    fn_io_ns: ns(c.fn_io),
                     #[cfg(feature = "alloc")]
                     alloc: {
-                        let a = &m.meters.alloc;
-                        let (bytes_min, bytes_max) = a.bytes_dist.range();
+                        let a = m.meters.alloc.c;
+                        let dist = Distribution::new(m.meters.alloc.bytes_dist, 1.0);
+                        let (bytes_min, bytes_max) = dist.range();
                         AllocStats {
                             allocs: a.allocs,
                             bytes: a.bytes,
@@ -281,27 +305,26 @@ pub fn snapshot() -> Snapshot {
                             self_bytes: a.self_bytes,
                             bytes_min,
                             bytes_max,
-                            dist: a.bytes_dist.clone(),
+                            dist,
                         }
                     },
                     #[cfg(feature = "cpu")]
                     cpu: {
-                        let c = &m.meters.cpu;
+                        let k = m.meters.cpu.c;
                         CpuStats {
-                            ns: c.ns,
-                            self_ns: c.self_ns,
-                            sum_ns: c.sum,
-                            voluntary: c.voluntary,
-                            involuntary: c.involuntary,
-                            instructions: c.instructions,
-                            cycles: c.cycles,
-                            samples: c.samples,
-                            self_samples: c.self_samples,
-                            dist: c.dist.clone(),
+                            ns: k.ns,
+                            self_ns: k.self_ns,
+                            sum_ns: k.sum,
+                            voluntary: k.voluntary,
+                            involuntary: k.involuntary,
+                            instructions: k.instructions,
+                            cycles: k.cycles,
+                            samples: k.samples,
+                            self_samples: k.self_samples,
+                            dist: Distribution::new(m.meters.cpu.dist, 1.0),
                         }
                     },
-                    time: m.time,
-                    ns_per_tick,
+                    time,
                 })
             })
             .collect()
@@ -312,8 +335,7 @@ pub fn snapshot() -> Snapshot {
         depth_overflowed: collected.depth_overflow,
         lost_calls: crate::scope::lost_calls(),
         ns_per_tick,
-        #[cfg(feature = "alloc")]
-        alloc,
+        attributed: collected.top,
         #[cfg(feature = "cpu")]
         cpu,
     }

@@ -43,6 +43,7 @@ use std::sync::Mutex;
 
 use hotpath_core::{CallSite, SiteKind};
 
+pub mod op;
 mod wrapper;
 
 pub use wrapper::Instrumented;
@@ -184,5 +185,10 @@ pub fn wrap<T>(value: T, site: &'static IoSite) -> Instrumented<T> {
 /// Times a fraction `rate` (0..=1) of I/O operations; every operation and byte is
 /// still counted. 0 counts without timing.
 pub fn set_sampling_rate(rate: f64) {
-    hotpath_core::io::set_io_sampling_rate(rate)
+    hotpath_core::op::Sampler::Io.set_rate(rate)
+}
+
+/// The fraction of I/O operations timed.
+pub fn sampling_rate() -> f64 {
+    hotpath_core::op::Sampler::Io.rate()
 }

@@ -3,7 +3,7 @@
 use std::io::{self, BufRead, IoSlice, IoSliceMut, Read, Seek, SeekFrom, Write};
 use std::ops::{Deref, DerefMut};
 
-use hotpath_core::io::{sync_op, Dir, InFlight, Outcome};
+use crate::op::{sync_op, Dir, InFlight, Outcome};
 
 use crate::IoEntry;
 
@@ -138,7 +138,7 @@ impl<T: BufRead> BufRead for Instrumented<T> {
     }
 
     fn consume(&mut self, amt: usize) {
-        hotpath_core::io::add_bytes(self.entry.read, Dir::Read, amt as u64);
+        crate::op::add_bytes(self.entry.read, Dir::Read, amt as u64);
         self.inner.consume(amt)
     }
 
@@ -168,7 +168,7 @@ mod tokio_impls {
     use std::pin::Pin;
     use std::task::{Context, Poll};
 
-    use hotpath_core::io::{poll_op, Dir, Outcome};
+    use crate::op::{poll_op, Dir, Outcome};
     use tokio::io::{AsyncBufRead, AsyncRead, AsyncSeek, AsyncWrite, ReadBuf};
 
     use super::{n, zero, Instrumented};
@@ -251,7 +251,7 @@ mod tokio_impls {
 
         fn consume(self: Pin<&mut Self>, amt: usize) {
             let this = self.project();
-            hotpath_core::io::add_bytes(this.entry.read, Dir::Read, amt as u64);
+            crate::op::add_bytes(this.entry.read, Dir::Read, amt as u64);
             this.inner.consume(amt)
         }
     }
@@ -284,8 +284,8 @@ mod futures_impls {
     use std::pin::Pin;
     use std::task::{Context, Poll};
 
+    use crate::op::{poll_op, Dir, Outcome};
     use futures_io::{AsyncBufRead, AsyncRead, AsyncSeek, AsyncWrite};
-    use hotpath_core::io::{poll_op, Dir, Outcome};
 
     use super::{n, zero, Instrumented};
 
@@ -371,7 +371,7 @@ mod futures_impls {
 
         fn consume(self: Pin<&mut Self>, amt: usize) {
             let this = self.project();
-            hotpath_core::io::add_bytes(this.entry.read, Dir::Read, amt as u64);
+            crate::op::add_bytes(this.entry.read, Dir::Read, amt as u64);
             this.inner.consume(amt)
         }
     }

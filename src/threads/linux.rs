@@ -423,7 +423,7 @@ impl Sampler {
     fn read_alloc(&mut self) {
         let first = self.first;
         let live = &mut self.live;
-        hotpath_core::meter::alloc::for_each_thread(|tid, totals| {
+        hotpath_alloc::for_each_thread(|tid, totals| {
             let Some(t) = live.get_mut(&tid) else {
                 return;
             };
@@ -519,7 +519,7 @@ impl Sampler {
             });
         }
         #[cfg(feature = "hotpath-alloc")]
-        let alloc = hotpath_core::meter::alloc::installed();
+        let alloc = hotpath_alloc::installed();
         #[cfg(not(feature = "hotpath-alloc"))]
         let alloc = false;
         let mut rows: Vec<ThreadRow> = self

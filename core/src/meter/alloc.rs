@@ -1,79 +1,41 @@
-//! Allocation meter: per-thread counters the tracking allocator bumps and scope guards
-//! read.
+//! Allocation meter, the part scopes need: each thread's counters (which the tracking
+//! allocator in `hotpath-alloc` bumps), their reading at scope entry and exit, and the
+//! per-call-site statistics. The registry of threads' counters, their retirement at
+//! thread exit and the process totals live in `hotpath-alloc`.
 //!
 //! # Safety invariants
 //!
-//! * The allocator hook ([`on_alloc`], [`on_free`]) never allocates, never takes a lock,
-//!   and touches only the const-initialised, `Drop`-free thread-local [`COUNTERS`], so it
-//!   works in any thread, before `main`, and while thread-locals are being destroyed.
-//! * A thread's counters are written only by that thread (relaxed load and store). They
-//!   are readable from other threads because the first counted allocation registers
-//!   their address in [`SLOTS`] (a compare-and-swap into a fixed array: no allocation).
-//! * At thread exit a `pthread` key destructor folds the counters into [`RETIRED`] and
-//!   unregisters them, under [`READERS`]; readers hold the same lock while they read
-//!   registered counters, so they never read a thread-local that has been freed. Key
-//!   destructors run after Rust's thread-local destructors, so Rust code that allocates
-//!   during those is still counted.
+//! * [`Counters`] are const-initialised and `Drop`-free, so the allocator hook can touch
+//!   them ([`with_counters`]) in any thread, before `main`, and while thread-locals are
+//!   being destroyed; nothing here allocates or locks.
+//! * A thread's counters are written only by that thread (relaxed load and store).
+//!   Other threads read them only through a pointer `hotpath-alloc` registered, and only
+//!   under its lock, which the thread takes before its counters go away.
 
 use std::cell::Cell;
-use std::sync::atomic::{
-    AtomicBool, AtomicPtr, AtomicU32, AtomicU64,
-    Ordering::{AcqRel, Acquire, Relaxed, Release},
-};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
-/// Allocation counts of one thread, or of the process.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct AllocTotals {
-    /// Allocations (a successful `realloc` counts one, of the new size).
-    pub allocs: u64,
-    /// Bytes allocated.
-    pub bytes: u64,
-    /// Deallocations (a successful `realloc` counts one, of the old size).
-    pub frees: u64,
-    /// Bytes deallocated.
-    pub freed: u64,
-}
-
-impl AllocTotals {
-    /// `self - earlier`, field by field (saturating).
-    pub fn since(self, earlier: AllocTotals) -> AllocTotals {
-        AllocTotals {
-            allocs: self.allocs.saturating_sub(earlier.allocs),
-            bytes: self.bytes.saturating_sub(earlier.bytes),
-            frees: self.frees.saturating_sub(earlier.frees),
-            freed: self.freed.saturating_sub(earlier.freed),
-        }
-    }
-
-    fn add(&mut self, o: AllocTotals) {
-        self.allocs += o.allocs;
-        self.bytes += o.bytes;
-        self.frees += o.frees;
-        self.freed += o.freed;
-    }
-}
-
-/// Bit 0 of `mode`: registered, counting. Higher bits: depth of profiler bookkeeping in
-/// progress (not counted).
-const COUNTING: u32 = 1;
-const IGNORE: u32 = 2;
+/// Bit 0 of [`Counters::mode`]: registered, counting. Higher bits: depth of profiler
+/// bookkeeping in progress (not counted), in steps of [`IGNORE`].
+pub const COUNTING: u32 = 1;
+/// One level of profiler bookkeeping in [`Counters::mode`].
+pub const IGNORE: u32 = 2;
 /// Bit 0 of the count words: count inline.
 const FAST: u64 = 1;
 
-/// One thread's counters.
+/// One thread's allocation counters.
 ///
 /// `allocs` and `frees` hold `count << 1 | FAST`: bit 0 is set exactly when `mode` is
-/// `COUNTING`, so the hook's one load both reads the count and picks the path.
+/// [`COUNTING`], so the hook's one load both reads the count and picks the path.
 pub struct Counters {
     allocs: AtomicU64,
     bytes: AtomicU64,
     frees: AtomicU64,
     freed: AtomicU64,
-    /// `COUNTING` when registered and not inside profiler bookkeeping: the only value
+    /// [`COUNTING`] when registered and not inside profiler bookkeeping: the only value
     /// for which the hook counts inline.
     mode: AtomicU32,
-    /// Not registered because every slot was taken: counts go to [`OVERFLOW`].
+    /// Not registered because no registry slot was free (owner thread only).
     overflow: Cell<bool>,
     /// Linux thread id, for the threads section.
     tid: AtomicU64,
@@ -82,6 +44,14 @@ pub struct Counters {
 // SAFETY: `overflow` is a `Cell` read and written only by the owning thread (inside the
 // hook); other threads only touch the atomics.
 unsafe impl Sync for Counters {}
+
+impl std::fmt::Debug for Counters {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Counters")
+            .field("totals", &self.totals())
+            .finish()
+    }
+}
 
 impl Counters {
     const fn new() -> Self {
@@ -96,22 +66,97 @@ impl Counters {
         }
     }
 
-    fn totals(&self) -> AllocTotals {
-        AllocTotals {
-            allocs: self.allocs.load(Relaxed) >> 1,
-            bytes: self.bytes.load(Relaxed),
-            frees: self.frees.load(Relaxed) >> 1,
-            freed: self.freed.load(Relaxed),
+    /// Counts one allocation of `size` bytes inline when counting; `false` when the
+    /// caller must take the slow path (not registered, ignoring, or overflowed).
+    #[inline(always)]
+    pub fn count_alloc(&self, size: u64) -> bool {
+        let w = self.allocs.load(Relaxed);
+        if w & FAST == 0 {
+            return false;
+        }
+        self.allocs.store(w.wrapping_add(2), Relaxed);
+        self.bytes
+            .store(self.bytes.load(Relaxed).wrapping_add(size), Relaxed);
+        true
+    }
+
+    /// Counts one deallocation inline when counting (see [`Counters::count_alloc`]).
+    #[inline(always)]
+    pub fn count_free(&self, size: u64) -> bool {
+        let w = self.frees.load(Relaxed);
+        if w & FAST == 0 {
+            return false;
+        }
+        self.frees.store(w.wrapping_add(2), Relaxed);
+        self.freed
+            .store(self.freed.load(Relaxed).wrapping_add(size), Relaxed);
+        true
+    }
+
+    /// Counts one allocation (or, with `free`, deallocation) whatever the mode: the slow
+    /// path, once it decided this thread counts (owner thread only).
+    pub fn count_always(&self, free: bool, size: u64) {
+        let (n, b) = if free {
+            (&self.frees, &self.freed)
+        } else {
+            (&self.allocs, &self.bytes)
+        };
+        n.store(n.load(Relaxed).wrapping_add(2), Relaxed);
+        b.store(b.load(Relaxed).wrapping_add(size), Relaxed);
+    }
+
+    /// `[allocations, bytes, deallocations, bytes freed]` so far.
+    pub fn totals(&self) -> [u64; 4] {
+        [
+            self.allocs.load(Relaxed) >> 1,
+            self.bytes.load(Relaxed),
+            self.frees.load(Relaxed) >> 1,
+            self.freed.load(Relaxed),
+        ]
+    }
+
+    /// Sets every count to zero, keeping the mode (the thread is being retired).
+    pub fn reset(&self) {
+        for w in [&self.allocs, &self.frees] {
+            w.store(w.load(Relaxed) & FAST, Relaxed);
+        }
+        for a in [&self.bytes, &self.freed] {
+            a.store(0, Relaxed);
         }
     }
 
-    /// Sets `mode` and the fast bit of the count words to match it.
-    fn set_mode(&self, mode: u32) {
+    /// The mode: [`COUNTING`] plus [`IGNORE`] per level of profiler bookkeeping.
+    pub fn mode(&self) -> u32 {
+        self.mode.load(Relaxed)
+    }
+
+    /// Sets the mode and the fast bit of the count words to match it (owner only).
+    pub fn set_mode(&self, mode: u32) {
         self.mode.store(mode, Relaxed);
         let fast = u64::from(mode == COUNTING);
         for w in [&self.allocs, &self.frees] {
             w.store((w.load(Relaxed) & !FAST) | fast, Relaxed);
         }
+    }
+
+    /// Whether this thread counts into the shared overflow totals (owner only).
+    pub fn overflowed(&self) -> bool {
+        self.overflow.get()
+    }
+
+    /// Marks this thread as counting into the shared overflow totals (owner only).
+    pub fn set_overflowed(&self) {
+        self.overflow.set(true);
+    }
+
+    /// The thread id recorded at registration.
+    pub fn tid(&self) -> u64 {
+        self.tid.load(Relaxed)
+    }
+
+    /// Records the thread id (owner only, at registration).
+    pub fn set_tid(&self, tid: u64) {
+        self.tid.store(tid, Relaxed);
     }
 }
 
@@ -119,123 +164,16 @@ thread_local! {
     static COUNTERS: Counters = const { Counters::new() };
 }
 
-/// Most threads whose counters are registered at once; later ones share [`OVERFLOW`].
-const MAX_THREADS: usize = 4096;
-static SLOTS: [AtomicPtr<Counters>; MAX_THREADS] =
-    [const { AtomicPtr::new(std::ptr::null_mut()) }; MAX_THREADS];
-static READERS: Mutex<()> = Mutex::new(());
-static RETIRED: [AtomicU64; 4] = [const { AtomicU64::new(0) }; 4];
-static OVERFLOW: [AtomicU64; 4] = [const { AtomicU64::new(0) }; 4];
-static SEEN: AtomicBool = AtomicBool::new(false);
-
-/// Counts one allocation of `size` bytes on this thread. Called by the tracking
-/// allocator after the inner allocator succeeded.
+/// Runs `f` on the calling thread's counters; `None` once its thread-locals are gone
+/// (there is nothing left to count then). Never allocates: safe in the allocator hook.
 #[inline(always)]
-pub fn on_alloc(size: usize) {
-    let _ = COUNTERS.try_with(|c| {
-        let w = c.allocs.load(Relaxed);
-        if w & FAST != 0 {
-            c.allocs.store(w.wrapping_add(2), Relaxed);
-            c.bytes
-                .store(c.bytes.load(Relaxed).wrapping_add(size as u64), Relaxed);
-        } else {
-            slow(c, 0, size as u64);
-        }
-    });
-}
-
-/// Counts one deallocation of `size` bytes on this thread.
-#[inline(always)]
-pub fn on_free(size: usize) {
-    let _ = COUNTERS.try_with(|c| {
-        let w = c.frees.load(Relaxed);
-        if w & FAST != 0 {
-            c.frees.store(w.wrapping_add(2), Relaxed);
-            c.freed
-                .store(c.freed.load(Relaxed).wrapping_add(size as u64), Relaxed);
-        } else {
-            slow(c, 2, size as u64);
-        }
-    });
-}
-
-/// Not counting inline: unregistered (register, then count), ignoring (profiler
-/// bookkeeping), or overflowed (count into the shared atomics).
-#[cold]
-#[inline(never)]
-fn slow(c: &Counters, which: usize, size: u64) {
-    let mode = c.mode.load(Relaxed);
-    if mode >= IGNORE {
-        return;
-    }
-    if !c.overflow.get() && mode & COUNTING == 0 && !register(c) {
-        c.overflow.set(true);
-    }
-    if c.overflow.get() {
-        OVERFLOW[which].fetch_add(1, Relaxed);
-        OVERFLOW[which + 1].fetch_add(size, Relaxed);
-        return;
-    }
-    let (n, b) = if which == 0 {
-        (&c.allocs, &c.bytes)
-    } else {
-        (&c.frees, &c.freed)
-    };
-    n.store(n.load(Relaxed).wrapping_add(2), Relaxed);
-    b.store(b.load(Relaxed).wrapping_add(size), Relaxed);
-}
-
-/// Puts this thread's counters in a free slot and arranges for them to be retired at
-/// thread exit. No allocation, no lock.
-fn register(c: &Counters) -> bool {
-    SEEN.store(true, Relaxed);
-    let ptr = c as *const Counters as *mut Counters;
-    for slot in &SLOTS {
-        if slot.load(Relaxed).is_null()
-            && slot
-                .compare_exchange(std::ptr::null_mut(), ptr, AcqRel, Relaxed)
-                .is_ok()
-        {
-            if !sys::retire_at_exit(ptr) {
-                // Without a way to retire them at thread exit, counters must not stay
-                // readable: count this thread in the shared totals instead.
-                slot.store(std::ptr::null_mut(), Release);
-                return false;
-            }
-            c.tid.store(sys::thread_id(), Relaxed);
-            c.set_mode(c.mode.load(Relaxed) | COUNTING);
-            return true;
-        }
-    }
-    false
-}
-
-/// Folds a thread's counters into the retired totals and frees its slot.
-fn retire(ptr: *mut Counters) {
-    let _g = READERS.lock().unwrap_or_else(|e| e.into_inner());
-    for slot in &SLOTS {
-        if slot.load(Relaxed) == ptr {
-            // SAFETY: `ptr` is the exiting thread's own `COUNTERS`, still alive: the key
-            // destructor runs on that thread before its thread-local storage is freed.
-            let c = unsafe { &*ptr };
-            let t = c.totals();
-            for (r, v) in RETIRED.iter().zip([t.allocs, t.bytes, t.frees, t.freed]) {
-                r.fetch_add(v, Relaxed);
-            }
-            // Counting restarts from zero if this thread allocates again and re-registers.
-            for a in [&c.allocs, &c.bytes, &c.frees, &c.freed] {
-                a.store(0, Relaxed);
-            }
-            c.set_mode(c.mode.load(Relaxed) & !COUNTING);
-            slot.store(std::ptr::null_mut(), Release);
-            return;
-        }
-    }
+pub fn with_counters<R>(f: impl FnOnce(&Counters) -> R) -> Option<R> {
+    COUNTERS.try_with(f).ok()
 }
 
 /// This thread's allocations, bytes and freed bytes now (what scopes read).
 #[inline(always)]
-pub(crate) fn thread_reading() -> (u64, u64, u64) {
+fn thread_reading() -> (u64, u64, u64) {
     COUNTERS
         .try_with(|c| {
             (
@@ -247,143 +185,28 @@ pub(crate) fn thread_reading() -> (u64, u64, u64) {
         .unwrap_or_default()
 }
 
-/// This thread's counters now.
-#[inline(always)]
-pub fn thread_totals() -> AllocTotals {
-    COUNTERS.try_with(Counters::totals).unwrap_or_default()
-}
-
-/// Whether the tracking allocator has counted anything in this process.
-pub fn installed() -> bool {
-    SEEN.load(Relaxed)
-}
-
-/// Counters of the whole process: live threads, exited threads and overflow.
-pub fn process_totals() -> AllocTotals {
-    let mut t = AllocTotals::default();
-    for_each_thread(|_, c| t.add(c));
-    let r = |a: &[AtomicU64; 4]| AllocTotals {
-        allocs: a[0].load(Relaxed),
-        bytes: a[1].load(Relaxed),
-        frees: a[2].load(Relaxed),
-        freed: a[3].load(Relaxed),
-    };
-    t.add(r(&RETIRED));
-    t.add(r(&OVERFLOW));
-    t
-}
-
-static BASELINE: Mutex<AllocTotals> = Mutex::new(AllocTotals {
-    allocs: 0,
-    bytes: 0,
-    frees: 0,
-    freed: 0,
-});
-
-/// Starts counting a session: [`session_totals`] is measured from now.
-pub(crate) fn begin_session() {
-    let now = process_totals();
-    *BASELINE.lock().unwrap_or_else(|e| e.into_inner()) = now;
-}
-
-/// Counters of the whole process since the session began.
-pub fn session_totals() -> AllocTotals {
-    let base = *BASELINE.lock().unwrap_or_else(|e| e.into_inner());
-    process_totals().since(base)
-}
-
-/// Calls `f(thread id, counters)` for every live registered thread.
-pub fn for_each_thread(mut f: impl FnMut(u64, AllocTotals)) {
-    let _g = READERS.lock().unwrap_or_else(|e| e.into_inner());
-    for slot in &SLOTS {
-        let p = slot.load(Acquire);
-        if !p.is_null() {
-            // SAFETY: registered counters belong to a live thread; the thread unregisters
-            // them under `READERS`, which we hold, before its storage is freed.
-            let c = unsafe { &*p };
-            f(c.tid.load(Relaxed), c.totals());
-        }
-    }
-}
-
 /// Runs `f` without counting its allocations (profiler bookkeeping).
 #[inline]
 pub fn ignored<R>(f: impl FnOnce() -> R) -> R {
     struct Restore;
     impl Drop for Restore {
         fn drop(&mut self) {
-            let _ = COUNTERS.try_with(|c| c.set_mode(c.mode.load(Relaxed) - IGNORE));
+            let _ = COUNTERS.try_with(|c| c.set_mode(c.mode() - IGNORE));
         }
     }
-    let _ = COUNTERS.try_with(|c| c.set_mode(c.mode.load(Relaxed) + IGNORE));
+    let _ = COUNTERS.try_with(|c| c.set_mode(c.mode() + IGNORE));
     let _r = Restore;
     f()
-}
-
-#[cfg(unix)]
-mod sys {
-    use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
-    use std::sync::Once;
-
-    static KEY: AtomicUsize = AtomicUsize::new(usize::MAX);
-    static INIT: Once = Once::new();
-
-    extern "C" fn destructor(p: *mut libc::c_void) {
-        super::retire(p.cast());
-    }
-
-    /// Registers `p` with a thread-specific key whose destructor retires it. Neither
-    /// `pthread_key_create` nor `pthread_setspecific` (for the first 32 keys of glibc
-    /// and always on musl) allocates.
-    pub(super) fn retire_at_exit(p: *mut super::Counters) -> bool {
-        INIT.call_once(|| {
-            let mut key: libc::pthread_key_t = 0;
-            // SAFETY: `key` is a valid out-pointer and `destructor` has the C ABI
-            // signature pthread expects.
-            if unsafe { libc::pthread_key_create(&mut key, Some(destructor)) } == 0 {
-                KEY.store(key as usize, Relaxed);
-            }
-        });
-        let key = KEY.load(Relaxed);
-        // SAFETY: `key` was created above; the value is only handed back to
-        // `destructor` on this thread.
-        key != usize::MAX
-            && unsafe { libc::pthread_setspecific(key as libc::pthread_key_t, p.cast()) } == 0
-    }
-
-    pub(super) fn thread_id() -> u64 {
-        #[cfg(target_os = "linux")]
-        {
-            // SAFETY: gettid has no preconditions.
-            unsafe { libc::gettid() as u64 }
-        }
-        #[cfg(not(target_os = "linux"))]
-        {
-            0
-        }
-    }
-}
-
-#[cfg(not(unix))]
-mod sys {
-    /// No thread-exit hook without pthread keys: every thread counts into the shared
-    /// totals (one atomic add per allocation), and there is no per-thread breakdown.
-    pub(super) fn retire_at_exit(_: *mut super::Counters) -> bool {
-        false
-    }
-    pub(super) fn thread_id() -> u64 {
-        0
-    }
 }
 
 // ---------------------------------------------------------------------------------------
 // Per-scope values: readings, deltas and per-call-site statistics.
 
-use crate::cell::Cnt;
+use crate::cell::{counters, Cnt};
 
 /// Allocations, bytes and freed bytes of a thread at an instant, or over an interval.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct AllocDelta {
+pub struct AllocReading {
     /// Allocations.
     pub allocs: u64,
     /// Bytes allocated.
@@ -392,17 +215,17 @@ pub struct AllocDelta {
     pub freed: u64,
 }
 
-impl AllocDelta {
+impl AllocReading {
     /// Nothing.
-    pub const ZERO: AllocDelta = AllocDelta {
+    pub const ZERO: AllocReading = AllocReading {
         allocs: 0,
         bytes: 0,
         freed: 0,
     };
 
     #[inline(always)]
-    pub(crate) fn since(self, start: AllocDelta) -> AllocDelta {
-        AllocDelta {
+    pub(crate) fn since(self, start: AllocReading) -> AllocReading {
+        AllocReading {
             allocs: self.allocs.wrapping_sub(start.allocs),
             bytes: self.bytes.wrapping_sub(start.bytes),
             freed: self.freed.wrapping_sub(start.freed),
@@ -410,8 +233,8 @@ impl AllocDelta {
     }
 
     #[inline(always)]
-    pub(crate) fn plus(self, o: AllocDelta) -> AllocDelta {
-        AllocDelta {
+    pub(crate) fn plus(self, o: AllocReading) -> AllocReading {
+        AllocReading {
             allocs: self.allocs.wrapping_add(o.allocs),
             bytes: self.bytes.wrapping_add(o.bytes),
             freed: self.freed.wrapping_add(o.freed),
@@ -421,16 +244,16 @@ impl AllocDelta {
 
 /// This thread's counters as a reading.
 #[inline(always)]
-pub(crate) fn reading() -> AllocDelta {
+pub(crate) fn reading() -> AllocReading {
     let (allocs, bytes, freed) = thread_reading();
-    AllocDelta {
+    AllocReading {
         allocs,
         bytes,
         freed,
     }
 }
 
-/// An [`AllocDelta`] in single-writer cells.
+/// An [`AllocReading`] in single-writer cells.
 pub(crate) struct AllocCells {
     allocs: Cnt,
     bytes: Cnt,
@@ -446,15 +269,15 @@ impl AllocCells {
         }
     }
     #[inline(always)]
-    pub(crate) fn get(&self) -> AllocDelta {
-        AllocDelta {
+    pub(crate) fn get(&self) -> AllocReading {
+        AllocReading {
             allocs: self.allocs.get(),
             bytes: self.bytes.get(),
             freed: self.freed.get(),
         }
     }
     #[inline(always)]
-    pub(crate) fn set(&self, d: AllocDelta) {
+    pub(crate) fn set(&self, d: AllocReading) {
         self.allocs.set(d.allocs);
         self.bytes.set(d.bytes);
         self.freed.set(d.freed);
@@ -480,13 +303,13 @@ impl AllocChildren {
         self.bytes.set(0);
     }
     #[inline(always)]
-    pub(crate) fn add(&self, d: AllocDelta) {
+    pub(crate) fn add(&self, d: AllocReading) {
         self.allocs.add(d.allocs);
         self.bytes.add(d.bytes);
     }
     #[inline(always)]
-    pub(crate) fn self_of(&self, incl: AllocDelta) -> AllocDelta {
-        AllocDelta {
+    pub(crate) fn self_of(&self, incl: AllocReading) -> AllocReading {
+        AllocReading {
             allocs: incl.allocs.saturating_sub(self.allocs.get()),
             bytes: incl.bytes.saturating_sub(self.bytes.get()),
             freed: 0,
@@ -494,18 +317,29 @@ impl AllocChildren {
     }
 }
 
+counters! {
+    /// Allocation counters of one call site on one thread.
+    pub struct AllocCounts / AllocCountsMerged {
+        /// Allocations, inclusive, outermost calls only (recursion counted once).
+        allocs: sum,
+        /// Bytes allocated, likewise.
+        bytes: sum,
+        /// Bytes freed, likewise.
+        freed: sum,
+        /// Allocations of every call, nested ones included (for per-call means).
+        allocs_sum: sum,
+        /// Bytes of every call, likewise.
+        bytes_sum: sum,
+        /// Allocations not made by measured children.
+        self_allocs: sum,
+        /// Bytes not allocated by measured children.
+        self_bytes: sum,
+    }
+}
+
 /// Allocations of one call site on one thread.
 pub(crate) struct AllocSlot {
-    /// Inclusive, outermost calls only (recursion counted once).
-    allocs: Cnt,
-    bytes: Cnt,
-    freed: Cnt,
-    /// Inclusive, every call (for per-call means).
-    allocs_sum: Cnt,
-    bytes_sum: Cnt,
-    /// Exclusive of measured children.
-    self_allocs: Cnt,
-    self_bytes: Cnt,
+    c: AllocCounts,
     /// Per-call inclusive bytes.
     bytes_dist: crate::dist::Dist,
 }
@@ -513,13 +347,7 @@ pub(crate) struct AllocSlot {
 impl AllocSlot {
     pub(crate) const fn new() -> Self {
         AllocSlot {
-            allocs: Cnt::new(),
-            bytes: Cnt::new(),
-            freed: Cnt::new(),
-            allocs_sum: Cnt::new(),
-            bytes_sum: Cnt::new(),
-            self_allocs: Cnt::new(),
-            self_bytes: Cnt::new(),
+            c: AllocCounts::new(),
             bytes_dist: crate::dist::Dist::new(),
         }
     }
@@ -528,45 +356,30 @@ impl AllocSlot {
     /// only cost the test: the distribution counts them as the difference between the
     /// site's timed calls and its recorded values (see `MeterMerged::finish`).
     #[inline(always)]
-    pub(crate) fn record(&self, incl: AllocDelta, self_: AllocDelta, outer: bool) {
+    pub(crate) fn record(&self, incl: AllocReading, self_: AllocReading, outer: bool) {
         if incl.allocs | incl.bytes | incl.freed == 0 {
             return;
         }
+        let c = &self.c;
         if outer {
-            self.allocs.add(incl.allocs);
-            self.bytes.add(incl.bytes);
-            self.freed.add(incl.freed);
+            c.allocs.add(incl.allocs);
+            c.bytes.add(incl.bytes);
+            c.freed.add(incl.freed);
         }
-        self.allocs_sum.add(incl.allocs);
-        self.bytes_sum.add(incl.bytes);
-        self.self_allocs.add(self_.allocs);
-        self.self_bytes.add(self_.bytes);
+        c.allocs_sum.add(incl.allocs);
+        c.bytes_sum.add(incl.bytes);
+        c.self_allocs.add(self_.allocs);
+        c.self_bytes.add(self_.bytes);
         self.bytes_dist.record(incl.bytes);
     }
 
     pub(crate) fn clear(&self) {
-        for c in [
-            &self.allocs,
-            &self.bytes,
-            &self.freed,
-            &self.allocs_sum,
-            &self.bytes_sum,
-            &self.self_allocs,
-            &self.self_bytes,
-        ] {
-            c.set(0);
-        }
+        self.c.clear();
         self.bytes_dist.clear();
     }
 
     pub(crate) fn merge_into(&self, m: &mut AllocMerged) {
-        m.allocs += self.allocs.get();
-        m.bytes += self.bytes.get();
-        m.freed += self.freed.get();
-        m.allocs_sum += self.allocs_sum.get();
-        m.bytes_sum += self.bytes_sum.get();
-        m.self_allocs += self.self_allocs.get();
-        m.self_bytes += self.self_bytes.get();
+        self.c.merge_into(&mut m.c);
         self.bytes_dist.merge_into(&mut m.bytes_dist);
     }
 }
@@ -574,12 +387,6 @@ impl AllocSlot {
 /// Allocations of one call site merged over threads.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct AllocMerged {
-    pub(crate) allocs: u64,
-    pub(crate) bytes: u64,
-    pub(crate) freed: u64,
-    pub(crate) allocs_sum: u64,
-    pub(crate) bytes_sum: u64,
-    pub(crate) self_allocs: u64,
-    pub(crate) self_bytes: u64,
+    pub(crate) c: AllocCountsMerged,
     pub(crate) bytes_dist: crate::dist::DistData,
 }

@@ -16,9 +16,9 @@
 //! allocates, never locks) and writes only the sample counters, which nothing else
 //! writes while the thread runs: the thread itself is the interrupted single writer.
 
-use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering::Relaxed};
+use std::sync::atomic::{AtomicPtr, Ordering::Relaxed};
 
-use crate::cell::Cnt;
+use crate::cell::{counters, Cnt};
 use crate::dist::{Dist, DistData};
 
 /// CPU time and counters of a thread at an instant, or over an interval (exact mode).
@@ -79,7 +79,6 @@ pub type Reader = fn() -> CpuDelta;
 pub type ThreadHook = fn();
 
 static READER: AtomicPtr<()> = AtomicPtr::new(std::ptr::null_mut());
-static EXACT: AtomicBool = AtomicBool::new(false);
 static ON_START: AtomicPtr<()> = AtomicPtr::new(std::ptr::null_mut());
 static ON_EXIT: AtomicPtr<()> = AtomicPtr::new(std::ptr::null_mut());
 
@@ -89,13 +88,12 @@ pub fn set_exact(reader: Option<Reader>) {
         reader.map_or(std::ptr::null_mut(), |f| f as *mut ()),
         Relaxed,
     );
-    EXACT.store(reader.is_some(), Relaxed);
-    crate::shard::refresh_key();
+    crate::state::set_exact_cpu(reader.is_some());
 }
 
 /// Whether scopes read the CPU clock.
 pub fn exact() -> bool {
-    EXACT.load(Relaxed)
+    crate::state::exact_cpu()
 }
 
 #[inline]
@@ -146,36 +144,45 @@ pub fn credit_sample() {
     }
 }
 
+counters! {
+    /// CPU counters of one call site on one thread.
+    pub struct CpuCounts / CpuCountsMerged {
+        /// Exact mode: CPU time, inclusive, outermost calls only, ns.
+        ns: sum,
+        /// Exact mode: CPU time not spent in measured children, ns.
+        self_ns: sum,
+        /// Exact mode: CPU time of every call, nested ones included, ns.
+        sum: sum,
+        /// Exact mode: voluntary context switches, outermost calls only.
+        voluntary: sum,
+        /// Exact mode: involuntary context switches, outermost calls only.
+        involuntary: sum,
+        /// Exact mode: instructions retired.
+        instructions: sum,
+        /// Exact mode: cycles.
+        cycles: sum,
+        /// Sampled mode: samples with this site on the stack (written by the signal
+        /// handler on the owner thread).
+        samples: sum,
+        /// Sampled mode: samples with this site on top of the stack.
+        self_samples: sum,
+    }
+}
+
 /// CPU numbers of one call site on one thread.
 pub(crate) struct CpuSlot {
-    // Exact mode, written by the owner at scope exit.
-    ns: Cnt,
-    self_ns: Cnt,
-    sum: Cnt,
-    voluntary: Cnt,
-    involuntary: Cnt,
-    instructions: Cnt,
-    cycles: Cnt,
+    c: CpuCounts,
+    /// Exact mode: per-call inclusive CPU time.
     dist: Dist,
-    // Sampled mode, written by the signal handler on the owner thread.
-    samples: Cnt,
-    self_samples: Cnt,
+    /// Sampled mode: the last sample counted (a sample counts once per site).
     last_sample: Cnt,
 }
 
 impl CpuSlot {
     pub(crate) const fn new() -> Self {
         CpuSlot {
-            ns: Cnt::new(),
-            self_ns: Cnt::new(),
-            sum: Cnt::new(),
-            voluntary: Cnt::new(),
-            involuntary: Cnt::new(),
-            instructions: Cnt::new(),
-            cycles: Cnt::new(),
+            c: CpuCounts::new(),
             dist: Dist::new(),
-            samples: Cnt::new(),
-            self_samples: Cnt::new(),
             last_sample: Cnt::new(),
         }
     }
@@ -187,15 +194,16 @@ impl CpuSlot {
         if incl.is_zero() {
             return;
         }
+        let c = &self.c;
         if outer {
-            self.ns.add(incl.ns);
-            self.voluntary.add(incl.voluntary);
-            self.involuntary.add(incl.involuntary);
-            self.instructions.add(incl.instructions);
-            self.cycles.add(incl.cycles);
+            c.ns.add(incl.ns);
+            c.voluntary.add(incl.voluntary);
+            c.involuntary.add(incl.involuntary);
+            c.instructions.add(incl.instructions);
+            c.cycles.add(incl.cycles);
         }
-        self.sum.add(incl.ns);
-        self.self_ns.add(self_.ns);
+        c.sum.add(incl.ns);
+        c.self_ns.add(self_.ns);
         self.dist.record(incl.ns);
     }
 
@@ -204,41 +212,21 @@ impl CpuSlot {
     pub(crate) fn sampled(&self, seq: u64) {
         if self.last_sample.get() != seq {
             self.last_sample.set(seq);
-            self.samples.add(1);
+            self.c.samples.add(1);
         }
     }
 
     pub(crate) fn self_sampled(&self) {
-        self.self_samples.add(1);
+        self.c.self_samples.add(1);
     }
 
     pub(crate) fn clear(&self) {
-        for c in [
-            &self.ns,
-            &self.self_ns,
-            &self.sum,
-            &self.voluntary,
-            &self.involuntary,
-            &self.instructions,
-            &self.cycles,
-            &self.samples,
-            &self.self_samples,
-        ] {
-            c.set(0);
-        }
+        self.c.clear();
         self.dist.clear();
     }
 
     pub(crate) fn merge_into(&self, m: &mut CpuMerged) {
-        m.ns += self.ns.get();
-        m.self_ns += self.self_ns.get();
-        m.sum += self.sum.get();
-        m.voluntary += self.voluntary.get();
-        m.involuntary += self.involuntary.get();
-        m.instructions += self.instructions.get();
-        m.cycles += self.cycles.get();
-        m.samples += self.samples.get();
-        m.self_samples += self.self_samples.get();
+        self.c.merge_into(&mut m.c);
         self.dist.merge_into(&mut m.dist);
     }
 }
@@ -246,15 +234,7 @@ impl CpuSlot {
 /// CPU numbers of one call site merged over threads.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct CpuMerged {
-    pub(crate) ns: u64,
-    pub(crate) self_ns: u64,
-    pub(crate) sum: u64,
-    pub(crate) voluntary: u64,
-    pub(crate) involuntary: u64,
-    pub(crate) instructions: u64,
-    pub(crate) cycles: u64,
-    pub(crate) samples: u64,
-    pub(crate) self_samples: u64,
+    pub(crate) c: CpuCountsMerged,
     pub(crate) dist: DistData,
 }
 

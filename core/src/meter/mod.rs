@@ -9,24 +9,11 @@ pub mod alloc;
 #[cfg(feature = "cpu")]
 pub mod cpu;
 
-/// Whether scopes read the CPU clock (exact CPU mode).
-#[inline(always)]
-pub(crate) fn exact_cpu() -> bool {
-    #[cfg(feature = "cpu")]
-    {
-        cpu::exact()
-    }
-    #[cfg(not(feature = "cpu"))]
-    {
-        false
-    }
-}
-
 /// The thread's meters at one instant.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Reading {
     #[cfg(feature = "alloc")]
-    alloc: alloc::AllocDelta,
+    alloc: alloc::AllocReading,
     #[cfg(feature = "cpu")]
     cpu: cpu::CpuDelta,
 }
@@ -65,7 +52,7 @@ impl Reading {
 pub struct Delta {
     /// Allocations.
     #[cfg(feature = "alloc")]
-    pub alloc: alloc::AllocDelta,
+    pub alloc: alloc::AllocReading,
     /// CPU time and context switches (exact CPU mode).
     #[cfg(feature = "cpu")]
     pub cpu: cpu::CpuDelta,
@@ -76,7 +63,7 @@ impl Delta {
     /// Nothing counted.
     pub const ZERO: Delta = Delta {
         #[cfg(feature = "alloc")]
-        alloc: alloc::AllocDelta::ZERO,
+        alloc: alloc::AllocReading::ZERO,
         #[cfg(feature = "cpu")]
         cpu: cpu::CpuDelta::ZERO,
     };

@@ -1,10 +1,11 @@
 //! Threads the profiler never saw start, threads that exit, and allocation during
 //! thread-local destruction.
+#![cfg(feature = "hotpath-alloc")]
 
 use std::alloc::System;
 use std::cell::RefCell;
 
-use hotpath_alloc::{measure, process_totals, Tracking};
+use hotpath::alloc::{measure, process_totals, Tracking};
 
 #[global_allocator]
 static A: Tracking<System> = Tracking::new(System);

@@ -1,9 +1,10 @@
 //! Exact counts for known allocations, through `measure` (per thread, so the tests run in
 //! parallel in this one process).
+#![cfg(feature = "hotpath-alloc")]
 
 use std::alloc::System;
 
-use hotpath_alloc::{measure, AllocTotals, Tracking};
+use hotpath::alloc::{measure, AllocTotals, Tracking};
 
 #[global_allocator]
 static A: Tracking<System> = Tracking::new(System);
@@ -63,7 +64,7 @@ fn nothing_allocated_is_nothing_counted() {
     let (x, d) = measure(|| (1..=100u64).sum::<u64>());
     assert_eq!(x, 5050);
     assert_eq!(d, AllocTotals::default());
-    assert!(hotpath_alloc::installed());
+    assert!(hotpath::alloc::installed());
 }
 
 #[test]

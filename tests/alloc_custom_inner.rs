@@ -1,10 +1,11 @@
 //! `Tracking` over a custom inner allocator counts exactly what reaches it, and forwards
 //! every call.
+#![cfg(feature = "hotpath-alloc")]
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
-use hotpath_alloc::{measure, Tracking};
+use hotpath::alloc::{measure, Tracking};
 
 /// Counts the calls it forwards to `System`, all threads together.
 struct Counting {

@@ -1,8 +1,9 @@
 //! Failed allocations and reallocations are not counted.
+#![cfg(feature = "hotpath-alloc")]
 
 use std::alloc::{GlobalAlloc, Layout, System};
 
-use hotpath_alloc::{measure, Tracking};
+use hotpath::alloc::{measure, Tracking};
 
 /// Refuses anything of a mebibyte or more.
 struct Small;

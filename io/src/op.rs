@@ -1,38 +1,18 @@
 //! I/O operations: the per-operation path of `io!` wrappers.
 //!
 //! Each direction of an I/O entry (read, write, flush, shutdown, seek of one `io!` call
-//! site and wrapped type) is a [`CallSite`] of kind [`SiteKind::Io`](crate::SiteKind::Io),
-//! so its numbers live in the same per-thread slots as functions'. An operation is a
-//! completed call: on success it counts one operation and the bytes actually moved
-//! (timed or only counted, see [`set_io_sampling_rate`]); a failure counts an error;
+//! site and wrapped type) is a [`CallSite`] of kind `SiteKind::Io`, so its numbers live in
+//! the same per-thread slots as functions'. An operation is a completed call: on success
+//! it counts one operation and the bytes actually moved (timed or only counted, see
+//! [`set_sampling_rate`](crate::set_sampling_rate)); a failure counts an error;
 //! `WouldBlock`, `Interrupted` and `Poll::Pending` count nothing. Every operation also
 //! charges its bytes and time to the innermost measured function on its thread.
 
 use std::io;
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::task::Poll;
 
-use crate::clock;
-use crate::shard::{Shard, Slot, MAX_DEPTH};
-use crate::site::CallSite;
-
-static PERIOD: AtomicU64 = AtomicU64::new(1);
-
-/// Times a fraction `rate` (0..=1) of I/O operations; every operation and byte is still
-/// counted. `0` counts without timing.
-pub fn set_io_sampling_rate(rate: f64) {
-    PERIOD.store(crate::scope::period_of(rate), Relaxed);
-    crate::shard::refresh_key();
-}
-
-/// The fraction of I/O operations timed.
-pub fn io_sampling_rate() -> f64 {
-    crate::scope::rate_of(PERIOD.load(Relaxed))
-}
-
-pub(crate) fn period() -> u64 {
-    PERIOD.load(Relaxed)
-}
+use hotpath_core::op::{now, Here, Sampler};
+use hotpath_core::{CallSite, Slot};
 
 /// Which of a function's I/O counters an operation adds its bytes to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -75,60 +55,12 @@ impl Outcome {
     }
 }
 
-/// Whether to time this operation; `false` only when sampling says so.
-#[inline(always)]
-fn timed(shard: &Shard) -> bool {
-    let p = PERIOD.load(Relaxed);
-    if p == 1 {
-        return true;
-    }
-    if p == 0 {
-        return false;
-    }
-    let c = shard.io_countdown.get();
-    if c != 1 {
-        shard.io_countdown.set(c.wrapping_sub(1));
-        return false;
-    }
-    shard.next_io_gap();
-    true
-}
-
-/// Marks the calling thread as inside an I/O operation while alive, and says whether it
-/// is the outermost one: the operations a wrapped value makes on another wrapped value
-/// (a wrapped file under a wrapped `BufWriter` or encoder) are counted for their own
-/// entry, but charged to the function only once, through the outermost.
-struct Nest(Option<&'static Shard>);
-
-impl Nest {
-    #[inline(always)]
-    fn enter(shard: Option<&'static Shard>) -> (Nest, bool) {
-        match shard {
-            Some(s) => {
-                let n = s.io_nest.get();
-                s.io_nest.set(n + 1);
-                (Nest(Some(s)), n == 0)
-            }
-            None => (Nest(None), true),
-        }
-    }
-}
-
-impl Drop for Nest {
-    #[inline(always)]
-    fn drop(&mut self) {
-        if let Some(s) = self.0 {
-            s.io_nest.set(s.io_nest.get().saturating_sub(1));
-        }
-    }
-}
-
 /// Records a finished operation of `site` on the calling thread. `start` is the clock
 /// reading at its start, or 0 when it was not timed; `outer` when it was not made inside
 /// another wrapped operation.
 #[inline(always)]
 fn record(
-    shard: &'static Shard,
+    here: Here,
     slot: &'static Slot,
     dir: Dir,
     outcome: Outcome,
@@ -139,18 +71,18 @@ fn record(
     let bytes = match outcome {
         Outcome::NotAnOperation => return,
         Outcome::Failed => {
-            slot.io_errors.add(1);
+            slot.c.io_errors.add(1);
             0
         }
         Outcome::Done(bytes) => {
             if start != 0 {
                 let dt = end.saturating_sub(start);
-                slot.record_io(dt);
-                slot.io_timed_bytes.add(bytes);
+                slot.record_op(dt);
+                slot.c.io_timed_bytes.add(bytes);
             } else {
-                slot.counted.add(1);
+                slot.c.counted.add(1);
             }
-            slot.io_bytes.add(bytes);
+            slot.c.io_bytes.add(bytes);
             bytes
         }
     };
@@ -160,26 +92,22 @@ fn record(
         } else {
             0
         };
-        charge_function(shard, dir, bytes, io_ticks);
+        charge_function(here, dir, bytes, io_ticks);
     }
 }
 
 /// Charges `bytes` and `io_ticks` of I/O time to the innermost measured function on this
 /// thread, if there is one.
 #[inline(always)]
-fn charge_function(shard: &'static Shard, dir: Dir, bytes: u64, io_ticks: u64) {
-    let depth = shard.depth.load(Relaxed) as usize;
-    if depth == 0 || depth > MAX_DEPTH {
-        return;
-    }
-    if let Some(f) = shard.slot(shard.frames[depth - 1].site.load(Relaxed)) {
+fn charge_function(here: Here, dir: Dir, bytes: u64, io_ticks: u64) {
+    if let Some(f) = here.innermost() {
         match dir {
-            Dir::Read => f.fn_read.add(bytes),
-            Dir::Write => f.fn_write.add(bytes),
+            Dir::Read => f.c.fn_read.add(bytes),
+            Dir::Write => f.c.fn_write.add(bytes),
             Dir::Other => {}
         }
         if io_ticks != 0 {
-            f.fn_io.add(io_ticks);
+            f.c.fn_io.add(io_ticks);
         }
     }
 }
@@ -192,19 +120,18 @@ pub fn sync_op<T>(
     bytes: impl FnOnce(&T) -> u64,
     op: impl FnOnce() -> io::Result<T>,
 ) -> io::Result<T> {
-    let id = site.id();
-    let Some(shard) = Shard::current() else {
+    let Some(here) = Here::get() else {
         return op();
     };
-    let Some(slot) = shard.slot(id) else {
+    let Some(slot) = here.slot(site) else {
         return op();
     };
-    let (nest, outer) = Nest::enter(Some(shard));
-    let start = if timed(shard) { clock::now() } else { 0 };
+    let (nest, outer) = Here::nest(Some(here));
+    let start = if here.timed(Sampler::Io) { now() } else { 0 };
     let r = op();
-    let end = if start != 0 { clock::now() } else { 0 };
+    let end = if start != 0 { now() } else { 0 };
     drop(nest);
-    record(shard, slot, dir, Outcome::of(&r, bytes), start, end, outer);
+    record(here, slot, dir, Outcome::of(&r, bytes), start, end, outer);
     r
 }
 
@@ -222,8 +149,8 @@ impl InFlight {
     #[inline]
     pub fn begin(&mut self) {
         if self.0 == 0 {
-            self.0 = match Shard::current() {
-                Some(shard) if timed(shard) => clock::now().max(2),
+            self.0 = match Here::get() {
+                Some(here) if here.timed(Sampler::Io) => now().max(2),
                 _ => 1,
             };
         }
@@ -234,16 +161,15 @@ impl InFlight {
     #[inline]
     pub fn finish(&mut self, site: &'static CallSite, dir: Dir, outcome: Outcome, outer: bool) {
         let start = std::mem::take(&mut self.0);
-        let id = site.id();
-        let Some(shard) = Shard::current() else {
+        let Some(here) = Here::get() else {
             return;
         };
-        let Some(slot) = shard.slot(id) else {
+        let Some(slot) = here.slot(site) else {
             return;
         };
         let timed_start = if start >= 2 { start } else { 0 };
-        let end = if timed_start != 0 { clock::now() } else { 0 };
-        record(shard, slot, dir, outcome, timed_start, end, outer);
+        let end = if timed_start != 0 { now() } else { 0 };
+        record(here, slot, dir, outcome, timed_start, end, outer);
     }
 
     /// Runs one poll (or one synchronous call) of the operation: begins it if it is not
@@ -252,7 +178,7 @@ impl InFlight {
     #[inline]
     pub fn poll<R>(&mut self, f: impl FnOnce() -> R) -> (R, bool) {
         self.begin();
-        let (nest, outer) = Nest::enter(crate::shard::current_raw());
+        let (nest, outer) = Here::nest(Here::existing());
         let r = f();
         drop(nest);
         (r, outer)
@@ -280,13 +206,13 @@ pub fn poll_op<T>(
 /// cannot fail and are not timed, such as `BufRead::consume` adding bytes.
 #[inline]
 pub fn add_bytes(site: &'static CallSite, dir: Dir, bytes: u64) {
-    let Some(shard) = Shard::current() else {
+    let Some(here) = Here::get() else {
         return;
     };
-    if let Some(slot) = shard.slot(site.id()) {
-        slot.io_bytes.add(bytes);
-        if shard.io_nest.get() == 0 {
-            charge_function(shard, dir, bytes, 0);
+    if let Some(slot) = here.slot(site) {
+        slot.c.io_bytes.add(bytes);
+        if !here.in_op() {
+            charge_function(here, dir, bytes, 0);
         }
     }
 }

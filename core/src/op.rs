@@ -1,0 +1,106 @@
+//! Operations of wrapped values: what the wrapper crates (`hotpath-io` today) need from
+//! the calling thread's shard to record an operation, without knowing how shards work.
+//!
+//! An operation belongs to a [`CallSite`] (one per direction or mode of a wrapper site);
+//! its counts and durations go into that site's [`Slot`] on the thread that completes
+//! it, and its waiting time can be charged to the innermost measured function on that
+//! thread ([`Here::innermost`]). Whether it is timed is decided per thread by its
+//! [`Sampler`] kind; counts are exact either way.
+
+use crate::shard::Shard;
+use crate::site::CallSite;
+use crate::slot::Slot;
+
+pub use crate::state::Sampler;
+
+/// The calling thread's shard, as the recording side of an operation sees it.
+#[derive(Clone, Copy)]
+pub struct Here(&'static Shard);
+
+impl std::fmt::Debug for Here {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Here")
+    }
+}
+
+impl Here {
+    /// The calling thread's shard, created on first use and synchronised with the
+    /// current session; `None` while the thread's thread-locals are being destroyed.
+    #[inline]
+    pub fn get() -> Option<Here> {
+        Shard::current().map(Here)
+    }
+
+    /// The calling thread's shard if it has one, neither created nor synchronised: for
+    /// bookkeeping that is not recorded (nesting).
+    #[inline(always)]
+    pub fn existing() -> Option<Here> {
+        crate::shard::current_raw().map(Here)
+    }
+
+    /// Whether to time this event of `kind` (sampling); `false` only when the rate says so.
+    #[inline(always)]
+    pub fn timed(self, kind: Sampler) -> bool {
+        self.0.timed(kind)
+    }
+
+    /// `site`'s slot on this thread, created on first use; `None` past the call-site limit.
+    #[inline(always)]
+    pub fn slot(self, site: &'static CallSite) -> Option<&'static Slot> {
+        self.0.slot(site.id())
+    }
+
+    /// The slot of the innermost measured function (or block) on this thread's scope
+    /// stack, if one is running: where waits are charged.
+    #[inline(always)]
+    pub fn innermost(self) -> Option<&'static Slot> {
+        self.0.slot(self.0.innermost_site()?)
+    }
+
+    /// Marks this thread as inside a wrapped operation until the returned guard drops,
+    /// and says whether it is the outermost one in progress: an operation a wrapped value
+    /// makes on another wrapped value (a wrapped file under a wrapped `BufWriter`) is
+    /// counted for its own site but charged to the function once, through the outermost.
+    #[inline(always)]
+    pub fn nest(this: Option<Here>) -> (Nest, bool) {
+        match this {
+            Some(Here(s)) => {
+                let n = s.op_nest.get();
+                s.op_nest.set(n + 1);
+                (Nest(Some(s)), n == 0)
+            }
+            None => (Nest(None), true),
+        }
+    }
+
+    /// Whether a wrapped operation is in progress on this thread.
+    #[inline(always)]
+    pub fn in_op(self) -> bool {
+        self.0.op_nest.get() != 0
+    }
+}
+
+/// Inside a wrapped operation while alive (see [`Here::nest`]).
+#[must_use = "the operation is in progress until the guard drops"]
+pub struct Nest(Option<&'static Shard>);
+
+impl std::fmt::Debug for Nest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Nest")
+    }
+}
+
+impl Drop for Nest {
+    #[inline(always)]
+    fn drop(&mut self) {
+        if let Some(s) = self.0 {
+            s.op_nest.set(s.op_nest.get().saturating_sub(1));
+        }
+    }
+}
+
+/// Current clock reading in ticks (converted to ns in snapshots).
+#[inline(always)]
+pub fn now() -> u64 {
+    crate::clock::now()
+}

@@ -1,0 +1,159 @@
+//! One call site's numbers on one thread: the record every measurement writes into.
+//!
+//! A slot is written only by the thread whose shard holds it (single writer: relaxed load
+//! and store), and read by snapshots from any thread. Which counters a site uses depends
+//! on its [`SiteKind`](crate::SiteKind): functions use the call counters and the wait
+//! counters, I/O directions the call counters and the byte counters.
+
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+
+use crate::cell::counters;
+use crate::dist::{Dist, DistData};
+use crate::meter::{Delta, MeterMerged, MeterSlot};
+
+counters! {
+    /// The counters of one call site on one thread. Durations are in clock ticks.
+    pub struct Counts / CountsMerged {
+        /// Calls (or operations) counted but not timed (sampling).
+        counted: sum,
+        /// Calls timed.
+        timed: sum,
+        /// Inclusive time of every timed call, nested ones included (for the mean).
+        sum: sum,
+        /// Inclusive time of the outermost timed calls.
+        total: sum,
+        /// Self time of the timed calls.
+        self_: sum,
+        /// Async functions: polls of the timed futures.
+        polls: sum,
+        /// Async functions: summed poll durations of the timed futures.
+        busy: sum,
+        /// Async functions: futures dropped before `Ready`.
+        cancelled: sum,
+        /// I/O sites: bytes moved (every operation).
+        io_bytes: sum,
+        /// I/O sites: bytes of the timed operations (for rates when sampling).
+        io_timed_bytes: sum,
+        /// I/O sites: failed operations.
+        io_errors: sum,
+        /// Functions: bytes read by I/O operations made while the function was the
+        /// innermost measured one on its thread.
+        fn_read: sum,
+        /// Functions: bytes written likewise.
+        fn_write: sum,
+        /// Functions: ticks spent inside those (timed) operations.
+        fn_io: sum,
+    }
+}
+
+/// One call site's numbers on one thread.
+pub struct Slot {
+    /// The counters.
+    pub c: Counts,
+    /// Per-call inclusive durations (or per-operation durations).
+    time: Dist,
+    /// What the meters counted in this site's calls.
+    pub(crate) meters: MeterSlot,
+    /// Frames of this site on the owner's stack (owner-only; not statistics).
+    active: AtomicU32,
+}
+
+impl std::fmt::Debug for Slot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Slot").field("c", &self.c).finish()
+    }
+}
+
+/// One call site's numbers merged over threads, durations in ticks.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Merged {
+    pub(crate) c: CountsMerged,
+    pub(crate) time: DistData,
+    pub(crate) meters: MeterMerged,
+}
+
+impl Merged {
+    /// Calls counted, timed or not.
+    pub(crate) fn calls(&self) -> u64 {
+        self.c.counted + self.c.timed
+    }
+}
+
+impl Slot {
+    pub(crate) const fn new() -> Self {
+        Slot {
+            c: Counts::new(),
+            time: Dist::new(),
+            meters: MeterSlot::new(),
+            active: AtomicU32::new(0),
+        }
+    }
+
+    /// Records one timed call: `incl` and `self_` in ticks, the meters' inclusive and
+    /// self deltas; `outer` when no frame of the same site was below it, so that
+    /// recursion adds to the totals once.
+    #[inline(always)]
+    pub(crate) fn record(&self, incl: u64, self_: u64, m_incl: Delta, m_self: Delta, outer: bool) {
+        let c = &self.c;
+        c.timed.add(1);
+        c.sum.add(incl);
+        if outer {
+            c.total.add(incl);
+        }
+        c.self_.add(self_);
+        self.time.record(incl);
+        self.meters.record(m_incl, m_self, outer);
+    }
+
+    /// Records one timed operation of `dt` ticks (an I/O or other operation site: no
+    /// nesting, no self time).
+    #[inline(always)]
+    pub fn record_op(&self, dt: u64) {
+        let c = &self.c;
+        c.timed.add(1);
+        c.sum.add(dt);
+        c.total.add(dt);
+        self.time.record(dt);
+    }
+
+    #[inline(always)]
+    pub(crate) fn enter(&self) {
+        self.active.store(self.active.load(Relaxed) + 1, Relaxed);
+    }
+
+    /// Leaves one frame of this site; true when it was the outermost.
+    #[inline(always)]
+    pub(crate) fn leave(&self) -> bool {
+        let a = self.active.load(Relaxed).saturating_sub(1);
+        self.active.store(a, Relaxed);
+        a == 0
+    }
+
+    #[inline(always)]
+    pub(crate) fn is_active(&self) -> bool {
+        self.active.load(Relaxed) != 0
+    }
+
+    /// Forgets every frame of this site (the owner thread is exiting).
+    pub(crate) fn reset_active(&self) {
+        self.active.store(0, Relaxed);
+    }
+
+    /// Whether anything was recorded (a snapshot skips empty slots).
+    pub(crate) fn is_used(&self) -> bool {
+        let c = &self.c;
+        c.counted.get() != 0 || c.timed.get() != 0 || c.io_errors.get() != 0
+    }
+
+    pub(crate) fn clear_stats(&self) {
+        self.c.clear();
+        self.time.clear();
+        self.meters.clear();
+    }
+
+    pub(crate) fn merge_into(&self, m: &mut Merged) {
+        self.c.merge_into(&mut m.c);
+        self.time.merge_into(&mut m.time);
+        self.meters.merge_into(&mut m.meters);
+    }
+}

@@ -1,0 +1,172 @@
+//! Global state the per-call path reads: the session epoch, the clock in use, the sampling
+//! periods and whether CPU time is read exactly, folded into one [`key`].
+//!
+//! Everything a shard must agree with before it may take an inline path lives here, and
+//! nothing here calls back into the rest of the crate: setters store their value and
+//! recompute the key; shards compare their copy of the key with [`key`] on every call and
+//! resynchronise (slow path) when it changed.
+//!
+//! The key is `epoch << 2 | timing-every-call << 1 | tsc-clock`, never 0. A shard keeps
+//! two copies that equal it only while an inline path applies: `key` when every call is
+//! timed on the TSC, `sample_key` when calls are sampled or only counted on the TSC.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering::Relaxed};
+
+static EPOCH: AtomicU64 = AtomicU64::new(1);
+static KEY: AtomicU64 = AtomicU64::new(1);
+static CLOCK: AtomicU8 = AtomicU8::new(CLOCK_UNKNOWN);
+static EXACT_CPU: AtomicBool = AtomicBool::new(false);
+static PERIODS: [AtomicU64; Sampler::COUNT] = [const { AtomicU64::new(1) }; Sampler::COUNT];
+
+const EVERY: u64 = 0b10;
+const TSC: u64 = 0b01;
+
+/// [`clock_kind`]: not chosen yet.
+pub(crate) const CLOCK_UNKNOWN: u8 = 0;
+/// [`clock_kind`]: the invariant TSC.
+pub(crate) const CLOCK_TSC: u8 = 1;
+/// [`clock_kind`]: `std::time::Instant`.
+pub(crate) const CLOCK_MONOTONIC: u8 = 2;
+
+/// Longest mean gap between timed events: keeps the gap arithmetic (`2·period − 1`) in
+/// range for any rate, however small.
+pub const MAX_PERIOD: u64 = 1 << 62;
+
+/// What a sampling rate applies to. Each kind has its own rate and, per thread, its own
+/// countdown to the next timed event; counts are exact whatever the rate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(usize)]
+pub enum Sampler {
+    /// Calls of measured functions and blocks (`HOTPATH_TIME_SAMPLING_RATE`).
+    Calls = 0,
+    /// `io!` operations (`HOTPATH_IO_TIME_SAMPLING_RATE`).
+    Io = 1,
+}
+
+impl Sampler {
+    /// Number of kinds.
+    pub const COUNT: usize = 2;
+    /// Every kind.
+    pub const ALL: [Sampler; Sampler::COUNT] = [Sampler::Calls, Sampler::Io];
+
+    /// Times a fraction `rate` (0..=1) of these events; every one is still counted.
+    /// `0` (or NaN) counts without timing; a rate below `1 / MAX_PERIOD` times one
+    /// event in [`MAX_PERIOD`] on average.
+    pub fn set_rate(self, rate: f64) {
+        PERIODS[self as usize].store(period_of(rate), Relaxed);
+        refresh();
+    }
+
+    /// The fraction of events timed: 1.0, 0.0 (count only), or 1/period.
+    pub fn rate(self) -> f64 {
+        match self.period() {
+            0 => 0.0,
+            p => 1.0 / p as f64,
+        }
+    }
+
+    /// Mean gap between timed events: 1 times every event, 0 none.
+    #[inline(always)]
+    pub(crate) fn period(self) -> u64 {
+        PERIODS[self as usize].load(Relaxed)
+    }
+}
+
+/// The period (mean gap between timed events) of a sampling rate: 0 = none timed.
+pub(crate) fn period_of(rate: f64) -> u64 {
+    if rate.is_nan() || rate <= 0.0 {
+        0
+    } else if rate >= 1.0 {
+        1
+    } else {
+        // `as` saturates; the cap keeps `2·period − 1` from overflowing.
+        ((1.0 / rate).round() as u64).clamp(1, MAX_PERIOD)
+    }
+}
+
+/// The global key.
+#[inline(always)]
+pub(crate) fn key() -> u64 {
+    KEY.load(Relaxed)
+}
+
+/// Whether `key` says every call is timed on the TSC, and whether the TSC is in use.
+pub(crate) fn key_parts(key: u64) -> (bool, bool) {
+    (key & EVERY != 0, key & TSC != 0)
+}
+
+/// The current session epoch.
+#[inline(always)]
+pub(crate) fn epoch() -> u64 {
+    EPOCH.load(Relaxed)
+}
+
+/// Starts a new epoch: every shard's numbers become stale.
+pub(crate) fn next_epoch() {
+    EPOCH.fetch_add(1, Relaxed);
+    refresh();
+}
+
+/// The clock source chosen by [`crate::clock::init`] (`CLOCK_*`).
+#[inline(always)]
+pub(crate) fn clock_kind() -> u8 {
+    CLOCK.load(Relaxed)
+}
+
+/// Records the clock source (once, at [`crate::clock::init`]).
+pub(crate) fn set_clock_kind(kind: u8) {
+    CLOCK.store(kind, Relaxed);
+    refresh();
+}
+
+/// Whether scopes read the CPU clock at entry and exit (exact CPU mode).
+#[inline(always)]
+pub(crate) fn exact_cpu() -> bool {
+    EXACT_CPU.load(Relaxed)
+}
+
+/// Turns exact CPU mode on or off.
+#[cfg_attr(not(feature = "cpu"), allow(dead_code))]
+pub(crate) fn set_exact_cpu(on: bool) {
+    EXACT_CPU.store(on, Relaxed);
+    refresh();
+}
+
+/// Recomputes [`KEY`] from the epoch, the call sampling period, the clock and the CPU mode.
+fn refresh() {
+    // Exact CPU mode reads the CPU clock in every scope: not the inline path.
+    let every = Sampler::Calls.period() == 1 && !exact_cpu();
+    let tsc = clock_kind() == CLOCK_TSC;
+    KEY.store(
+        (epoch() << 2) | if every { EVERY } else { 0 } | if tsc { TSC } else { 0 },
+        Relaxed,
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn any_rate_gives_a_period_whose_gap_arithmetic_fits() {
+        for rate in [
+            1e-300,
+            1e-19,
+            f64::MIN_POSITIVE,
+            1.0 / MAX_PERIOD as f64,
+            1e-3,
+            0.5,
+        ] {
+            let p = period_of(rate);
+            assert!((1..=MAX_PERIOD).contains(&p), "rate {rate}: period {p}");
+            assert!(p.checked_mul(2).is_some(), "rate {rate}");
+        }
+        assert_eq!(period_of(0.0), 0);
+        assert_eq!(period_of(-1.0), 0);
+        assert_eq!(period_of(f64::NAN), 0);
+        assert_eq!(period_of(1.0), 1);
+        assert_eq!(period_of(7.0), 1);
+        assert_eq!(period_of(0.25), 4);
+        assert_eq!(period_of(1e-19), MAX_PERIOD);
+    }
+}
