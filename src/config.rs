@@ -91,6 +91,7 @@ pub(crate) use on::*;
 #[cfg(feature = "hotpath")]
 mod on {
     use super::{CpuMode, Format};
+    use crate::report::Section;
     use std::path::PathBuf;
     use std::time::Duration;
 
@@ -100,20 +101,20 @@ mod on {
     pub(crate) const DEFAULT_PERCENTILES: [f64; 3] = [50.0, 95.0, 99.0];
     /// Most percentiles shown.
     pub(crate) const MAX_PERCENTILES: usize = 10;
+    /// Whether this build can produce `section` (its feature is compiled in, or for
+    /// `threads`, the target is Linux).
+    pub(crate) fn compiled(section: Section) -> bool {
+        match section {
+            Section::Alloc => cfg!(feature = "hotpath-alloc"),
+            Section::Cpu => cfg!(feature = "hotpath-cpu"),
+            Section::Threads => cfg!(target_os = "linux"),
+            Section::Timing | Section::Io => true,
+        }
+    }
+
     /// Every section this build can produce, in report order.
-    pub(crate) fn all_sections() -> Vec<&'static str> {
-        let mut s = vec!["timing"];
-        if cfg!(feature = "hotpath-alloc") {
-            s.push("alloc");
-        }
-        if cfg!(feature = "hotpath-cpu") {
-            s.push("cpu");
-        }
-        s.push("io");
-        if cfg!(target_os = "linux") {
-            s.push("threads");
-        }
-        s
+    pub(crate) fn all_sections() -> Vec<Section> {
+        Section::ALL.into_iter().filter(|s| compiled(*s)).collect()
     }
 
     #[derive(Clone, Debug)]
@@ -129,7 +130,7 @@ mod on {
         pub timeout: Option<Duration>,
         pub time_sampling_rate: f64,
         pub io_time_sampling_rate: f64,
-        pub sections: Vec<&'static str>,
+        pub sections: Vec<Section>,
         pub cpu_mode: CpuMode,
         pub cpu_hz: u32,
         pub threads_interval: Duration,
@@ -216,7 +217,12 @@ mod on {
             ) {
                 self.time_sampling_rate = r;
             }
-            let current = self.sections.join(",");
+            let current = self
+                .sections
+                .iter()
+                .map(|s| s.name())
+                .collect::<Vec<_>>()
+                .join(",");
             if let Some(s) = env(
                 "HOTPATH_REPORT",
                 "`all` or section names from timing",
@@ -339,7 +345,7 @@ mod on {
     /// `all`, or section names separated by commas; `-name` removes one. The names of
     /// hotpath 0.30 (`functions-timing`, ...) are understood. Sections this build does
     /// not produce are left out silently; unknown names make the spec invalid.
-    pub(crate) fn parse_sections(spec: &str) -> Option<Vec<&'static str>> {
+    pub(crate) fn parse_sections(spec: &str) -> Option<Vec<Section>> {
         let (mut include, mut exclude) = (Vec::new(), Vec::new());
         let mut all = false;
         for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
@@ -348,14 +354,7 @@ mod on {
                 all = true;
                 continue;
             }
-            let name = match name {
-                "functions-timing" | "functions" => "timing",
-                "functions-alloc" => "alloc",
-                "functions-cpu" => "cpu",
-                other => ["timing", "alloc", "cpu", "io", "threads"]
-                    .into_iter()
-                    .find(|k| *k == other)?,
-            };
+            let name = Section::parse(name)?;
             if neg {
                 exclude.push(name);
             } else {

@@ -1,26 +1,32 @@
-//! CPU measurement of a session (feature `hotpath-cpu`): starts the sampler or exact
-//! mode, and turns the numbers into the report's `cpu` section.
+//! CPU measurement of a session (feature `hotpath-cpu`): starts and stops the sampler
+//! or exact mode. The report's `cpu` section is built in `report::build::cpu`.
 
-use hotpath_core::{SiteStats, Snapshot};
 use hotpath_cpu::{ClockSource, SamplerConfig, SamplerSource};
 
 use crate::config::{warn, Config};
-use crate::report::{CpuInfo, FunctionCpu, Percentiles};
 use crate::CpuMode;
 
 /// CPU measurement running for a session.
 #[derive(Debug)]
 pub(crate) struct CpuRun {
-    mode: CpuMode,
-    source: &'static str,
-    hz: Option<u32>,
-    period_ns: u64,
-    fallback_reason: Option<String>,
-    hw_unavailable: Option<String>,
-    process0: u64,
+    /// Sampled or exact.
+    pub(crate) mode: CpuMode,
+    /// What measures it.
+    pub(crate) source: &'static str,
+    /// Sampled mode: samples per second of CPU time.
+    pub(crate) hz: Option<u32>,
+    /// Sampled mode: CPU time one sample stands for, ns.
+    pub(crate) period_ns: u64,
+    /// Why the preferred source was not used.
+    pub(crate) fallback_reason: Option<String>,
+    /// Why instructions and cycles are not counted.
+    pub(crate) hw_unavailable: Option<String>,
+    /// The process's CPU time when the session started, ns.
+    pub(crate) process0: u64,
 }
 
-fn process_cpu() -> u64 {
+/// CPU time of the whole process so far (user + system), ns.
+pub(crate) fn process_cpu() -> u64 {
     hotpath_cpu::process_cpu_ns().map_or(0, |(u, s)| u + s)
 }
 
@@ -118,78 +124,8 @@ impl CpuRun {
         }
     }
 
-    /// One function's CPU numbers. `wall` is its total wall time, `scale` the factor from
-    /// timed to all calls.
-    pub(crate) fn function(
-        &self,
-        s: &SiteStats,
-        wall: u64,
-        percentiles: &[f64],
-        scale: impl Fn(u64) -> u64,
-    ) -> FunctionCpu {
-        let c = &s.cpu;
-        let exact = self.mode == CpuMode::Exact;
-        let (cpu_ns, self_cpu_ns) = if exact {
-            (scale(c.ns), scale(c.self_ns))
-        } else {
-            (c.samples * self.period_ns, c.self_samples * self.period_ns)
-        };
-        let hw = exact && self.hw_unavailable.is_none();
-        FunctionCpu {
-            cpu_ns,
-            self_cpu_ns,
-            wait_ns: wall.saturating_sub(cpu_ns),
-            cpu_share: if wall == 0 {
-                0.0
-            } else {
-                (cpu_ns as f64 / wall as f64).min(1.0)
-            },
-            samples: (!exact).then_some(c.samples),
-            voluntary_switches: exact.then(|| scale(c.voluntary)),
-            involuntary_switches: exact.then(|| scale(c.involuntary)),
-            instructions: hw.then(|| scale(c.instructions)),
-            cycles: hw.then(|| scale(c.cycles)),
-            percentiles: if exact {
-                Percentiles(
-                    percentiles
-                        .iter()
-                        .filter_map(|p| Some((*p, c.percentile_ns(*p)?)))
-                        .collect(),
-                )
-            } else {
-                Percentiles::default()
-            },
-        }
-    }
-
     /// `sampled` or `exact`, and what measures it.
     pub(crate) fn mode_and_source(&self) -> (&'static str, &'static str) {
         (self.mode.as_str(), self.source)
-    }
-
-    /// The section's header: how CPU was measured and the process's CPU time.
-    pub(crate) fn info(&self, snap: &Snapshot) -> CpuInfo {
-        let process_cpu_ns = process_cpu().saturating_sub(self.process0);
-        let (sampled_cpu_ns, attributed) = match self.mode {
-            CpuMode::Exact => (None, snap.cpu.attributed_ns),
-            _ => {
-                let sampled = snap.cpu.samples * self.period_ns;
-                let inside = (snap.cpu.samples - snap.cpu.samples_outside) * self.period_ns;
-                (Some(sampled), inside)
-            }
-        };
-        CpuInfo {
-            mode: self.mode.as_str().into(),
-            source: self.source.into(),
-            hz: self.hz,
-            fallback_reason: self.fallback_reason.clone(),
-            hw_counters_unavailable: match self.mode {
-                CpuMode::Exact => self.hw_unavailable.clone(),
-                _ => Some("counted in exact mode only".into()),
-            },
-            process_cpu_ns,
-            sampled_cpu_ns,
-            unattributed_cpu_ns: process_cpu_ns.saturating_sub(attributed),
-        }
     }
 }

@@ -9,9 +9,7 @@ use std::time::Instant;
 use hotpath_core::{CallSite, Scope, SiteKind};
 
 use crate::config::{warn, Config};
-use crate::report::{
-    Function, FunctionIo, IoDirection, IoEntry, Percentiles, Report, WallNs, SCHEMA_VERSION,
-};
+use crate::report::{Report, Section, SCHEMA_VERSION};
 use crate::Format;
 
 static ACTIVE: AtomicBool = AtomicBool::new(false);
@@ -59,7 +57,7 @@ impl Session {
         hotpath_io::set_sampling_rate(cfg.io_time_sampling_rate);
         #[cfg(feature = "hotpath-cpu")]
         let cpu = crate::cpu::CpuRun::start(&cfg);
-        let threads = if cfg.sections.contains(&"threads") {
+        let threads = if cfg.sections.contains(&Section::Threads) {
             crate::threads::start_monitor(cfg.threads_interval)
         } else {
             None
@@ -117,6 +115,10 @@ impl crate::live::Source for Shared {
         build(self)
     }
 
+    fn metrics_limit(&self) -> usize {
+        self.cfg.metrics_limit
+    }
+
     fn status(&self) -> crate::report::ProfilerStatus {
         let mut features = vec!["hotpath".to_string()];
         for (on, name) in [
@@ -140,7 +142,7 @@ impl crate::live::Source for Shared {
             pid: std::process::id(),
             caller: self.cfg.caller.to_string(),
             uptime_ns: self.start.elapsed().as_nanos() as u64,
-            sections: self.sections().iter().map(|s| s.to_string()).collect(),
+            sections: self.sections(),
             features,
             cpu_mode: cpu.map(|(m, _)| m.to_string()),
             cpu_source: cpu.map(|(_, s)| s.to_string()),
@@ -149,29 +151,23 @@ impl crate::live::Source for Shared {
         }
     }
 
-    fn sections(&self) -> Vec<&'static str> {
+    fn sections(&self) -> Vec<Section> {
         self.cfg
             .sections
             .iter()
             .copied()
-            .filter(|s| match *s {
-                "cpu" => {
+            .filter(|s| match s {
+                Section::Cpu => {
                     #[cfg(feature = "hotpath-cpu")]
                     let on = self.cpu.is_some();
                     #[cfg(not(feature = "hotpath-cpu"))]
                     let on = false;
                     on
                 }
-                "threads" => self.threads.is_some(),
+                Section::Threads => self.threads.is_some(),
                 _ => true,
             })
             .collect()
-    }
-
-    #[cfg(feature = "hotpath-prometheus")]
-    fn prometheus(&self) -> String {
-        let (report, snap) = build_with_snapshot(self);
-        crate::live::prometheus::encode(&report, &snap, self.cfg.metrics_limit)
     }
 }
 
@@ -241,222 +237,17 @@ impl Overhead {
     }
 }
 
-/// Builds the report of the session so far.
+/// The report of the session so far.
 fn build(shared: &Shared) -> Report {
-    build_with_snapshot(shared).0
-}
-
-/// The report of the session so far, and the snapshot it was made from.
-fn build_with_snapshot(shared: &Shared) -> (Report, hotpath_core::Snapshot) {
-    // The run ends now; taking the snapshot may wait for the tick calibration.
-    let elapsed_ns = shared.start.elapsed().as_nanos() as u64;
-    let snap = hotpath_core::snapshot();
-    let cfg = &shared.cfg;
-    let mut notes = shared.notes.clone();
-    if snap.sites_overflowed {
-        notes.push(format!(
-            "more than {} call sites were used; later ones are not measured",
-            hotpath_core::MAX_SITES
-        ));
-    }
-    if snap.depth_overflowed {
-        notes.push(format!(
-            "measured scopes nested deeper than {}; below that depth self time includes children",
-            hotpath_core::MAX_DEPTH
-        ));
-    }
-    if snap.lost_calls > 0 {
-        notes.push(format!(
-            "{} calls ran while their thread was exiting and were not recorded",
-            snap.lost_calls
-        ));
-    }
-    let mut timed_calls = 0u64;
-    let mut counted_calls = 0u64;
-    let mut functions: Vec<Function> = snap
-        .sites
-        .iter()
-        .filter(|s| s.site.kind() != SiteKind::Io)
-        .map(|s| {
-            timed_calls += s.timed;
-            counted_calls += s.calls.saturating_sub(s.timed);
-            let is_async = s.site.kind() == SiteKind::AsyncFunction;
-            let sampled = s.timed < s.calls;
-            let scale = |v: u64| scaled(s, v);
-            let wall_ns = (s.timed > 0).then(|| {
-                let total = scale(s.total_ns);
-                WallNs {
-                    total,
-                    self_: scale(s.self_ns),
-                    mean: s.sum_ns / s.timed,
-                    min: s.min_ns,
-                    max: s.max_ns,
-                    percentiles: Percentiles(
-                        cfg.percentiles
-                            .iter()
-                            .filter_map(|p| Some((*p, s.percentile_ns(*p)?)))
-                            .collect(),
-                    ),
-                }
-            });
-            #[cfg(feature = "hotpath-cpu")]
-            let cpu = shared.cpu.as_ref().filter(|_| s.timed > 0).map(|run| {
-                let wall = wall_ns.as_ref().map_or(0, |w| w.total);
-                run.function(s, wall, &cfg.percentiles, |v| scaled(s, v))
-            });
-            #[cfg(not(feature = "hotpath-cpu"))]
-            let cpu = None;
-            Function {
-                #[cfg(feature = "hotpath-alloc")]
-                alloc: function_alloc(s, &cfg.percentiles),
-                #[cfg(not(feature = "hotpath-alloc"))]
-                alloc: None,
-                cpu,
-                io: (s.fn_io_read + s.fn_io_write + s.fn_io_ns > 0).then_some(FunctionIo {
-                    read_bytes: s.fn_io_read,
-                    write_bytes: s.fn_io_write,
-                    io_ns: s.fn_io_ns,
-                }),
-                name: s.site.name().to_string(),
-                label: s.site.label().map(str::to_string),
-                file: s.site.file().to_string(),
-                line: s.site.line(),
-                calls: s.calls,
-                timed_calls: s.timed,
-                is_async,
-                sampled,
-                wall_ns,
-                polls: is_async.then_some(s.polls),
-                busy_ns: is_async.then_some(s.busy_ns),
-                cancelled: is_async.then_some(s.cancelled),
-            }
-        })
-        .collect();
-    functions.sort_by(|a, b| {
-        let t = |f: &Function| f.wall_ns.as_ref().map_or(0, |w| w.total);
-        t(b).cmp(&t(a))
-            .then(b.calls.cmp(&a.calls))
-            .then(a.name.cmp(&b.name))
-    });
-    let mut sections: Vec<String> = cfg.sections.iter().map(|s| s.to_string()).collect();
-    #[cfg(feature = "hotpath-alloc")]
-    let alloc_total = alloc_total(&snap, &mut sections, &mut notes);
-    #[cfg(not(feature = "hotpath-alloc"))]
-    let alloc_total = None;
-    #[cfg(feature = "hotpath-cpu")]
-    let cpu = shared.cpu.as_ref().map(|run| run.info(&snap));
-    #[cfg(not(feature = "hotpath-cpu"))]
-    let cpu = None;
-    if cpu.is_none() {
-        sections.retain(|s| s != "cpu");
-    }
-    let (threads, process_memory) = match &shared.threads {
-        Some(monitor) => {
-            let t = monitor.snapshot();
-            notes.extend(t.note);
-            (Some(t.rows), t.memory)
-        }
-        None => {
-            sections.retain(|s| s != "threads");
-            (None, None)
-        }
-    };
-    let io = io_entries(&snap, &cfg.percentiles);
-    if io.is_empty() {
-        sections.retain(|s| s != "io");
-    }
-    let overhead_ns = (timed_calls as f64 * shared.overhead.timed_ns
-        + counted_calls as f64 * shared.overhead.counted_ns) as u64;
-    let report = Report {
-        schema_version: SCHEMA_VERSION,
-        caller: cfg.caller.to_string(),
-        elapsed_ns,
-        sections,
-        percentiles: cfg.percentiles.clone(),
-        overhead_per_call_ns: (shared.overhead.timed_ns * 10.0).round() / 10.0,
-        overhead_ns,
-        clock: hotpath_core::clock::source().name().to_string(),
-        time_sampling_rate: hotpath_core::sampling_rate(),
-        io_time_sampling_rate: (!io.is_empty()).then(hotpath_io::sampling_rate),
-        notes,
-        alloc_total,
-        cpu,
-        functions,
-        io: (!io.is_empty()).then_some(io),
-        threads,
-        process_memory,
-    };
-    (report, snap)
-}
-
-/// Scales a value measured on the timed calls to all calls.
-fn scaled(s: &hotpath_core::SiteStats, v: u64) -> u64 {
-    if s.timed > 0 && s.timed < s.calls {
-        (v as f64 * s.calls as f64 / s.timed as f64).round() as u64
-    } else {
-        v
-    }
-}
-
-#[cfg(feature = "hotpath-alloc")]
-fn function_alloc(
-    s: &hotpath_core::SiteStats,
-    percentiles: &[f64],
-) -> Option<crate::report::FunctionAlloc> {
-    if s.timed == 0 {
-        return None;
-    }
-    let a = &s.alloc;
-    let bytes = scaled(s, a.bytes);
-    let freed = scaled(s, a.freed);
-    Some(crate::report::FunctionAlloc {
-        count: scaled(s, a.allocs),
-        bytes,
-        self_count: scaled(s, a.self_allocs),
-        self_bytes: scaled(s, a.self_bytes),
-        freed_bytes: freed,
-        retained_bytes: bytes as i64 - freed as i64,
-        per_call_count: (a.allocs_sum as f64 / s.timed as f64 * 100.0).round() / 100.0,
-        per_call_bytes: a.bytes_sum / s.timed,
-        percentiles: Percentiles(
-            percentiles
-                .iter()
-                .filter_map(|p| Some((*p, a.bytes_percentile(*p)?)))
-                .collect(),
-        ),
-    })
-}
-
-/// The process totals and the part outside measured functions; with a warning instead
-/// of a section of zeros when the tracking allocator is not installed.
-#[cfg(feature = "hotpath-alloc")]
-fn alloc_total(
-    snap: &hotpath_core::Snapshot,
-    sections: &mut Vec<String>,
-    notes: &mut Vec<String>,
-) -> Option<crate::report::AllocTotal> {
-    if !sections.iter().any(|s| s == "alloc") {
-        return None;
-    }
-    if !hotpath_alloc::installed() {
-        sections.retain(|s| s != "alloc");
-        notes.push(
-            "hotpath-alloc is on but no allocation was counted: install the tracking allocator \
-             (#[hotpath::main] does unless `allocator = none`; or declare \
-             `#[global_allocator] static A: hotpath::alloc::Tracking = ...`)"
-                .into(),
-        );
-        return None;
-    }
-    let p = hotpath_alloc::session_totals();
-    let a = snap.attributed.alloc;
-    Some(crate::report::AllocTotal {
-        count: p.allocs,
-        bytes: p.bytes,
-        freed_bytes: p.freed,
-        unattributed_count: p.allocs.saturating_sub(a.allocs),
-        unattributed_bytes: p.bytes.saturating_sub(a.bytes),
-        unattributed_freed_bytes: p.freed.saturating_sub(a.freed),
+    crate::report::build::report(&crate::report::build::Inputs {
+        cfg: &shared.cfg,
+        // The run ends now; taking the snapshot may wait for the tick calibration.
+        elapsed_ns: shared.start.elapsed().as_nanos() as u64,
+        overhead: (shared.overhead.timed_ns, shared.overhead.counted_ns),
+        notes: &shared.notes,
+        #[cfg(feature = "hotpath-cpu")]
+        cpu: shared.cpu.as_ref(),
+        threads: shared.threads.as_ref(),
     })
 }
 
@@ -488,57 +279,4 @@ fn emit(shared: &Shared) {
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(text.as_bytes());
     let _ = out.flush();
-}
-
-/// The I/O section: every `io!` entry with at least one operation or error, by bytes.
-fn io_entries(snap: &hotpath_core::Snapshot, percentiles: &[f64]) -> Vec<IoEntry> {
-    let by_site: std::collections::HashMap<
-        *const hotpath_core::CallSite,
-        &hotpath_core::SiteStats,
-    > = snap
-        .sites
-        .iter()
-        .filter(|s| s.site.kind() == SiteKind::Io)
-        .map(|s| (s.site as *const _, s))
-        .collect();
-    let direction = |site: &'static hotpath_core::CallSite| -> IoDirection {
-        let Some(s) = by_site.get(&(site as *const _)) else {
-            return IoDirection::default();
-        };
-        let timed = s.timed > 0;
-        IoDirection {
-            ops: s.calls,
-            bytes: s.io_bytes,
-            errors: s.io_errors,
-            timed_ops: s.timed,
-            total_ns: s.total_ns,
-            mean_ns: timed.then(|| s.sum_ns / s.timed),
-            rate_bytes_per_sec: (timed && s.total_ns > 0)
-                .then(|| s.io_timed_bytes as f64 * 1e9 / s.total_ns as f64),
-            percentiles: Percentiles(
-                percentiles
-                    .iter()
-                    .filter_map(|p| Some((*p, s.percentile_ns(*p)?)))
-                    .collect(),
-            ),
-        }
-    };
-    let mut out: Vec<IoEntry> = hotpath_io::entries()
-        .into_iter()
-        .map(|e| IoEntry {
-            name: e.name.to_string(),
-            file: e.file.to_string(),
-            line: e.line,
-            type_name: e.type_name.to_string(),
-            instances: e.instances.load(Ordering::Relaxed),
-            read: direction(e.read),
-            write: direction(e.write),
-            flush: direction(e.flush),
-            shutdown: direction(e.shutdown),
-            seek: direction(e.seek),
-        })
-        .filter(|e| e.directions().iter().any(|(_, d)| d.ops + d.errors > 0))
-        .collect();
-    out.sort_by_key(|e| std::cmp::Reverse(e.read.bytes + e.write.bytes));
-    out
 }

@@ -5,7 +5,7 @@
 
 use hotpath::report::{
     AllocTotal, Function, FunctionAlloc, FunctionIo, IoDirection, IoEntry, Percentiles, Report,
-    WallNs, SCHEMA_VERSION,
+    Section, WallNs, SCHEMA_VERSION,
 };
 
 fn wall(
@@ -23,6 +23,7 @@ fn wall(
         min,
         max,
         percentiles: Percentiles(ps.to_vec()),
+        hist: None,
     })
 }
 
@@ -57,6 +58,7 @@ fn alloc(
         per_call_count: count as f64 / calls as f64,
         per_call_bytes: bytes / calls,
         percentiles: Percentiles(ps.to_vec()),
+        hist: None,
     })
 }
 
@@ -129,7 +131,7 @@ fn fixed() -> Report {
         schema_version: SCHEMA_VERSION,
         caller: "app::main".into(),
         elapsed_ns: 1_234_567_890,
-        sections: vec!["timing".into(), "alloc".into()],
+        sections: vec![Section::Timing, Section::Alloc],
         percentiles: vec![50.0, 95.0, 99.9],
         overhead_per_call_ns: 24.6,
         overhead_ns: 5_540_000,
@@ -259,6 +261,7 @@ fn dir(ops: u64, bytes: u64, errors: u64, timed: u64, total_ns: u64) -> IoDirect
                 .map(|m| vec![(50.0, m), (95.0, m * 2), (99.9, m * 3)])
                 .unwrap_or_default(),
         ),
+        hist: None,
     }
 }
 
@@ -282,7 +285,7 @@ fn entry(name: &str, line: u32, type_name: &str, instances: u64) -> IoEntry {
 /// line), seeks and a shutdown.
 fn fixed_with_io() -> Report {
     let mut r = fixed();
-    r.sections.push("io".into());
+    r.sections.push(Section::Io);
     r.io_time_sampling_rate = Some(0.25);
     let mut file = entry("src/main.rs:20", 20, "std::fs::File", 1);
     file.read = dir(33, 1_048_576, 0, 33, 2_000_000);

@@ -6,7 +6,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use hotpath::report::{
     AllocTotal, CpuInfo, Function, FunctionAlloc, FunctionCpu, FunctionIo, IoDirection, IoEntry,
-    Percentiles, ProcessMemory, ProfilerStatus, Report, ThreadRow, WallNs, SCHEMA_VERSION,
+    Percentiles, ProcessMemory, ProfilerStatus, Report, Section, ThreadRow, WallNs, SCHEMA_VERSION,
 };
 mod common;
 
@@ -35,6 +35,7 @@ fn wall(total: u64, self_: u64, mean: u64, min: u64, max: u64, p: [u64; 3]) -> O
         min,
         max,
         percentiles: pcts(p),
+        hist: None,
     })
 }
 
@@ -56,6 +57,7 @@ fn alloc(count: u64, bytes: u64, self_bytes: u64, freed: u64, calls: u64) -> Opt
         per_call_count: count as f64 / calls as f64,
         per_call_bytes: bytes / calls,
         percentiles: pcts([bytes / calls, bytes / calls, bytes / calls]),
+        hist: None,
     })
 }
 
@@ -78,6 +80,7 @@ fn dir(ops: u64, bytes: u64, errors: u64, total_ns: u64, p: [u64; 3]) -> IoDirec
         } else {
             Percentiles::default()
         },
+        hist: None,
     }
 }
 
@@ -214,9 +217,7 @@ fn report() -> Report {
         schema_version: SCHEMA_VERSION,
         caller: "app::main".into(),
         elapsed_ns: 2_000_000_000,
-        sections: ["timing", "alloc", "cpu", "io", "threads"]
-            .map(String::from)
-            .to_vec(),
+        sections: Section::ALL.to_vec(),
         percentiles: PS.to_vec(),
         overhead_per_call_ns: 24.6,
         overhead_ns: 5_540_000,
@@ -264,9 +265,7 @@ fn status() -> ProfilerStatus {
         pid: 4242,
         caller: "app::main".into(),
         uptime_ns: 2_000_000_000,
-        sections: ["timing", "alloc", "cpu", "io", "threads"]
-            .map(String::from)
-            .to_vec(),
+        sections: Section::ALL.to_vec(),
         features: ["hotpath", "hotpath-alloc", "hotpath-cpu"]
             .map(String::from)
             .to_vec(),

@@ -4,7 +4,7 @@
 
 use hotpath::report::{
     AllocTotal, CpuInfo, Function, FunctionAlloc, FunctionCpu, IoDirection, IoEntry, Percentiles,
-    Report, WallNs,
+    Report, Section, WallNs,
 };
 mod common;
 
@@ -24,6 +24,7 @@ fn wall(total: u64, self_: u64, calls: u64, ps: &[(f64, u64)]) -> Option<WallNs>
         min: ps.first().map_or(0, |p| p.1),
         max: ps.last().map_or(0, |p| p.1),
         percentiles: Percentiles(ps.to_vec()),
+        hist: None,
     })
 }
 
@@ -43,6 +44,7 @@ fn alloc(count: u64, bytes: u64, calls: u64) -> Option<FunctionAlloc> {
         per_call_count: count as f64 / calls as f64,
         per_call_bytes: bytes / calls,
         percentiles: Percentiles::default(),
+        hist: None,
     })
 }
 
@@ -60,6 +62,7 @@ fn dir(ops: u64, bytes: u64, errors: u64, mean_ns: Option<u64>) -> IoDirection {
         mean_ns,
         rate_bytes_per_sec: mean_ns.map(|m| bytes as f64 * 1e9 / (m * ops) as f64),
         percentiles: Percentiles::default(),
+        hist: None,
     }
 }
 
@@ -115,7 +118,7 @@ fn pair() -> (Report, Report) {
     let with_sections = |functions, elapsed_ns, cpu_ns, allocs, alloc_bytes, io| {
         let mut r = report(functions);
         r.elapsed_ns = elapsed_ns;
-        r.sections = vec!["timing".into(), "alloc".into(), "cpu".into(), "io".into()];
+        r.sections = vec![Section::Timing, Section::Alloc, Section::Cpu, Section::Io];
         r.io_time_sampling_rate = Some(1.0);
         r.cpu = cpu_info(cpu_ns);
         r.alloc_total = Some(AllocTotal {
@@ -335,7 +338,7 @@ fn runs(means: &[u64], allocs: &[u64]) -> Vec<Report> {
         .zip(allocs)
         .map(|(&mean, &count)| {
             let mut r = one(2, mean);
-            r.sections.push("alloc".into());
+            r.sections.push(Section::Alloc);
             r.functions[0].alloc = alloc(count, count * 16, 2);
             r
         })
@@ -619,7 +622,7 @@ fn more_allocations_per_call_are_a_regression_more_in_all_are_not() {
     // The times stay the same: only allocations and calls differ.
     let with_alloc = |calls, count, bytes| {
         let mut r = one(10, 1_000);
-        r.sections.push("alloc".into());
+        r.sections.push(Section::Alloc);
         r.functions[0].calls = calls;
         r.functions[0].timed_calls = calls;
         r.functions[0].alloc = alloc(count, bytes, calls);
@@ -654,7 +657,7 @@ fn more_allocations_per_call_are_a_regression_more_in_all_are_not() {
 #[test]
 fn alloc_and_cpu_are_compared_only_when_both_reports_have_them() {
     let mut head = one(2, 1_000);
-    head.sections.push("alloc".into());
+    head.sections.push(Section::Alloc);
     head.functions[0].alloc = alloc(5, 50, 1);
     let d = diff(&one(2, 1_000), &head, 0.1);
     assert!(d.find("app::f", "allocs").is_none());
@@ -765,7 +768,7 @@ fn rows_in_one_report_only_are_added_or_removed() {
 
     // An I/O section in HEAD only: its entries are added.
     let mut io_head = one(2, 1_000);
-    io_head.sections.push("io".into());
+    io_head.sections.push(Section::Io);
     let mut e = entry("dataset", "std::fs::File");
     e.read = dir(4, 3_000, 0, Some(500));
     e.seek = dir(2, 0, 0, Some(100));
@@ -816,7 +819,7 @@ fn functions_match_by_name_and_label_io_by_name_and_type() {
     // I/O: one name, two wrapped types: two rows, shown with the short type.
     let io = |read_ops| {
         let mut r = one(2, 1_000);
-        r.sections.push("io".into());
+        r.sections.push(Section::Io);
         let mut buffered = entry("src/main.rs:40", "std::io::BufReader<std::fs::File>");
         buffered.read = dir(read_ops, 4_000, 0, None);
         let mut raw = entry("src/main.rs:40", "std::fs::File");
@@ -844,7 +847,7 @@ fn functions_match_by_name_and_label_io_by_name_and_type() {
 fn io_ops_and_bytes_up_are_regressions_errors_are_exact_changes() {
     let with_io = |write: IoDirection| {
         let mut r = one(2, 1_000);
-        r.sections.push("io".into());
+        r.sections.push(Section::Io);
         let mut e = entry("redis", "std::net::TcpStream");
         e.write = write;
         r.io = Some(vec![e]);

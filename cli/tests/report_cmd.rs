@@ -20,6 +20,7 @@ fn func(name: &str, calls: u64, mean: u64) -> Function {
             min: mean,
             max: mean,
             percentiles: Percentiles(vec![(50.0, mean), (95.0, mean), (99.0, mean)]),
+            hist: None,
         }),
     )
 }

@@ -10,9 +10,8 @@ use prometheus::proto::{
 };
 use prometheus::TextEncoder;
 
-use hotpath_core::{SiteKind, SiteStats, Snapshot};
-
-use crate::report::{Function, IoEntry, Report};
+use crate::report::format::{twin_names, Twin};
+use crate::report::{Histogram as Hist, Report};
 
 /// Upper bounds of the duration histograms, seconds: 1, 2.5 and 5 per decade from
 /// 100 ns to 10 s.
@@ -78,19 +77,22 @@ impl Family {
         self.metrics.push(m);
     }
 
-    /// A duration histogram from a call site's timed values.
-    fn histogram(&mut self, labels: &[(&str, &str)], s: &SiteStats, bounds: &[f64]) {
-        let count = s.count_at_most_ns(u64::MAX);
+    /// A duration histogram from a report's distribution (`min` and `max` in ns).
+    fn histogram(&mut self, labels: &[(&str, &str)], d: &Hist, min: u64, max: u64, bounds: &[f64]) {
         let mut h = Histogram::default();
-        h.set_sample_count(count);
-        h.set_sample_sum(s.sum_ns as f64 / 1e9);
+        h.set_sample_count(d.count());
+        h.set_sample_sum(d.sum as f64 / 1e9);
         h.set_bucket(
             bounds
                 .iter()
                 .map(|b| {
                     let mut bucket = Bucket::default();
                     bucket.set_upper_bound(*b);
-                    bucket.set_cumulative_count(s.count_at_most_ns((b * 1e9).round() as u64));
+                    bucket.set_cumulative_count(d.count_at_most(
+                        (b * 1e9).round() as u64,
+                        min,
+                        max,
+                    ));
                     bucket
                 })
                 .collect(),
@@ -108,71 +110,24 @@ impl Family {
     }
 }
 
-/// Label values for rows, made unique: a name shown twice (one label used at two sites,
-/// two types wrapped at one site) gets `(file:line)` or more after it, since
-/// Prometheus refuses a scrape with two series of the same labels.
-fn unique<'a>(rows: impl Iterator<Item = (&'a str, &'a str, u32, &'a str)>) -> Vec<String> {
-    let rows: Vec<_> = rows.collect();
+/// Label values for rows, told apart as the tables tell them apart ([`twin_names`]),
+/// and made unique: Prometheus refuses a scrape with two series of the same labels.
+fn unique(rows: &[Twin<'_>]) -> Vec<String> {
     let mut out: Vec<String> = Vec::with_capacity(rows.len());
-    for (i, (name, file, line, kind)) in rows.iter().enumerate() {
-        let twin = rows
-            .iter()
-            .enumerate()
-            .any(|(j, (n, ..))| j != i && n == name);
-        let mut v = if twin {
-            let file = file.rsplit(['/', '\\']).next().unwrap_or(file);
-            format!(
-                "{name} ({file}:{line}{}{kind})",
-                if kind.is_empty() { "" } else { " " }
-            )
-        } else {
-            name.to_string()
-        };
-        let base = v.clone();
+    for v in twin_names(rows) {
+        let mut v2 = v.clone();
         let mut k = 2;
-        while out.contains(&v) {
-            v = format!("{base} #{k}");
+        while out.contains(&v2) {
+            v2 = format!("{v} #{k}");
             k += 1;
         }
-        out.push(v);
+        out.push(v2);
     }
     out
 }
 
-/// The call site a function row was made from.
-fn site_of<'a>(snap: &'a Snapshot, f: &Function) -> Option<&'a SiteStats> {
-    snap.sites.iter().find(|s| {
-        s.site.kind() != SiteKind::Io
-            && s.site.line() == f.line
-            && s.site.file() == f.file
-            && s.site.name() == f.name
-            && s.site.label() == f.label.as_deref()
-    })
-}
-
-/// The call sites of an I/O row's directions, in the order read, write, flush,
-/// shutdown, seek.
-fn io_sites<'a>(snap: &'a Snapshot, e: &IoEntry) -> [Option<&'a SiteStats>; 5] {
-    let entry = hotpath_io::entries().into_iter().find(|x| {
-        x.name == e.name && x.type_name == e.type_name && x.line == e.line && x.file == e.file
-    });
-    let find = |site: Option<&'static hotpath_core::CallSite>| {
-        site.and_then(|site| snap.sites.iter().find(|s| std::ptr::eq(s.site, site)))
-    };
-    match entry {
-        Some(x) => [
-            find(Some(x.read)),
-            find(Some(x.write)),
-            find(Some(x.flush)),
-            find(Some(x.shutdown)),
-            find(Some(x.seek)),
-        ],
-        None => [None; 5],
-    }
-}
-
 /// The whole exposition.
-pub(crate) fn encode(r: &Report, snap: &Snapshot, limit: usize) -> String {
+pub(crate) fn encode(r: &Report, limit: usize) -> String {
     let bounds = duration_buckets();
     let mut out = Vec::new();
 
@@ -202,8 +157,8 @@ pub(crate) fn encode(r: &Report, snap: &Snapshot, limit: usize) -> String {
     up.gauge(&[], r.elapsed_ns as f64 / 1e9);
     up.finish(&mut out);
 
-    functions(r, snap, limit, &bounds, &mut out);
-    io(r, snap, limit, &bounds, &mut out);
+    functions(r, limit, &bounds, &mut out);
+    io(r, limit, &bounds, &mut out);
     process(r, limit, &mut out);
 
     let mut text = String::new();
@@ -213,13 +168,7 @@ pub(crate) fn encode(r: &Report, snap: &Snapshot, limit: usize) -> String {
     text
 }
 
-fn functions(
-    r: &Report,
-    snap: &Snapshot,
-    limit: usize,
-    bounds: &[f64],
-    out: &mut Vec<MetricFamily>,
-) {
+fn functions(r: &Report, limit: usize, bounds: &[f64], out: &mut Vec<MetricFamily>) {
     let shown = &r.functions[..r.functions.len().min(limit)];
     let mut calls = Family::new(
         "hotpath_function_calls_total",
@@ -241,25 +190,21 @@ fn functions(
         "Wall time not spent in measured children (async: poll time).",
         MetricType::COUNTER,
     );
-    #[cfg_attr(not(feature = "hotpath-alloc"), allow(unused_mut))]
     let mut allocs = Family::new(
         "hotpath_function_allocations_total",
         "Allocations made inside the function, inclusive (hotpath-alloc).",
         MetricType::COUNTER,
     );
-    #[cfg_attr(not(feature = "hotpath-alloc"), allow(unused_mut))]
     let mut alloc_bytes = Family::new(
         "hotpath_function_allocated_bytes_total",
         "Bytes allocated inside the function, inclusive (hotpath-alloc).",
         MetricType::COUNTER,
     );
-    #[cfg_attr(not(feature = "hotpath-alloc"), allow(unused_mut))]
     let mut freed_bytes = Family::new(
         "hotpath_function_freed_bytes_total",
         "Bytes freed inside the function, inclusive (hotpath-alloc).",
         MetricType::COUNTER,
     );
-    #[cfg_attr(not(feature = "hotpath-cpu"), allow(unused_mut))]
     let mut cpu = Family::new(
         "hotpath_function_cpu_seconds_total",
         "CPU time inside the function, inclusive (hotpath-cpu).",
@@ -277,37 +222,45 @@ fn functions(
     );
     // Names made unique over every row, exported or not, so that a row moving in or
     // out of the top `limit` does not rename another.
-    let names = unique(
-        r.functions
-            .iter()
-            .map(|f| (f.display_name(), f.file.as_str(), f.line, "")),
-    );
+    let twins: Vec<Twin<'_>> = r
+        .functions
+        .iter()
+        .map(|f| Twin {
+            name: f.display_name(),
+            type_name: "",
+            file: &f.file,
+            line: f.line,
+        })
+        .collect();
+    let names = unique(&twins);
     for (f, name) in shown.iter().zip(&names) {
         let name = name.as_str();
         let l = [("function", name)];
         calls.counter(&l, f.calls as f64);
         // Counters must never decrease: the report scales sampled totals up to all
         // calls (an estimate that moves both ways), so these are the sums over the
-        // timed calls, straight from the call site.
-        let site = site_of(snap, f).filter(|s| s.timed > 0);
-        if let Some(s) = site {
-            wall.counter(&l, s.total_ns as f64 / 1e9);
-            self_.counter(&l, s.self_ns as f64 / 1e9);
-            duration.histogram(&l, s, bounds);
-            #[cfg(feature = "hotpath-alloc")]
-            if f.alloc.is_some() {
-                allocs.counter(&l, s.alloc.allocs as f64);
-                alloc_bytes.counter(&l, s.alloc.bytes as f64);
-                freed_bytes.counter(&l, s.alloc.freed as f64);
+        // timed calls (`timed_sums`, present when the row is sampled).
+        if let Some(w) = &f.wall_ns {
+            let t = f.timed_sums.as_ref();
+            wall.counter(&l, t.map_or(w.total, |t| t.wall_total_ns) as f64 / 1e9);
+            self_.counter(&l, t.map_or(w.self_, |t| t.wall_self_ns) as f64 / 1e9);
+            if let Some(h) = &w.hist {
+                duration.histogram(&l, h, w.min, w.max, bounds);
             }
-            #[cfg(feature = "hotpath-cpu")]
+            if let Some(a) = &f.alloc {
+                allocs.counter(&l, t.and_then(|t| t.alloc_count).unwrap_or(a.count) as f64);
+                alloc_bytes.counter(&l, t.and_then(|t| t.alloc_bytes).unwrap_or(a.bytes) as f64);
+                freed_bytes.counter(
+                    &l,
+                    t.and_then(|t| t.freed_bytes).unwrap_or(a.freed_bytes) as f64,
+                );
+            }
             if let Some(c) = &f.cpu {
                 // Sampled mode counts every sample (exact, never scaled); exact mode
                 // reads the clock on the timed calls.
-                let ns = if c.samples.is_some() {
-                    c.cpu_ns
-                } else {
-                    s.cpu.ns
+                let ns = match (c.samples, t.and_then(|t| t.cpu_ns)) {
+                    (None, Some(timed)) => timed,
+                    _ => c.cpu_ns,
                 };
                 cpu.counter(&l, ns as f64 / 1e9);
             }
@@ -340,7 +293,7 @@ fn functions(
     }
 }
 
-fn io(r: &Report, snap: &Snapshot, limit: usize, bounds: &[f64], out: &mut Vec<MetricFamily>) {
+fn io(r: &Report, limit: usize, bounds: &[f64], out: &mut Vec<MetricFamily>) {
     let entries = r.io.as_deref().unwrap_or(&[]);
     let shown = &entries[..entries.len().min(limit)];
     let mut ops = Family::new(
@@ -368,15 +321,20 @@ fn io(r: &Report, snap: &Snapshot, limit: usize, bounds: &[f64], out: &mut Vec<M
         "Wrappers created at the io! site for this type.",
         MetricType::COUNTER,
     );
-    let names = unique(entries.iter().map(|e| {
-        let short = e.type_name.rsplit("::").next().unwrap_or(&e.type_name);
-        (e.name.as_str(), e.file.as_str(), e.line, short)
-    }));
+    let twins: Vec<Twin<'_>> = entries
+        .iter()
+        .map(|e| Twin {
+            name: &e.name,
+            type_name: &e.type_name,
+            file: &e.file,
+            line: e.line,
+        })
+        .collect();
+    let names = unique(&twins);
     for (e, name) in shown.iter().zip(&names) {
         let name = name.as_str();
         instances.counter(&[("io", name)], e.instances as f64);
-        let sites = io_sites(snap, e);
-        for ((dir, d), site) in e.directions().into_iter().zip(sites) {
+        for (dir, d) in e.directions() {
             if d.ops + d.errors == 0 {
                 continue;
             }
@@ -384,8 +342,9 @@ fn io(r: &Report, snap: &Snapshot, limit: usize, bounds: &[f64], out: &mut Vec<M
             ops.counter(&l, d.ops as f64);
             bytes.counter(&l, d.bytes as f64);
             errors.counter(&l, d.errors as f64);
-            if let Some(s) = site.filter(|_| d.timed_ops > 0) {
-                duration.histogram(&l, s, bounds);
+            if let Some(h) = d.hist.as_ref().filter(|_| d.timed_ops > 0) {
+                let (min, max) = hist_range(h);
+                duration.histogram(&l, h, min, max, bounds);
             }
         }
     }
@@ -474,27 +433,44 @@ fn process(r: &Report, limit: usize, out: &mut Vec<MetricFamily>) {
     }
 }
 
+/// The extremes of an I/O direction's durations: its histogram's first and last values
+/// (which are clamped to the exact minimum and maximum).
+fn hist_range(h: &Hist) -> (u64, u64) {
+    let first = h.buckets.first().map_or(0, |b| b.0);
+    let last = h.buckets.last().map_or(0, |b| b.0);
+    (first, last)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn label_values_are_unique() {
+        let t = |name, file, line, type_name| Twin {
+            name,
+            type_name,
+            file,
+            line,
+        };
         let rows = [
-            ("parse", "src/a.rs", 10, ""),
-            ("parse", "src/b.rs", 20, ""),
-            ("load", "src/a.rs", 30, ""),
-            ("x", "src/a.rs", 40, "File"),
-            ("x", "src/a.rs", 40, "File"),
+            t("parse", "src/a.rs", 10, ""),
+            t("parse", "src/b.rs", 20, ""),
+            t("load", "src/a.rs", 30, ""),
+            t("x", "src/a.rs", 40, "File"),
+            t("x", "src/a.rs", 40, "File"),
+            // A name that another row's told-apart name equals.
+            t("x (#1)", "src/a.rs", 50, ""),
         ];
         assert_eq!(
-            unique(rows.into_iter()),
+            unique(&rows),
             [
                 "parse (a.rs:10)",
                 "parse (b.rs:20)",
                 "load",
-                "x (a.rs:40 File)",
-                "x (a.rs:40 File) #2"
+                "x (#1)",
+                "x (#2)",
+                "x (#1) #2"
             ]
         );
     }

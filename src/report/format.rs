@@ -63,6 +63,107 @@ fn sig3(v: f64) -> String {
     }
 }
 
+/// `-1.50 KiB` for negative byte counts, `1.50 KiB` for positive ones.
+pub fn signed_bytes(b: i64) -> String {
+    if b < 0 {
+        format!("-{}", bytes(b.unsigned_abs()))
+    } else {
+        bytes(b as u64)
+    }
+}
+
+/// `std::io::BufReader<std::fs::File>` -> `BufReader<File>`: the last path segment of
+/// every type in a type name.
+pub fn short_type(full: &str) -> String {
+    let mut out = String::with_capacity(full.len());
+    let mut word = String::new();
+    for c in full.chars() {
+        if c.is_alphanumeric() || c == '_' || c == ':' {
+            word.push(c);
+        } else {
+            out.push_str(word.rsplit("::").next().unwrap_or(&word));
+            word.clear();
+            out.push(c);
+        }
+    }
+    out.push_str(word.rsplit("::").next().unwrap_or(&word));
+    out
+}
+
+/// A row that may share its name with others: what can tell it apart.
+#[derive(Clone, Copy, Debug)]
+pub struct Twin<'a> {
+    /// The name shown.
+    pub name: &'a str,
+    /// The type it is about (`""` when rows have none).
+    pub type_name: &'a str,
+    /// Source file.
+    pub file: &'a str,
+    /// Source line.
+    pub line: u32,
+}
+
+/// Names that tell rows apart: the name alone when no other row has it; else with the
+/// short type when that differs from the twins' (`x (File)`); else with the place
+/// (`x (main.rs:12)`); else numbered in order (`x (#2)`).
+pub fn twin_names(rows: &[Twin<'_>]) -> Vec<String> {
+    rows.iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let twins = || rows.iter().filter(|o| o.name == r.name);
+            if twins().nth(1).is_none() {
+                return r.name.to_string();
+            }
+            if !r.type_name.is_empty()
+                && twins()
+                    .filter(|o| o.type_name == r.type_name)
+                    .nth(1)
+                    .is_none()
+            {
+                return format!("{} ({})", r.name, short_type(r.type_name));
+            }
+            let same = || {
+                twins()
+                    .filter(|o| o.type_name == r.type_name && o.file == r.file && o.line == r.line)
+            };
+            if same().nth(1).is_none() {
+                let file = r.file.rsplit(['/', '\\']).next().unwrap_or(r.file);
+                return format!("{} ({file}:{})", r.name, r.line);
+            }
+            // Two sites on one line: numbered in the order they are listed.
+            let k = rows[..i]
+                .iter()
+                .filter(|o| {
+                    o.name == r.name
+                        && o.type_name == r.type_name
+                        && o.file == r.file
+                        && o.line == r.line
+                })
+                .count()
+                + 1;
+            format!("{} (#{k})", r.name)
+        })
+        .collect()
+}
+
+/// `(shown/total)` when rows were cut, else `(total)`.
+pub fn shown(shown: usize, total: usize) -> String {
+    if shown < total {
+        format!("({shown}/{total})")
+    } else {
+        format!("({total})")
+    }
+}
+
+/// Rows to show for a `limit` (0 = all).
+pub fn take(limit: usize, len: usize) -> usize {
+    if limit == 0 {
+        len
+    } else {
+        limit.min(len)
+    }
+}
+
 /// Allocations per call: `2.00`, `12.5`, `1,234`.
 pub fn per_call(n: f64) -> String {
     if n >= 100.0 {
@@ -159,6 +260,40 @@ mod tests {
         assert_eq!(duration(4_560_000), "4.56 ms");
         assert_eq!(duration(1_200_000_000), "1.20 s");
         assert_eq!(duration(9_999_000), "10.0 ms");
+    }
+
+    #[test]
+    fn twins_are_told_apart_by_type_then_place_then_order() {
+        let t = |name, type_name, file, line| Twin {
+            name,
+            type_name,
+            file,
+            line,
+        };
+        let rows = [
+            t("db", "std::fs::File", "src/a.rs", 3),
+            t("db", "std::io::BufReader<std::fs::File>", "src/a.rs", 3),
+            t("log", "File", "src/a.rs", 5),
+            t("log", "File", "src/b.rs", 9),
+            t("x", "File", "src/c.rs", 1),
+            t("x", "File", "src/c.rs", 1),
+            t("alone", "File", "src/c.rs", 1),
+        ];
+        assert_eq!(
+            twin_names(&rows),
+            [
+                "db (File)",
+                "db (BufReader<File>)",
+                "log (a.rs:5)",
+                "log (b.rs:9)",
+                "x (#1)",
+                "x (#2)",
+                "alone"
+            ]
+        );
+        assert_eq!(signed_bytes(-1536), "-1.50 KiB");
+        assert_eq!(signed_bytes(512), "512 B");
+        assert_eq!(short_type("a::B<c::D, e::F<g::H>>"), "B<D, F<H>>");
     }
 
     #[test]

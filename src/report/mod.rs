@@ -1,21 +1,31 @@
-//! The report: model, JSON (v1) and table renderers.
+//! The report: its sections, model, JSON (v1) and renderers.
+//!
+//! One pipeline for every kind of measurement: a snapshot of the profiler's numbers
+//! becomes a [`Report`] (`build`, one builder per [`Section`], with the `hotpath`
+//! feature), and every renderer works from the report alone: the text tables
+//! ([`render_table`], from the column model in [`columns`]), JSON, the live routes'
+//! fragments ([`Report::fragment`]), Prometheus, and the CLI's console and diff.
 //!
 //! Available with the `report` feature alone (no profiling runtime), so tools can read
 //! and render saved JSON reports.
 
+#[cfg(feature = "hotpath")]
+pub(crate) mod build;
+pub mod columns;
 pub mod format;
-mod live;
+mod fragment;
 mod model;
+mod section;
 mod table;
-mod threads;
 
-pub use live::{ApiError, Fragment, ProfilerStatus};
+pub use fragment::{ApiError, Fragment, ProfilerStatus};
 pub use model::{
     percentile_key, percentile_label, AllocTotal, CpuInfo, Function, FunctionAlloc, FunctionCpu,
-    FunctionIo, IoDirection, IoEntry, Percentiles, Report, WallNs, SCHEMA_VERSION,
+    FunctionIo, Histogram, IoDirection, IoEntry, Percentiles, ProcessMemory, Report, ThreadRow,
+    TimedSums, WallNs, SCHEMA_VERSION,
 };
+pub use section::Section;
 pub use table::render as render_table;
-pub use threads::{ProcessMemory, ThreadRow};
 
 /// Why a JSON report could not be read.
 #[derive(Debug)]

@@ -7,6 +7,8 @@ use serde::de::{MapAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use super::section::{known_sections, Section};
+
 /// Version of the JSON layout; bumped on any incompatible change.
 pub const SCHEMA_VERSION: u32 = 1;
 
@@ -20,7 +22,8 @@ pub struct Report {
     /// Wall time from the start of profiling to the report, ns.
     pub elapsed_ns: u64,
     /// Sections present in this report, in order: `timing`, then later ones.
-    pub sections: Vec<String>,
+    #[serde(deserialize_with = "known_sections")]
+    pub sections: Vec<Section>,
     /// Percentiles shown for every distribution, each in `0..=100`.
     pub percentiles: Vec<f64>,
     /// What one timed measured call costs the program, measured at start-up, ns.
@@ -51,10 +54,17 @@ pub struct Report {
     pub io: Option<Vec<IoEntry>>,
     /// Every thread seen during the session, by CPU time (section `threads`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub threads: Option<Vec<super::ThreadRow>>,
+    pub threads: Option<Vec<ThreadRow>>,
     /// Memory of the process at the end of the session (section `threads`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub process_memory: Option<super::ProcessMemory>,
+    pub process_memory: Option<ProcessMemory>,
+}
+
+impl Report {
+    /// Whether `section` is in the report.
+    pub fn has(&self, section: Section) -> bool {
+        self.sections.contains(&section)
+    }
 }
 
 /// One measured function or block. `Default` is an empty row (no name, no calls, nothing
@@ -97,6 +107,106 @@ pub struct Function {
     /// thread (section `io`; absent when it made none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub io: Option<FunctionIo>,
+    /// Sums over the timed calls alone, unscaled: present only when `sampled` (without
+    /// sampling they equal the figures above). Unlike the scaled estimates they never
+    /// decrease from one live report to the next, so counters are exported from them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timed_sums: Option<TimedSums>,
+}
+
+/// Sums over a sampled function's timed calls, not scaled to all calls.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TimedSums {
+    /// Inclusive wall time, outermost calls, ns.
+    pub wall_total_ns: u64,
+    /// Self wall time, ns.
+    pub wall_self_ns: u64,
+    /// Allocations, inclusive (section `alloc`).
+    pub alloc_count: Option<u64>,
+    /// Bytes allocated, inclusive (section `alloc`).
+    pub alloc_bytes: Option<u64>,
+    /// Bytes freed, inclusive (section `alloc`).
+    pub freed_bytes: Option<u64>,
+    /// Exact-mode CPU time, inclusive (section `cpu`), ns.
+    pub cpu_ns: Option<u64>,
+}
+
+/// The histogram behind a distribution's percentiles, for exports that need the whole
+/// shape (Prometheus buckets). Values are in the distribution's base unit.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Histogram {
+    /// Sum of every recorded value.
+    pub sum: u64,
+    /// Non-empty buckets in ascending order, each `[value, count]`: the value the bucket
+    /// stands for (its midpoint, clamped to the distribution's minimum and maximum:
+    /// within 3.1 % of every value in it) and how many values it holds.
+    pub buckets: Vec<(u64, u64)>,
+}
+
+impl Histogram {
+    /// Values recorded.
+    pub fn count(&self) -> u64 {
+        self.buckets.iter().map(|(_, c)| c).sum()
+    }
+
+    /// How many values are at most `bound`: exact below `min` and from `max` on (the
+    /// distribution's extremes), by bucket in between.
+    pub fn count_at_most(&self, bound: u64, min: u64, max: u64) -> u64 {
+        if bound < min {
+            0
+        } else if bound >= max {
+            self.count()
+        } else {
+            self.buckets
+                .iter()
+                .take_while(|(v, _)| *v <= bound)
+                .map(|(_, c)| c)
+                .sum()
+        }
+    }
+}
+
+/// One thread seen during the session (section `threads`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ThreadRow {
+    /// The thread's name as the OS knows it (at most 15 bytes on Linux).
+    pub name: String,
+    /// OS thread id.
+    pub tid: u64,
+    /// `running`, `sleeping`, `disk-wait`, `stopped`, `zombie`, `dead`, `idle`, or
+    /// `exited` for a thread that ended during the session.
+    pub state: String,
+    /// CPU time over the thread's observed lifetime in the session as a share of one
+    /// core: 100 = one core busy the whole time.
+    pub cpu_percent_avg: f64,
+    /// Highest CPU share of one core over any one sampling interval.
+    pub cpu_percent_max: f64,
+    /// CPU time in user mode during the session, ns.
+    pub user_ns: u64,
+    /// CPU time in the kernel during the session, ns.
+    pub system_ns: u64,
+    /// Bytes allocated by this thread (feature `hotpath-alloc`), else `null`.
+    pub alloc_bytes: Option<u64>,
+    /// Bytes freed by this thread (feature `hotpath-alloc`), else `null`.
+    pub freed_bytes: Option<u64>,
+    /// One of the profiler's own threads.
+    pub profiler: bool,
+}
+
+/// Memory of the whole process at the end of the session.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ProcessMemory {
+    /// Resident set size, bytes.
+    pub rss_bytes: u64,
+    /// Highest resident set size since the process started, bytes.
+    pub peak_rss_bytes: u64,
+}
+
+impl ThreadRow {
+    /// User plus system CPU time, ns.
+    pub fn cpu_ns(&self) -> u64 {
+        self.user_ns.saturating_add(self.system_ns)
+    }
 }
 
 /// I/O charged to one function.
@@ -172,6 +282,9 @@ pub struct IoDirection {
     /// Duration of one operation at each configured percentile, ns.
     #[serde(flatten)]
     pub percentiles: Percentiles,
+    /// The durations' histogram (timed operations), ns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hist: Option<Histogram>,
 }
 
 /// How CPU time was measured, and the process's CPU time during the session.
@@ -221,6 +334,9 @@ pub struct FunctionCpu {
     /// Exact mode: CPU time of one call at each configured percentile.
     #[serde(flatten)]
     pub percentiles: Percentiles,
+    /// Exact mode: the histogram of CPU time per call, ns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hist: Option<Histogram>,
 }
 
 /// Allocations of the whole process during the session.
@@ -263,6 +379,9 @@ pub struct FunctionAlloc {
     /// Bytes allocated by one call at each configured percentile: `p50`, `p99.9`, ...
     #[serde(flatten)]
     pub percentiles: Percentiles,
+    /// The histogram of bytes allocated per call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hist: Option<Histogram>,
 }
 
 impl Function {
@@ -291,6 +410,9 @@ pub struct WallNs {
     /// One key per configured percentile: `p50`, `p95`, `p99.9`.
     #[serde(flatten)]
     pub percentiles: Percentiles,
+    /// The histogram of per-call durations (timed calls), ns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hist: Option<Histogram>,
 }
 
 /// Values at the configured percentiles, serialized as `"p<percentile>": value` keys in

@@ -7,6 +7,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use hotpath::report::{format, ProfilerStatus, Report};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
+pub use super::tables::View;
 use super::tables::{self, Source, Table};
 use super::trend::Trend;
 use crate::client;
@@ -41,41 +42,6 @@ impl Tab {
             Tab::Functions => &[View::Timing, View::Memory, View::Cpu],
             Tab::Io => &[View::IoStreams, View::IoFunctions],
             Tab::Threads => &[View::Threads],
-        }
-    }
-
-    fn index(self) -> usize {
-        self as usize
-    }
-}
-
-/// One table of the console.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum View {
-    /// Wall time per function.
-    Timing,
-    /// Allocations per function (section `alloc`).
-    Memory,
-    /// CPU time and waiting per function (section `cpu`).
-    Cpu,
-    /// Operations per `io!` stream (section `io`).
-    IoStreams,
-    /// I/O charged to each function (section `io`).
-    IoFunctions,
-    /// Threads (section `threads`).
-    Threads,
-}
-
-impl View {
-    /// The name on the view bar.
-    pub fn title(self) -> &'static str {
-        match self {
-            View::Timing => "Timing",
-            View::Memory => "Memory",
-            View::Cpu => "CPU",
-            View::IoStreams => "Streams",
-            View::IoFunctions => "By function",
-            View::Threads => "Threads",
         }
     }
 

@@ -4,8 +4,9 @@
 //! Pure with respect to the app: the same state draws the same screen, which is what
 //! the snapshot tests rely on.
 
-use hotpath::report::format::{bytes, count, duration, percent, rate};
-use hotpath::report::{percentile_label, Function, IoEntry, Report, ThreadRow};
+use hotpath::report::columns;
+use hotpath::report::format::{bytes, count, duration, percent, signed_bytes};
+use hotpath::report::{percentile_label, Function, IoEntry, Report, Section, ThreadRow};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style, Stylize};
 use ratatui::text::{Line, Span, Text};
@@ -66,7 +67,7 @@ fn header_lines(app: &App) -> Paragraph<'static> {
                 first.push(dot());
                 first.push(Span::raw(part));
             }
-            let mut parts = vec![format!("sections: {}", s.sections.join(", "))];
+            let mut parts = vec![format!("sections: {}", Section::join(&s.sections, ", "))];
             match (&s.cpu_mode, &s.cpu_source) {
                 (Some(mode), Some(source)) => parts.push(format!("cpu: {mode}, {source}")),
                 (Some(mode), None) => parts.push(format!("cpu: {mode}")),
@@ -431,12 +432,7 @@ fn function_columns(r: &Report, f: &Function) -> Vec<Vec<Line<'static>>> {
             alloc.push(kv("self allocs", count(a.self_count)));
             alloc.push(kv("self bytes", bytes(a.self_bytes)));
             alloc.push(kv("freed", bytes(a.freed_bytes)));
-            let retained = if a.retained_bytes < 0 {
-                format!("-{}", bytes(a.retained_bytes.unsigned_abs()))
-            } else {
-                bytes(a.retained_bytes as u64)
-            };
-            alloc.push(kv("retained", retained));
+            alloc.push(kv("retained", signed_bytes(a.retained_bytes)));
             alloc.push(kv("allocs/call", format!("{:.2}", a.per_call_count)));
             alloc.push(kv("bytes/call", bytes(a.per_call_bytes)));
             for p in &r.percentiles {
@@ -444,7 +440,7 @@ fn function_columns(r: &Report, f: &Function) -> Vec<Vec<Line<'static>>> {
                 alloc.push(kv(&key, or_dash(a.percentiles.get(*p), bytes)));
             }
         }
-        None if r.sections.iter().any(|s| s == "alloc") => alloc.push(Line::raw("none timed")),
+        None if r.has(Section::Alloc) => alloc.push(Line::raw("none timed")),
         None => alloc.push(Line::raw("needs hotpath-alloc").dim()),
     }
 
@@ -471,7 +467,7 @@ fn function_columns(r: &Report, f: &Function) -> Vec<Vec<Line<'static>>> {
                 cpu.push(kv(&format!("P{}", percentile_label(*p)), duration(*v)));
             }
         }
-        None if r.sections.iter().any(|s| s == "cpu") => cpu.push(Line::raw("none timed")),
+        None if r.has(Section::Cpu) => cpu.push(Line::raw("none timed")),
         None => cpu.push(Line::raw("needs hotpath-cpu").dim()),
     }
     vec![call, wall, alloc, cpu]
@@ -520,35 +516,12 @@ fn inspect_io(frame: &mut Frame, area: Rect, r: &Report, e: &IoEntry) {
         ])),
         info,
     );
-    let mut titles: Vec<String> = ["", "Ops", "Bytes", "Errors", "Timed", "Time", "Mean"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-    titles.extend(
-        r.percentiles
-            .iter()
-            .map(|p| format!("P{}", percentile_label(*p))),
-    );
-    titles.push("Rate".into());
+    let cols = columns::io_directions(r);
+    let titles: Vec<String> = cols.iter().map(|c| c.title.clone()).collect();
     let rows: Vec<Vec<String>> = e
         .directions()
         .into_iter()
-        .map(|(name, d)| {
-            let mut row = vec![
-                name.to_string(),
-                count(d.ops),
-                bytes(d.bytes),
-                count(d.errors),
-                count(d.timed_ops),
-                duration(d.total_ns),
-                or_dash(d.mean_ns, duration),
-            ];
-            for p in &r.percentiles {
-                row.push(or_dash(d.percentiles.get(*p), duration));
-            }
-            row.push(or_dash(d.rate_bytes_per_sec, rate));
-            row
-        })
+        .map(|d| cols.iter().map(|c| c.cell(&d).text).collect())
         .collect();
     let widths: Vec<Constraint> = (0..titles.len())
         .map(|i| {

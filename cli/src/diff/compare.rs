@@ -2,8 +2,8 @@
 
 use std::collections::HashMap;
 
-use hotpath::report::format::{bytes, count, duration};
-use hotpath::report::{percentile_label, Function, IoEntry, Report};
+use hotpath::report::format::{bytes, count, duration, short_type};
+use hotpath::report::{percentile_label, Function, IoEntry, Report, Section};
 
 use super::{
     percent_label, Change, Diff, Direction, Metric, RowKey, Unit, Unmatched, Value, Verdict,
@@ -21,7 +21,7 @@ pub fn diff(base: &Report, head: &Report, threshold: f64) -> Diff {
 /// operations, the larger count of the two reports): +100 ns a call over 1,000,000 calls
 /// is 100 ms, +50 µs over 3 calls is 150 µs.
 pub fn diff_with_floor(base: &Report, head: &Report, threshold: f64, min_delta_ns: u64) -> Diff {
-    let has = |r: &Report, s: &str| r.sections.iter().any(|x| x == s);
+    let has = |r: &Report, s: Section| r.has(s);
     let mut c = Compare {
         threshold,
         min_delta_ns,
@@ -32,8 +32,8 @@ pub fn diff_with_floor(base: &Report, head: &Report, threshold: f64, min_delta_n
             .copied()
             .filter(|p| base.percentiles.contains(p))
             .collect(),
-        alloc: has(base, "alloc") && has(head, "alloc"),
-        cpu: has(base, "cpu") && has(head, "cpu"),
+        alloc: has(base, Section::Alloc) && has(head, Section::Alloc),
+        cpu: has(base, Section::Cpu) && has(head, Section::Cpu),
         changes: Vec::new(),
     };
 
@@ -453,24 +453,6 @@ fn unmatched_io(shown: &HashMap<RowKey, String>, row: RowKey, e: &IoEntry) -> Un
     }
 }
 
-/// `std::io::BufReader<std::fs::File>` → `BufReader<File>`.
-fn short_type(full: &str) -> String {
-    let mut out = String::with_capacity(full.len());
-    let mut word = String::new();
-    for c in full.chars().chain(std::iter::once('\0')) {
-        if c.is_alphanumeric() || c == '_' || c == ':' {
-            word.push(c);
-        } else {
-            out.push_str(word.rsplit("::").next().unwrap_or(&word));
-            word.clear();
-            if c != '\0' {
-                out.push(c);
-            }
-        }
-    }
-    out
-}
-
 /// What differs in how the two reports were made, then each report's own notes.
 fn notes(base: &Report, head: &Report, compared: &[f64]) -> Vec<String> {
     let mut out = Vec::new();
@@ -525,7 +507,7 @@ fn notes(base: &Report, head: &Report, compared: &[f64]) -> Vec<String> {
             a.sections
                 .iter()
                 .filter(|s| !b.sections.contains(s))
-                .cloned()
+                .map(|s| s.name().to_string())
                 .collect()
         };
         let mut parts = Vec::new();
@@ -539,8 +521,8 @@ fn notes(base: &Report, head: &Report, compared: &[f64]) -> Vec<String> {
         if parts.is_empty() {
             parts.push(format!(
                 "base {}, head {}",
-                base.sections.join(", "),
-                head.sections.join(", ")
+                Section::join(&base.sections, ", "),
+                Section::join(&head.sections, ", ")
             ));
         }
         out.push(format!(

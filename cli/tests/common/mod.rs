@@ -1,7 +1,9 @@
 //! Report builders shared by the CLI tests.
 #![allow(dead_code)]
 
-use hotpath::report::{Function, FunctionCpu, Percentiles, Report, WallNs, SCHEMA_VERSION};
+use hotpath::report::{
+    Function, FunctionCpu, Percentiles, Report, Section, WallNs, SCHEMA_VERSION,
+};
 
 /// Function `name` at `src/main.rs:10`, sync, every call timed, timing only.
 pub fn function(name: &str, calls: u64, wall_ns: Option<WallNs>) -> Function {
@@ -30,6 +32,7 @@ pub fn cpu(cpu_ns: u64, self_cpu_ns: u64, wall_ns: u64) -> Option<FunctionCpu> {
         instructions: None,
         cycles: None,
         percentiles: Percentiles::default(),
+        hist: None,
     })
 }
 
@@ -39,7 +42,7 @@ pub fn report(functions: Vec<Function>) -> Report {
         schema_version: SCHEMA_VERSION,
         caller: "app::main".into(),
         elapsed_ns: 1_000_000_000,
-        sections: vec!["timing".into()],
+        sections: vec![Section::Timing],
         percentiles: vec![50.0, 95.0, 99.0],
         overhead_per_call_ns: 24.6,
         overhead_ns: 1_000_000,

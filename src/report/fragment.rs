@@ -1,12 +1,13 @@
 //! What the metrics server's JSON routes answer, as data: the CLI reads these back.
 //!
 //! Every route but `/profiler_status` answers a [`Fragment`]: the keys of the exit
-//! report (see `docs/report-schema.md`) that belong to one section, under the same names.
+//! report (see `docs/report-schema.md`) that belong to one section, under the same names,
+//! cut from the report by [`Report::fragment`].
 
 use serde::{Deserialize, Serialize};
 
-use super::model::{AllocTotal, CpuInfo, Function, IoEntry};
-use super::threads::{ProcessMemory, ThreadRow};
+use super::model::{AllocTotal, CpuInfo, Function, IoEntry, ProcessMemory, Report, ThreadRow};
+use super::section::{known_sections, Section};
 
 /// One section of the report so far: `GET /functions_timing`, `/functions_alloc`,
 /// `/functions_cpu`, `/io`, `/threads`.
@@ -15,7 +16,7 @@ pub struct Fragment {
     /// Layout version, [`super::SCHEMA_VERSION`].
     pub schema_version: u32,
     /// The section: `timing`, `alloc`, `cpu`, `io` or `threads`.
-    pub section: String,
+    pub section: Section,
     /// The function that started profiling.
     pub caller: String,
     /// Wall time from the start of profiling to this answer, ns.
@@ -62,7 +63,8 @@ pub struct ProfilerStatus {
     /// Time since profiling started, ns.
     pub uptime_ns: u64,
     /// Sections the program collects: `timing`, `alloc`, `cpu`, `io`, `threads`.
-    pub sections: Vec<String>,
+    #[serde(deserialize_with = "known_sections")]
+    pub sections: Vec<Section>,
     /// Cargo features of hotpath compiled in: `hotpath`, `hotpath-alloc`, `hotpath-cpu`,
     /// `hotpath-prometheus`.
     pub features: Vec<String>,
@@ -84,4 +86,69 @@ pub struct ApiError {
     /// For a section that is not compiled in: the Cargo feature that adds it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub feature: Option<String>,
+}
+
+impl Report {
+    /// The part of the report that belongs to `section`, as its live route answers it:
+    /// the section's own keys, and the functions with only that section's per-function
+    /// object (`alloc`, `cpu`, `io`) filled in.
+    pub fn fragment(&self, section: Section) -> Fragment {
+        let mut fragment = Fragment {
+            schema_version: self.schema_version,
+            section,
+            caller: self.caller.clone(),
+            elapsed_ns: self.elapsed_ns,
+            percentiles: self.percentiles.clone(),
+            notes: self.notes.clone(),
+            alloc_total: None,
+            cpu: None,
+            functions: None,
+            io_time_sampling_rate: None,
+            io: None,
+            threads: None,
+            process_memory: None,
+        };
+        // The functions with only `keep`'s per-function object.
+        let functions = |keep: Option<Section>| {
+            let mut v = self.functions.clone();
+            for f in &mut v {
+                if keep != Some(Section::Alloc) {
+                    f.alloc = None;
+                }
+                if keep != Some(Section::Cpu) {
+                    f.cpu = None;
+                }
+                if keep != Some(Section::Io) {
+                    f.io = None;
+                }
+            }
+            v
+        };
+        match section {
+            Section::Timing => fragment.functions = Some(functions(None)),
+            Section::Alloc => {
+                fragment.alloc_total = self.alloc_total.clone();
+                fragment.functions = Some(functions(Some(Section::Alloc)));
+            }
+            Section::Cpu => {
+                fragment.cpu = self.cpu.clone();
+                fragment.functions = Some(functions(Some(Section::Cpu)));
+            }
+            Section::Io => {
+                fragment.io_time_sampling_rate = self.io_time_sampling_rate;
+                fragment.io = Some(self.io.clone().unwrap_or_default());
+                fragment.functions = Some(
+                    functions(Some(Section::Io))
+                        .into_iter()
+                        .filter(|f| f.io.is_some())
+                        .collect(),
+                );
+            }
+            Section::Threads => {
+                fragment.threads = Some(self.threads.clone().unwrap_or_default());
+                fragment.process_memory = self.process_memory.clone();
+            }
+        }
+        fragment
+    }
 }

@@ -1,0 +1,403 @@
+//! Routing and answering one request of the metrics server: authentication, limits,
+//! and which part of the report each route serves. Pure apart from reading the
+//! [`Source`], so it is tested without a socket.
+
+use http_body_util::Full;
+use hyper::body::{Bytes, Incoming};
+use hyper::{Method, Request, Response, StatusCode};
+
+use super::{Source, MAX_HEADERS, MAX_URL};
+use crate::report::{ApiError, Section};
+
+/// A response: status, content type, body.
+#[derive(Debug, PartialEq)]
+pub(crate) struct Answer {
+    pub status: u16,
+    pub content_type: &'static str,
+    pub body: String,
+    /// Extra header, e.g. `Allow` on a 405.
+    pub header: Option<(&'static str, &'static str)>,
+}
+
+impl Answer {
+    fn json(status: u16, body: String) -> Answer {
+        Answer {
+            status,
+            content_type: "application/json",
+            body,
+            header: None,
+        }
+    }
+
+    fn error(status: u16, error: String, feature: Option<&str>) -> Answer {
+        let body = serde_json::to_string(&ApiError {
+            error,
+            feature: feature.map(str::to_string),
+        })
+        .unwrap_or_else(|_| "{\"error\":\"internal error\"}".into());
+        Answer::json(status, body)
+    }
+}
+
+pub(super) fn answer(
+    request: &Request<Incoming>,
+    token: Option<&str>,
+    source: &dyn Source,
+) -> Response<Full<Bytes>> {
+    let headers: Vec<(&str, &str)> = request
+        .headers()
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.to_str().unwrap_or("")))
+        .collect();
+    let url = request.uri().path_and_query().map_or("/", |p| p.as_str());
+    let a = route(request.method(), url, &headers, token, source);
+    let mut response = Response::new(Full::new(Bytes::from(a.body)));
+    *response.status_mut() =
+        StatusCode::from_u16(a.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let h = response.headers_mut();
+    let mut add = |name: &str, value: &str| {
+        // Checked conversions: a header never panics the server's thread.
+        if let (Ok(n), Ok(v)) = (
+            hyper::header::HeaderName::from_bytes(name.as_bytes()),
+            hyper::header::HeaderValue::from_str(value),
+        ) {
+            h.insert(n, v);
+        }
+    };
+    add("content-type", a.content_type);
+    add("cache-control", "no-store");
+    if let Some((name, value)) = a.header {
+        add(name, value);
+    }
+    response
+}
+
+/// Every route, for the 404 message.
+fn routes() -> String {
+    let mut all = vec!["/report"];
+    all.extend(Section::ALL.iter().map(|s| s.route()));
+    all.extend(["/profiler_status", "/metrics"]);
+    all.join(", ")
+}
+
+/// The answer to one request; pure apart from reading `source`, for tests.
+pub(crate) fn route(
+    method: &Method,
+    url: &str,
+    headers: &[(&str, &str)],
+    token: Option<&str>,
+    source: &dyn Source,
+) -> Answer {
+    if url.len() > MAX_URL {
+        return Answer::error(414, format!("URL longer than {MAX_URL} bytes"), None);
+    }
+    let header_bytes: usize = headers.iter().map(|(k, v)| k.len() + v.len()).sum();
+    if header_bytes > MAX_HEADERS {
+        return Answer::error(
+            431,
+            format!("request headers larger than {MAX_HEADERS} bytes"),
+            None,
+        );
+    }
+    if let Some(token) = token {
+        let given = headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case("authorization"))
+            .map(|(_, v)| *v)
+            .unwrap_or("");
+        let expected = format!("Bearer {token}");
+        if !constant_time_eq(given.as_bytes(), expected.as_bytes()) {
+            let mut a = Answer::error(
+                401,
+                "missing or wrong token: send `Authorization: Bearer <HOTPATH_METRICS_AUTH_TOKEN>`"
+                    .into(),
+                None,
+            );
+            a.header = Some(("WWW-Authenticate", "Bearer"));
+            return a;
+        }
+    }
+    let path = url.split(['?', '#']).next().unwrap_or("");
+    let path = if path.len() > 1 {
+        path.trim_end_matches('/')
+    } else {
+        path
+    };
+    let section = Section::from_route(path);
+    let known = section.is_some() || matches!(path, "/report" | "/profiler_status" | "/metrics");
+    if !known {
+        return Answer::error(404, format!("no route {path}; routes: {}", routes()), None);
+    }
+    if method != Method::GET && method != Method::HEAD {
+        let mut a = Answer::error(405, format!("{path} answers GET only, not {method}"), None);
+        a.header = Some(("Allow", "GET, HEAD"));
+        return a;
+    }
+    match (path, section) {
+        (_, Some(s)) => fragment(source, s),
+        ("/report", _) => Answer::json(200, to_json(&source.report())),
+        ("/profiler_status", _) => Answer::json(200, to_json(&source.status())),
+        _ => metrics(source),
+    }
+}
+
+#[cfg(feature = "hotpath-prometheus")]
+fn metrics(source: &dyn Source) -> Answer {
+    Answer {
+        status: 200,
+        content_type: "text/plain; version=0.0.4; charset=utf-8",
+        body: super::prometheus::encode(&source.report(), source.metrics_limit()),
+        header: None,
+    }
+}
+
+#[cfg(not(feature = "hotpath-prometheus"))]
+fn metrics(_source: &dyn Source) -> Answer {
+    Answer::error(
+        404,
+        "/metrics needs the feature hotpath-prometheus".into(),
+        Some("hotpath-prometheus"),
+    )
+}
+
+/// A section of the report, or why it is not there.
+fn fragment(source: &dyn Source, section: Section) -> Answer {
+    if !crate::config::compiled(section) {
+        return match section.feature() {
+            Some(f) => Answer::error(
+                404,
+                format!("section {section} needs the feature {f}"),
+                Some(f),
+            ),
+            None => Answer::error(404, format!("section {section} needs Linux"), None),
+        };
+    }
+    if !source.sections().contains(&section) {
+        return Answer::error(
+            404,
+            format!("section {section} is turned off (HOTPATH_REPORT)"),
+            None,
+        );
+    }
+    Answer::json(200, to_json(&source.report().fragment(section)))
+}
+
+/// Compares in time that depends only on the lengths, not on where the bytes differ.
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len().max(b.len());
+    let mut diff = (a.len() ^ b.len()) as u64;
+    for i in 0..n {
+        let x = a.get(i).copied().unwrap_or(0);
+        let y = b.get(i).copied().unwrap_or(0);
+        diff |= u64::from(x ^ y);
+    }
+    std::hint::black_box(diff) == 0
+}
+
+fn to_json<T: serde::Serialize>(v: &T) -> String {
+    serde_json::to_string(v)
+        .unwrap_or_else(|e| format!("{{\"error\":\"could not serialize: {e}\"}}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::{Fragment, Function, ProfilerStatus, Report, WallNs, SCHEMA_VERSION};
+
+    /// A session with one function of 3 calls.
+    struct Fake {
+        sections: Vec<Section>,
+    }
+
+    impl Source for Fake {
+        fn report(&self) -> Report {
+            Report {
+                schema_version: SCHEMA_VERSION,
+                caller: "app::main".into(),
+                elapsed_ns: 1_000,
+                sections: self.sections.clone(),
+                percentiles: vec![50.0],
+                overhead_per_call_ns: 20.0,
+                overhead_ns: 60,
+                clock: "tsc".into(),
+                time_sampling_rate: 1.0,
+                io_time_sampling_rate: None,
+                notes: vec![],
+                alloc_total: None,
+                cpu: None,
+                functions: vec![Function {
+                    name: "app::work".into(),
+                    file: "src/main.rs".into(),
+                    line: 3,
+                    calls: 3,
+                    timed_calls: 3,
+                    wall_ns: Some(WallNs {
+                        total: 300,
+                        self_: 300,
+                        mean: 100,
+                        min: 90,
+                        max: 110,
+                        percentiles: crate::report::Percentiles(vec![(50.0, 100)]),
+                        hist: None,
+                    }),
+                    ..Function::default()
+                }],
+                io: None,
+                threads: Some(vec![]),
+                process_memory: None,
+            }
+        }
+
+        fn status(&self) -> ProfilerStatus {
+            ProfilerStatus {
+                schema_version: SCHEMA_VERSION,
+                version: "0.1.0".into(),
+                pid: 7,
+                caller: "app::main".into(),
+                uptime_ns: 1_000,
+                sections: self.sections.clone(),
+                features: vec!["hotpath".into()],
+                cpu_mode: None,
+                cpu_source: None,
+                clock: "tsc".into(),
+                time_sampling_rate: 1.0,
+            }
+        }
+
+        fn sections(&self) -> Vec<Section> {
+            self.sections.clone()
+        }
+
+        fn metrics_limit(&self) -> usize {
+            200
+        }
+    }
+
+    fn fake() -> Fake {
+        Fake {
+            sections: crate::config::all_sections(),
+        }
+    }
+
+    fn get(url: &str, headers: &[(&str, &str)], token: Option<&str>) -> Answer {
+        route(&Method::GET, url, headers, token, &fake())
+    }
+
+    fn error_of(a: &Answer) -> ApiError {
+        serde_json::from_str(&a.body).unwrap_or_else(|e| panic!("{e}: {}", a.body))
+    }
+
+    #[test]
+    fn the_report_and_the_status_are_typed_json() {
+        let a = get("/report", &[], None);
+        assert_eq!((a.status, a.content_type), (200, "application/json"));
+        assert_eq!(Report::from_json(&a.body).unwrap(), fake().report());
+        let a = get("/profiler_status?x=1", &[], None);
+        assert_eq!(ProfilerStatus::from_json(&a.body).unwrap(), fake().status());
+        // A trailing slash is the same route.
+        assert_eq!(get("/report/", &[], None).status, 200);
+    }
+
+    #[test]
+    fn fragments_carry_only_their_section() {
+        let a = get("/functions_timing", &[], None);
+        let f = Fragment::from_json(&a.body).unwrap();
+        assert_eq!(f.section, Section::Timing);
+        assert_eq!(f.functions.as_ref().map(|v| v[0].calls), Some(3));
+        assert_eq!((f.io.is_none(), f.threads.is_none()), (true, true));
+        let f = Fragment::from_json(&get("/io", &[], None).body).unwrap();
+        // No function made I/O: the io fragment lists none.
+        assert_eq!((f.io, f.functions), (Some(vec![]), Some(vec![])));
+        if cfg!(target_os = "linux") {
+            let f = Fragment::from_json(&get("/threads", &[], None).body).unwrap();
+            assert_eq!((f.threads, f.functions), (Some(vec![]), None));
+        }
+    }
+
+    #[test]
+    fn sections_not_compiled_in_name_their_feature() {
+        for (url, feature, on) in [
+            (
+                "/functions_alloc",
+                "hotpath-alloc",
+                cfg!(feature = "hotpath-alloc"),
+            ),
+            (
+                "/functions_cpu",
+                "hotpath-cpu",
+                cfg!(feature = "hotpath-cpu"),
+            ),
+            (
+                "/metrics",
+                "hotpath-prometheus",
+                cfg!(feature = "hotpath-prometheus"),
+            ),
+        ] {
+            let a = get(url, &[], None);
+            if on {
+                assert_eq!(a.status, 200, "{url}: {}", a.body);
+            } else {
+                assert_eq!(a.status, 404, "{url}");
+                let e = error_of(&a);
+                assert_eq!(e.feature.as_deref(), Some(feature), "{url}");
+                assert!(e.error.contains(feature), "{e:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn sections_turned_off_answer_404() {
+        let source = Fake {
+            sections: vec![Section::Timing],
+        };
+        let a = route(&Method::GET, "/io", &[], None, &source);
+        assert_eq!(a.status, 404);
+        assert!(error_of(&a).error.contains("turned off"), "{}", a.body);
+    }
+
+    #[test]
+    fn unknown_routes_wrong_methods_and_oversized_requests_are_4xx() {
+        let a = get("/nope", &[], None);
+        assert_eq!(a.status, 404);
+        assert!(error_of(&a).error.contains("/report"), "{}", a.body);
+        let a = route(&Method::POST, "/report", &[], None, &fake());
+        assert_eq!((a.status, a.header), (405, Some(("Allow", "GET, HEAD"))));
+        let long = format!("/report?{}", "x".repeat(MAX_URL));
+        assert_eq!(get(&long, &[], None).status, 414);
+        let big = "y".repeat(MAX_HEADERS);
+        assert_eq!(get("/report", &[("X-Big", &big)], None).status, 431);
+    }
+
+    #[test]
+    fn a_token_is_required_when_set() {
+        let t = Some("s3cret");
+        let a = get("/report", &[], t);
+        assert_eq!(
+            (a.status, a.header),
+            (401, Some(("WWW-Authenticate", "Bearer")))
+        );
+        assert_eq!(
+            get("/report", &[("Authorization", "Bearer wrong")], t).status,
+            401
+        );
+        assert_eq!(
+            get("/report", &[("Authorization", "s3cret")], t).status,
+            401
+        );
+        assert_eq!(
+            get("/report", &[("authorization", "Bearer s3cret")], t).status,
+            200
+        );
+        // Unknown routes do not tell who is not authorised.
+        assert_eq!(get("/nope", &[], t).status, 401);
+    }
+
+    #[test]
+    fn tokens_compare_equal_only_when_equal() {
+        assert!(constant_time_eq(b"Bearer abc", b"Bearer abc"));
+        assert!(!constant_time_eq(b"Bearer abd", b"Bearer abc"));
+        assert!(!constant_time_eq(b"Bearer ab", b"Bearer abc"));
+        assert!(!constant_time_eq(b"", b"Bearer abc"));
+        assert!(!constant_time_eq(b"Bearer abc\0", b"Bearer abc"));
+    }
+}

@@ -1,0 +1,148 @@
+//! Snapshot → report: one builder per section (feature `hotpath`).
+//!
+//! [`report`] takes a snapshot of the profiler's numbers and turns it into a [`Report`]:
+//! the function rows first (each section's per-function object filled in by that
+//! section's builder), then each configured section's own part, in report order. A
+//! section whose builder finds nothing to show (no `io!` operation yet, CPU measurement
+//! off) is left out of `sections`, with a note when the reader should know why.
+//!
+//! Everything here runs as profiler bookkeeping: its allocations are not counted as the
+//! program's.
+
+mod alloc;
+mod cpu;
+mod io;
+mod threads;
+mod timing;
+
+use hotpath_core::{SiteKind, SiteStats, Snapshot};
+
+use crate::config::Config;
+use crate::report::{Report, Section, SCHEMA_VERSION};
+
+/// What a report is made from besides the snapshot: the session's configuration and
+/// the state of its meters.
+pub(crate) struct Inputs<'a> {
+    /// The session's configuration.
+    pub cfg: &'a Config,
+    /// Wall time since the session started, ns.
+    pub elapsed_ns: u64,
+    /// What one timed and one counted-only call cost, ns (measured at start-up).
+    pub overhead: (f64, f64),
+    /// Notes the session made before this report.
+    pub notes: &'a [String],
+    /// CPU measurement, when it runs.
+    #[cfg(feature = "hotpath-cpu")]
+    pub cpu: Option<&'a crate::cpu::CpuRun>,
+    /// The threads monitor, when it runs.
+    pub threads: Option<&'a crate::threads::Monitor>,
+}
+
+/// What every section builder reads.
+pub(crate) struct Ctx<'a> {
+    pub inputs: &'a Inputs<'a>,
+    pub snap: &'a Snapshot,
+    pub percentiles: &'a [f64],
+}
+
+impl Ctx<'_> {
+    /// A value measured on the timed calls of `s`, scaled to all its calls.
+    pub fn scaled(s: &SiteStats, v: u64) -> u64 {
+        if s.timed > 0 && s.timed < s.calls {
+            (v as f64 * s.calls as f64 / s.timed as f64).round() as u64
+        } else {
+            v
+        }
+    }
+
+    /// The configured percentiles of a distribution.
+    pub fn percentiles(&self, value_at: impl Fn(f64) -> Option<u64>) -> crate::report::Percentiles {
+        crate::report::Percentiles(
+            self.percentiles
+                .iter()
+                .filter_map(|p| Some((*p, value_at(*p)?)))
+                .collect(),
+        )
+    }
+}
+
+/// The report of the session so far.
+pub(crate) fn report(inputs: &Inputs<'_>) -> Report {
+    hotpath_core::internal(|| {
+        let snap = hotpath_core::snapshot();
+        let cfg = inputs.cfg;
+        let ctx = Ctx {
+            inputs,
+            snap: &snap,
+            percentiles: &cfg.percentiles,
+        };
+        let mut notes = inputs.notes.to_vec();
+        notes.extend(snapshot_notes(&snap));
+        let functions = timing::functions(&ctx);
+        let (timed_calls, counted_calls) = snap
+            .sites
+            .iter()
+            .filter(|s| s.site.kind() != SiteKind::Io)
+            .fold((0u64, 0u64), |(t, c), s| {
+                (t + s.timed, c + s.calls.saturating_sub(s.timed))
+            });
+        let (timed_ns, counted_ns) = inputs.overhead;
+        let mut r = Report {
+            schema_version: SCHEMA_VERSION,
+            caller: cfg.caller.to_string(),
+            elapsed_ns: inputs.elapsed_ns,
+            sections: Vec::new(),
+            percentiles: cfg.percentiles.clone(),
+            overhead_per_call_ns: (timed_ns * 10.0).round() / 10.0,
+            overhead_ns: (timed_calls as f64 * timed_ns + counted_calls as f64 * counted_ns) as u64,
+            clock: hotpath_core::clock::source().name().to_string(),
+            time_sampling_rate: hotpath_core::sampling_rate(),
+            io_time_sampling_rate: None,
+            notes: Vec::new(),
+            alloc_total: None,
+            cpu: None,
+            functions,
+            io: None,
+            threads: None,
+            process_memory: None,
+        };
+        for &section in &cfg.sections {
+            let present = match section {
+                Section::Timing => true,
+                Section::Alloc => alloc::build(&ctx, &mut r, &mut notes),
+                Section::Cpu => cpu::build(&ctx, &mut r),
+                Section::Io => io::build(&ctx, &mut r),
+                Section::Threads => threads::build(&ctx, &mut r, &mut notes),
+            };
+            if present {
+                r.sections.push(section);
+            }
+        }
+        r.notes = notes;
+        r
+    })
+}
+
+/// What the snapshot says the reader should know: limits hit, calls lost.
+fn snapshot_notes(snap: &Snapshot) -> Vec<String> {
+    let mut notes = Vec::new();
+    if snap.sites_overflowed {
+        notes.push(format!(
+            "more than {} call sites were used; later ones are not measured",
+            hotpath_core::MAX_SITES
+        ));
+    }
+    if snap.depth_overflowed {
+        notes.push(format!(
+            "measured scopes nested deeper than {}; below that depth self time includes children",
+            hotpath_core::MAX_DEPTH
+        ));
+    }
+    if snap.lost_calls > 0 {
+        notes.push(format!(
+            "{} calls ran while their thread was exiting and were not recorded",
+            snap.lost_calls
+        ));
+    }
+    notes
+}

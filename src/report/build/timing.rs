@@ -1,0 +1,74 @@
+//! `timing`: the function rows, wall time per function. Every other section's
+//! per-function object is filled in here, by that section's builder, from the same
+//! call site.
+
+use hotpath_core::{SiteKind, SiteStats};
+
+use super::Ctx;
+use crate::report::{Function, Histogram, TimedSums, WallNs};
+
+/// One row per measured function or block with a call, sorted by total wall time.
+pub(super) fn functions(ctx: &Ctx<'_>) -> Vec<Function> {
+    let mut functions: Vec<Function> = ctx
+        .snap
+        .sites
+        .iter()
+        .filter(|s| s.site.kind() != SiteKind::Io)
+        .map(|s| function(ctx, s))
+        .collect();
+    functions.sort_by(|a, b| {
+        let t = |f: &Function| f.wall_ns.as_ref().map_or(0, |w| w.total);
+        t(b).cmp(&t(a))
+            .then(b.calls.cmp(&a.calls))
+            .then(a.name.cmp(&b.name))
+    });
+    functions
+}
+
+fn function(ctx: &Ctx<'_>, s: &SiteStats) -> Function {
+    let is_async = s.site.kind() == SiteKind::AsyncFunction;
+    let sampled = s.timed < s.calls;
+    let wall_ns = (s.timed > 0).then(|| WallNs {
+        total: Ctx::scaled(s, s.total_ns),
+        self_: Ctx::scaled(s, s.self_ns),
+        mean: s.sum_ns / s.timed,
+        min: s.min_ns,
+        max: s.max_ns,
+        percentiles: ctx.percentiles(|p| s.percentile_ns(p)),
+        hist: Some(Histogram {
+            sum: s.sum_ns,
+            buckets: s.time.buckets(),
+        }),
+    });
+    let wall_total = wall_ns.as_ref().map_or(0, |w| w.total);
+    let mut f = Function {
+        name: s.site.name().to_string(),
+        label: s.site.label().map(str::to_string),
+        file: s.site.file().to_string(),
+        line: s.site.line(),
+        calls: s.calls,
+        timed_calls: s.timed,
+        is_async,
+        sampled,
+        polls: is_async.then_some(s.polls),
+        busy_ns: is_async.then_some(s.busy_ns),
+        cancelled: is_async.then_some(s.cancelled),
+        alloc: super::alloc::function(ctx, s),
+        cpu: super::cpu::function(ctx, s, wall_total),
+        io: super::io::function(s),
+        timed_sums: None,
+        wall_ns,
+    };
+    if sampled && s.timed > 0 {
+        let [alloc_count, alloc_bytes, freed_bytes] = super::alloc::timed_sums(s);
+        f.timed_sums = Some(TimedSums {
+            wall_total_ns: s.total_ns,
+            wall_self_ns: s.self_ns,
+            alloc_count,
+            alloc_bytes,
+            freed_bytes,
+            cpu_ns: super::cpu::timed_cpu_ns(ctx, s),
+        });
+    }
+    f
+}
