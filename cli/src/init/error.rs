@@ -221,8 +221,9 @@ impl std::fmt::Display for InitError {
             ),
             NoMatch { pattern } => write!(
                 f,
-                "--measure {pattern:?} matches no function in src/; a pattern is a glob (`*` any characters, \
-                 `?` one) on a function's name, `Type::name` or `module::Type::name`; nothing was changed"
+                "--measure {pattern:?} matches no function in src/; a pattern is a glob on a function's \
+                 name, `Type::name` or `module::Type::name` (`*` any characters within a name, `**` across \
+                 `::` too, `?` one character); nothing was changed"
             ),
             UnclosedBlock { path } => write!(
                 f,

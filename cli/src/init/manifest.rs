@@ -213,28 +213,45 @@ pub fn edit(
     Ok(edit)
 }
 
-/// Appends `item` laid out as the array's last element is: on its own line in a
-/// multi-line array, after a space in a one-line one.
+/// Appends `item` laid out as the array's elements are: on its own line in a
+/// multi-line array (a comment after the last element stays on that element's line),
+/// after a space in a one-line one.
 fn push_like_the_others(a: &mut Array, item: &str) {
-    let prefix = match a.len() {
-        0 => None,
-        1 => a
-            .get(0)
-            .and_then(|v| v.decor().prefix())
-            .and_then(|p| p.as_str())
-            .filter(|p| p.contains('\n'))
-            .map(str::to_string),
-        n => a
-            .get(n - 1)
-            .and_then(|v| v.decor().prefix())
-            .and_then(|p| p.as_str())
-            .map(str::to_string),
-    };
+    let raw =
+        |r: Option<&toml_edit::RawString>| r.and_then(|r| r.as_str()).unwrap_or("").to_string();
     let mut v: Value = item.into();
-    match (a.len(), prefix) {
-        (0, _) => {}
-        (_, Some(p)) => v.decor_mut().set_prefix(p),
-        (_, None) => v.decor_mut().set_prefix(" "),
+    let Some(last) = a.len().checked_sub(1) else {
+        a.push_formatted(v);
+        return;
+    };
+    let prefix = raw(a.get(last).and_then(|v| v.decor().prefix()));
+    if !prefix.contains('\n') {
+        v.decor_mut().set_prefix(" ");
+        a.push_formatted(v);
+        return;
+    }
+    let indent = prefix.rsplit('\n').next().unwrap_or("").to_string();
+    // What follows the last element up to `]`: the array's trailing text after a trailing
+    // comma (`"x", # note\n]`), else the element's own suffix (`"x" # note\n]`). Its
+    // last line break moves to after the new element, so a comment stays where it was.
+    let tail = if a.trailing_comma() {
+        a.trailing().as_str().unwrap_or("").to_string()
+    } else {
+        raw(a.get(last).and_then(|v| v.decor().suffix()))
+    };
+    match tail.rsplit_once('\n') {
+        Some((line, before_bracket)) => {
+            v.decor_mut().set_prefix(format!("{line}\n{indent}"));
+            if a.trailing_comma() {
+                a.set_trailing(format!("\n{before_bracket}"));
+            } else {
+                if let Some(l) = a.get_mut(last) {
+                    l.decor_mut().set_suffix("");
+                }
+                v.decor_mut().set_suffix(format!("\n{before_bracket}"));
+            }
+        }
+        None => v.decor_mut().set_prefix(prefix),
     }
     a.push_formatted(v);
 }
@@ -283,6 +300,27 @@ mod tests {
         );
         assert_eq!(e.dependency, None);
         assert_eq!(e.features, ["hotpath", "hotpath-alloc"]);
+    }
+
+    #[test]
+    fn a_comment_after_the_last_item_stays_on_its_line() {
+        let text = "[features]\nhotpath = [\n  \"x\", # keep x\n  # the end\n]\n";
+        let e = run(text);
+        assert!(
+            e.text.starts_with(
+                "[features]\nhotpath = [\n  \"x\", # keep x\n  # the end\n  \"hotpath/hotpath\",\n]\n"
+            ),
+            "{}",
+            e.text
+        );
+        let e = run("[features]\nhotpath = [\n  \"x\" # no comma\n]\n");
+        assert!(
+            e.text.starts_with(
+                "[features]\nhotpath = [\n  \"x\", # no comma\n  \"hotpath/hotpath\"\n]\n"
+            ),
+            "{}",
+            e.text
+        );
     }
 
     #[test]

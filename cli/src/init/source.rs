@@ -105,6 +105,13 @@ impl<'a> Source<'a> {
     /// Where `#[hotpath::main]` goes on this binary's `main`: `Ok(None)` when it is
     /// already there.
     pub fn main_insertion(&self, path: &Path) -> Result<Option<Insertion>, InitError> {
+        // A `fn main` under `#![no_main]` is an exported symbol, not the Rust entry point.
+        if self.file.attrs.iter().any(|a| a.path().is_ident("no_main")) {
+            return Err(InitError::NoMain {
+                path: path.to_path_buf(),
+                no_main_attr: true,
+            });
+        }
         let main = self.file.items.iter().find_map(|item| match item {
             Item::Fn(f) if f.sig.ident == "main" => Some(f),
             _ => None,
@@ -340,9 +347,9 @@ fn type_name(t: &syn::Type) -> String {
     }
 }
 
-/// A glob on function paths: `*` is any characters (`::` too), `?` one character. It
-/// matches a function when it matches its name, `Type::name`, or any longer tail of its
-/// path up to the whole `module::Type::name`.
+/// A glob on function paths: `*` is any characters within one name, `**` any characters
+/// across `::` too, `?` one character. It matches a function when it matches its name,
+/// `Type::name`, or any longer tail of its path up to the whole `module::Type::name`.
 #[derive(Debug, Clone)]
 pub struct Pattern(String);
 
@@ -352,11 +359,6 @@ impl Pattern {
         Pattern(text.to_string())
     }
 
-    /// Its text.
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-
     /// Does it name this function?
     pub fn matches(&self, path: &[String]) -> bool {
         (0..path.len()).any(|i| glob(self.0.as_bytes(), path[i..].join("::").as_bytes()))
@@ -364,24 +366,16 @@ impl Pattern {
 }
 
 fn glob(p: &[u8], s: &[u8]) -> bool {
-    let (mut pi, mut si) = (0, 0);
-    let mut star: Option<(usize, usize)> = None;
-    while si < s.len() {
-        if pi < p.len() && (p[pi] == b'?' || p[pi] == s[si]) {
-            pi += 1;
-            si += 1;
-        } else if pi < p.len() && p[pi] == b'*' {
-            star = Some((pi, si));
-            pi += 1;
-        } else if let Some((sp, ss)) = star {
-            pi = sp + 1;
-            si = ss + 1;
-            star = Some((sp, ss + 1));
-        } else {
-            return false;
+    match p {
+        [] => s.is_empty(),
+        [b'*', b'*', rest @ ..] => (0..=s.len()).any(|i| glob(rest, &s[i..])),
+        [b'*', rest @ ..] => {
+            let within = s.iter().position(|&c| c == b':').unwrap_or(s.len());
+            (0..=within).any(|i| glob(rest, &s[i..]))
         }
+        [b'?', rest @ ..] => !s.is_empty() && s[0] != b':' && glob(rest, &s[1..]),
+        [c, rest @ ..] => s.first() == Some(c) && glob(rest, &s[1..]),
     }
-    p[pi..].iter().all(|&c| c == b'*')
 }
 
 /// The module path of a source file under `src/`: `[]` for crate roots (`main.rs`,
@@ -453,7 +447,11 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
-        let s = Source::parse(Path::new("m.rs"), "#![no_main]\nfn run() {}\n").expect("parse");
+        let s = Source::parse(
+            Path::new("m.rs"),
+            "#![no_main]\nextern \"C\" fn main() {}\n",
+        )
+        .expect("parse");
         assert!(matches!(
             s.main_insertion(Path::new("m.rs")),
             Err(InitError::NoMain {
@@ -496,14 +494,32 @@ mod tests {
     fn patterns_match_a_tail_of_the_path() {
         let p = |s: &str| s.split("::").map(str::to_string).collect::<Vec<_>>();
         let f = p("parser::Parser::parse_line");
-        assert!(Pattern::new("parse_line").matches(&f));
-        assert!(Pattern::new("parse*").matches(&f));
-        assert!(Pattern::new("Parser::*").matches(&f));
-        assert!(Pattern::new("parser::*").matches(&f));
-        assert!(Pattern::new("*::parse_?ine").matches(&f));
-        assert!(!Pattern::new("parse").matches(&f));
-        assert!(!Pattern::new("arser::*").matches(&f));
-        assert!(!Pattern::new("line").matches(&f));
+        let yes = [
+            "parse_line",
+            "parse*",
+            "Parser::*",
+            "parser::*::*",
+            "parser::**",
+            "**line",
+            "*::parse_?ine",
+        ];
+        for y in yes {
+            assert!(Pattern::new(y).matches(&f), "{y}");
+        }
+        let no = [
+            "parse",
+            "parser::*",
+            "arser::**",
+            "line",
+            "*line::*",
+            "Parser?parse_line",
+            "pars*_line::**",
+        ];
+        for n in no {
+            assert!(!Pattern::new(n).matches(&f), "{n}");
+        }
+        assert!(Pattern::new("parse*").matches(&p("parser::parse")));
+        assert!(!Pattern::new("parse*").matches(&p("parser::Parser::new")));
     }
 
     #[test]
