@@ -35,7 +35,8 @@ Examples:
   hotpath console --port 6770
   hotpath console --host 10.0.0.5 --port 6770 --token \"$TOKEN\"   with HOTPATH_METRICS_AUTH_TOKEN
 
-Keys: Tab switches tabs, s / r sort and reverse, Enter inspects a row, q quits.";
+Keys: Tab or 1-3 switch tabs, Left/Right the view (timing, memory, CPU), s sorts by the next
+column, r reverses the order, Enter inspects the row, q quits.";
 
 const REPORT_EXAMPLES: &str = "\
 Examples:

@@ -81,7 +81,14 @@ impl Agent {
 fn read_if_exists(path: &Path) -> Result<Option<String>, InitError> {
     match std::fs::read_to_string(path) {
         Ok(s) => Ok(Some(s)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e)
+            if matches!(
+                e.kind(),
+                std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+            ) =>
+        {
+            Ok(None)
+        }
         Err(error) => Err(InitError::Read {
             path: path.to_path_buf(),
             error,

@@ -26,7 +26,7 @@ use std::process::Command;
 pub use agent::{Agent, BEGIN, END, SKILL};
 pub use error::InitError;
 use manifest::{Dependency, Source};
-use write::Change;
+pub use write::Change;
 
 /// Arguments of `hotpath init`.
 #[derive(Debug, Clone, Default, clap::Args)]
@@ -68,8 +68,9 @@ pub struct Args {
     /// which on crates.io is another project's crate).
     #[arg(long, value_name = "VERSION", requires = "package_name", conflicts_with_all = ["path", "git"])]
     pub crate_version: Option<String>,
-    /// Put #[hotpath::measure] on the functions under src/ that match: a glob (`*` any
-    /// characters, `?` one) on the name, `Type::name` or `module::Type::name`. Repeatable.
+    /// Put #[hotpath::measure] on the functions under src/ that match PATTERN, a glob on
+    /// the function's name, `Type::name` or `module::Type::name` (`*`: any characters
+    /// within a name, `**`: across `::` too, `?`: one character). Repeatable.
     #[arg(long, value_name = "PATTERN", conflicts_with = "measure_all")]
     pub measure: Vec<String>,
     /// Put #[hotpath::measure] on every function under src/ that can take it.
@@ -502,11 +503,13 @@ fn display_path(root: &Path, p: &Path) -> String {
         .replace('\\', "/")
 }
 
-/// The unified diff of every change, with `a/`, `b/` paths relative to `root` (new files
-/// from `/dev/null`), as `git apply` reads it from the workspace root.
+/// The unified diff of every change, file by file in path order, with `a/`, `b/` paths
+/// relative to `root` (new files from `/dev/null`), as `git apply` reads it from there.
 pub fn diff(root: &Path, changes: &[Change]) -> String {
+    let mut sorted: Vec<&Change> = changes.iter().collect();
+    sorted.sort_by(|a, b| a.path.cmp(&b.path));
     let mut out = String::new();
-    for c in changes {
+    for c in sorted {
         let name = display_path(root, &c.path);
         let old = c.old.as_deref().unwrap_or("");
         let a = if c.old.is_some() {
