@@ -13,6 +13,7 @@
 //! (Cargo.lock too). Running it again changes nothing.
 
 mod agent;
+mod dependency;
 mod error;
 pub mod manifest;
 pub mod source;
@@ -20,12 +21,11 @@ mod target;
 mod write;
 
 use std::io::Write as _;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 pub use agent::{Agent, BEGIN, END, SKILL};
 pub use error::InitError;
-use manifest::{Dependency, Source};
 pub use write::Change;
 
 /// Arguments of `hotpath init`.
@@ -216,7 +216,7 @@ fn plan(args: &Args, cwd: &Path) -> Result<Plan, InitError> {
         }
     };
     let edit = manifest::edit(&manifest_path, &text, workspace_dep.as_deref(), || {
-        dependency(args, target.dir())
+        dependency::resolve(args, target.dir())
     })?;
     if let Some(d) = &edit.dependency {
         notes.push(format!("{}: dependency `{d}`", rel(&manifest_path)));
@@ -389,112 +389,6 @@ fn read(path: &Path) -> Result<String, InitError> {
     })
 }
 
-/// The dependency to write when the package has none: `--git`, `--crate-version`,
-/// `--path`, or the checkout this binary was built from.
-fn dependency(args: &Args, package_dir: &Path) -> Result<Dependency, InitError> {
-    if let Some(url) = &args.git {
-        let reference = [
-            ("branch", &args.branch),
-            ("tag", &args.tag),
-            ("rev", &args.rev),
-        ]
-        .into_iter()
-        .find_map(|(k, v)| v.clone().map(|v| (k, v)));
-        return Ok(Dependency {
-            source: Source::Git {
-                url: url.clone(),
-                reference,
-            },
-            package: own_name(args.package_name.as_deref()),
-        });
-    }
-    if let Some(v) = &args.crate_version {
-        return Ok(Dependency {
-            source: Source::Registry(v.clone()),
-            package: own_name(args.package_name.as_deref()),
-        });
-    }
-    let dir = match &args.path {
-        Some(p) => p.clone(),
-        None => built_from().ok_or(InitError::NoSource)?,
-    };
-    let found = checkout_package(&dir)?;
-    if let Some(given) = &args.package_name {
-        if *given != found {
-            return Err(InitError::PackageNameMismatch {
-                dir,
-                found,
-                given: given.clone(),
-            });
-        }
-    }
-    let abs = std::fs::canonicalize(&dir).unwrap_or(dir);
-    let from = std::fs::canonicalize(package_dir).unwrap_or_else(|_| package_dir.to_path_buf());
-    Ok(Dependency {
-        source: Source::Path(relative(&from, &abs)),
-        package: own_name(Some(&found)),
-    })
-}
-
-fn own_name(name: Option<&str>) -> Option<String> {
-    name.filter(|n| *n != "hotpath").map(str::to_string)
-}
-
-/// The checkout this binary was built from (`cli/..`), if it still holds the facade.
-fn built_from() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()?
-        .to_path_buf();
-    checkout_package(&dir).ok().map(|_| dir)
-}
-
-/// The package name of the hotpath facade at `dir`, after checking it is one.
-fn checkout_package(dir: &Path) -> Result<String, InitError> {
-    let not = |reason: &str| InitError::NotACheckout {
-        dir: dir.to_path_buf(),
-        reason: reason.to_string(),
-    };
-    let text = std::fs::read_to_string(dir.join("Cargo.toml"))
-        .map_err(|e| not(&format!("no readable Cargo.toml ({e})")))?;
-    let doc = text
-        .parse::<toml_edit::DocumentMut>()
-        .map_err(|_| not("its Cargo.toml is not valid TOML"))?;
-    let name = doc
-        .get("package")
-        .and_then(|p| p.get("name"))
-        .and_then(|n| n.as_str())
-        .ok_or_else(|| not("its Cargo.toml has no [package] name"))?;
-    let features = doc.get("features").and_then(|f| f.as_table_like());
-    for f in manifest::FEATURES {
-        if !features.is_some_and(|t| t.contains_key(f)) {
-            return Err(not(&format!("package `{name}` has no feature `{f}`")));
-        }
-    }
-    Ok(name.to_string())
-}
-
-/// `to` relative to `from` (both absolute), with `/` separators; `to` itself when they
-/// share no root.
-fn relative(from: &Path, to: &Path) -> String {
-    let a: Vec<Component> = from.components().collect();
-    let b: Vec<Component> = to.components().collect();
-    if a.first() != b.first() {
-        return to.to_string_lossy().replace('\\', "/");
-    }
-    let common = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
-    let mut parts: Vec<String> = vec!["..".to_string(); a.len() - common];
-    parts.extend(
-        b[common..]
-            .iter()
-            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
-    );
-    if parts.is_empty() {
-        ".".to_string()
-    } else {
-        parts.join("/")
-    }
-}
-
 /// A path as shown to the user: relative to the workspace root when inside it.
 fn display_path(root: &Path, p: &Path) -> String {
     p.strip_prefix(root)
@@ -610,17 +504,5 @@ fn print_next(out: &mut impl std::io::Write, args: &Args, target: &target::Targe
             out,
             "  then ask, e.g.: \"profile this program with hotpath and tell me where the time goes\""
         );
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn relative_paths_climb_then_descend() {
-        assert_eq!(relative(Path::new("/a/b/c"), Path::new("/a/x")), "../../x");
-        assert_eq!(relative(Path::new("/a"), Path::new("/a/x/y")), "x/y");
-        assert_eq!(relative(Path::new("/a"), Path::new("/a")), ".");
     }
 }
