@@ -654,3 +654,30 @@ fn skill_snippets_compile_with_the_feature_off_and_on() {
         );
     }
 }
+
+#[test]
+fn without_path_or_git_the_checkout_this_binary_was_built_from_is_used() {
+    let p = Project::new("plain-bin");
+    ok(&p.run(&["init", "--no-check"]));
+    // `cargo metadata --no-deps` gives each path dependency's directory, absolute.
+    let meta = Command::new(env!("CARGO"))
+        .args(["metadata", "--no-deps", "--format-version", "1"])
+        .current_dir(p.root())
+        .output()
+        .expect("cargo metadata");
+    let meta: serde_json::Value = serde_json::from_slice(&meta.stdout).expect("metadata JSON");
+    let deps = meta["packages"][0]["dependencies"]
+        .as_array()
+        .expect("dependencies");
+    let paths: Vec<(&str, &str)> = deps
+        .iter()
+        .map(|d| {
+            (
+                d["name"].as_str().unwrap_or(""),
+                d["path"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    let expected = std::fs::canonicalize(checkout()).expect("canonical");
+    assert_eq!(paths, [("hotpath", expected.to_str().expect("UTF-8"))]);
+}
