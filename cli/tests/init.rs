@@ -266,7 +266,7 @@ fn workspace_member_inherits_the_workspace_dependency() {
 }
 
 #[test]
-fn workspace_member_is_found_from_its_directory() {
+fn workspace_member_is_found_from_its_directory_or_manifest_path() {
     let p = Project::new("workspace");
     let out = ok(&p.run_in("app/src", &["init", "--dry-run"]));
     assert!(
@@ -274,6 +274,8 @@ fn workspace_member_is_found_from_its_directory() {
         "{out}"
     );
     assert!(out.contains("+hotpath = { workspace = true }\n"), "{out}");
+    let from_root = ok(&p.run(&["init", "--dry-run", "--manifest-path", "app/Cargo.toml"]));
+    assert_eq!(from_root, out);
 }
 
 #[test]

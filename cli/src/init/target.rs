@@ -41,7 +41,8 @@ pub fn cargo() -> OsString {
 }
 
 /// Runs `cargo metadata --no-deps` and picks the package: `package` if given, else the
-/// only member, else the member whose directory holds `cwd`.
+/// one whose manifest `manifest_path` is, else the only member, else the member whose
+/// directory holds `cwd`.
 pub fn locate(
     manifest_path: Option<&Path>,
     package: Option<&str>,
@@ -66,10 +67,20 @@ pub fn locate(
     let meta: Value = serde_json::from_slice(&out.stdout).map_err(|e| InitError::Metadata {
         stderr: format!("unreadable output: {e}"),
     })?;
-    select(&meta, package, cwd)
+    let manifest = manifest_path.map(|m| canonical(&cwd.join(m)));
+    select(&meta, package, manifest.as_deref(), cwd)
 }
 
-fn select(meta: &Value, package: Option<&str>, cwd: &Path) -> Result<Target, InitError> {
+fn canonical(p: &Path) -> PathBuf {
+    std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
+}
+
+fn select(
+    meta: &Value,
+    package: Option<&str>,
+    manifest: Option<&Path>,
+    cwd: &Path,
+) -> Result<Target, InitError> {
     let bad = |what: &str| InitError::Metadata {
         stderr: format!("unexpected output: no {what}"),
     };
@@ -99,25 +110,27 @@ fn select(meta: &Value, package: Option<&str>, cwd: &Path) -> Result<Target, Ini
             .map(Path::to_path_buf)
             .unwrap_or_default()
     };
-    let chosen = match package {
-        Some(n) => packages
+    let by_manifest = manifest.and_then(|m| {
+        packages
+            .iter()
+            .find(|p| canonical(Path::new(p["manifest_path"].as_str().unwrap_or(""))) == m)
+    });
+    let chosen = match (package, by_manifest) {
+        (Some(n), _) => packages
             .iter()
             .find(|p| p["name"].as_str() == Some(n))
             .ok_or_else(|| InitError::NoSuchPackage {
                 name: n.to_string(),
                 members: names.clone(),
             })?,
-        None if packages.len() == 1 => &packages[0],
-        None => {
+        (None, Some(p)) => p,
+        (None, None) if packages.len() == 1 => &packages[0],
+        (None, None) => {
             // The member whose directory is the deepest one holding the current directory.
-            let cwd = std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf());
+            let cwd = canonical(cwd);
             packages
                 .iter()
-                .filter(|p| {
-                    let d = dir_of(p);
-                    let d = std::fs::canonicalize(&d).unwrap_or(d);
-                    cwd.starts_with(&d)
-                })
+                .filter(|p| cwd.starts_with(canonical(&dir_of(p))))
                 .max_by_key(|p| dir_of(p).components().count())
                 .ok_or_else(|| InitError::ChoosePackage {
                     root: root.clone(),
