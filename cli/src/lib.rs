@@ -1,11 +1,14 @@
-//! The `hotpath` command: `hotpath console` watches a running program through its
-//! metrics server, `hotpath report` renders a saved JSON report, `hotpath diff` compares
-//! two of them, or two directories of runs.
+//! The `hotpath` command: `hotpath init` sets a package up for profiling, `hotpath
+//! console` watches a running program through its metrics server, `hotpath report`
+//! renders a saved JSON report, `hotpath diff` compares two of them, or two directories
+//! of runs.
 #![deny(missing_docs)]
+#![forbid(unsafe_code)]
 
 pub mod client;
 pub mod console;
 pub mod diff;
+pub mod init;
 
 use hotpath::report::Report;
 

@@ -1,24 +1,76 @@
-//! `hotpath`: live console, report rendering and report comparison.
+//! `hotpath`: setup, live console, report rendering and report comparison.
+#![forbid(unsafe_code)]
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 
 #[derive(Parser)]
 #[command(
     name = "hotpath",
     version,
-    about = "Watch a profiled program live, render and compare hotpath JSON reports"
+    about = "Set a Rust package up for hotpath, watch a profiled program live, render and compare hotpath JSON reports",
+    after_help = EXAMPLES
 )]
 struct Cli {
     #[command(subcommand)]
     command: Command,
 }
 
+const EXAMPLES: &str = "\
+Examples:
+  hotpath init --path ../hotpath               add hotpath to the package here, #[hotpath::main] on main
+  cargo run --release --features hotpath       then run it: the report prints when main returns
+  hotpath console --port 6770                  watch a program run with HOTPATH_METRICS_PORT=6770
+  hotpath report report.json                   the tables of a saved HOTPATH_OUTPUT_FORMAT=json report
+  hotpath diff base/ head/ --fail-on-regression
+  hotpath completions bash > ~/.local/share/bash-completion/completions/hotpath
+
+`hotpath <command> --help` shows each command's options and examples.";
+
+const CONSOLE_EXAMPLES: &str = "\
+Examples:
+  HOTPATH_METRICS_PORT=6770 cargo run --release --features hotpath &
+  hotpath console --port 6770
+  hotpath console --host 10.0.0.5 --port 6770 --token \"$TOKEN\"   with HOTPATH_METRICS_AUTH_TOKEN
+
+Keys: Tab or 1-3 switch tabs, Left/Right the view (timing, memory, CPU), s sorts by the next
+column, r reverses the order, Enter inspects the row, q quits.";
+
+const REPORT_EXAMPLES: &str = "\
+Examples:
+  HOTPATH_OUTPUT_FORMAT=json HOTPATH_OUTPUT_PATH=report.json cargo run --release --features hotpath
+  hotpath report report.json
+  hotpath report report.json --limit 10";
+
+const DIFF_EXAMPLES: &str = "\
+Examples:
+  hotpath diff base.json head.json                      one run a side
+  hotpath diff base/ head/ --min-delta 1ms              directories of runs: medians and a U test
+  hotpath diff base/ head/ --format markdown --fail-on-regression > diff.md
+
+Exit status: 0, or 1 with --fail-on-regression when something regressed; 2 on an error.";
+
+const COMPLETIONS_EXAMPLES: &str = "\
+Examples:
+  hotpath completions bash > ~/.local/share/bash-completion/completions/hotpath
+  hotpath completions zsh > ~/.zfunc/_hotpath        # with fpath+=(~/.zfunc) in ~/.zshrc
+  hotpath completions fish > ~/.config/fish/completions/hotpath.fish";
+
 #[derive(Subcommand)]
 enum Command {
+    /// Set a package up for profiling: dependency, features, #[hotpath::main], and more.
+    ///
+    /// Adds the hotpath dependency and the `hotpath`, `hotpath-alloc` and `hotpath-cpu`
+    /// feature forwards to Cargo.toml (formatting and comments kept), puts
+    /// #[hotpath::main] on `main` (below #[tokio::main]), and with --measure or
+    /// --measure-all puts #[hotpath::measure] on functions. Then runs `cargo check` with
+    /// the feature off and on. Exit status: 0 done, 1 with --check when something is
+    /// missing, 2 on an error (nothing is left half-written).
+    Init(hotpath_cli::init::Args),
     /// Watch a running program through its metrics server (HOTPATH_METRICS_PORT).
+    #[command(after_help = CONSOLE_EXAMPLES)]
     Console {
         /// Host of the metrics server.
         #[arg(long, default_value = "127.0.0.1")]
@@ -34,6 +86,7 @@ enum Command {
         refresh_ms: u64,
     },
     /// Render a saved JSON report as the tables printed at exit.
+    #[command(after_help = REPORT_EXAMPLES)]
     Report {
         /// The report (HOTPATH_OUTPUT_FORMAT=json).
         file: PathBuf,
@@ -42,6 +95,7 @@ enum Command {
         limit: usize,
     },
     /// Compare saved JSON reports: one run a side, or a directory of runs a side.
+    #[command(after_help = DIFF_EXAMPLES)]
     Diff {
         /// The report before the change, or a directory of runs of it (every *.json).
         base: PathBuf,
@@ -66,6 +120,12 @@ enum Command {
         #[arg(long)]
         fail_on_regression: bool,
     },
+    /// Print a shell completion script for hotpath.
+    #[command(after_help = COMPLETIONS_EXAMPLES)]
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -77,6 +137,16 @@ enum DiffFormat {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Init(args) => init(&args),
+        Command::Completions { shell } => {
+            clap_complete::generate(
+                shell,
+                &mut Cli::command(),
+                "hotpath",
+                &mut std::io::stdout(),
+            );
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Console {
             host,
             port,
@@ -118,6 +188,15 @@ fn main() -> ExitCode {
             eprintln!("hotpath: {e}");
             ExitCode::from(2)
         }
+    }
+}
+
+fn init(args: &hotpath_cli::init::Args) -> Result<ExitCode, String> {
+    let cwd = std::env::current_dir().map_err(|e| format!("init: no current directory: {e}"))?;
+    match hotpath_cli::init::run(args, &cwd) {
+        Ok(hotpath_cli::init::Outcome::Done) => Ok(ExitCode::SUCCESS),
+        Ok(hotpath_cli::init::Outcome::Missing) => Ok(ExitCode::from(1)),
+        Err(e) => Err(format!("init: {e}")),
     }
 }
 
