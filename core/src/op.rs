@@ -13,6 +13,24 @@ use crate::slot::Slot;
 
 pub use crate::state::Sampler;
 
+/// What a function waited for: each kind of wait the wrappers time is charged to the
+/// innermost measured function on the thread that waited ([`Here::charge`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Wait {
+    /// Inside an `io!` operation.
+    Io,
+    /// For a lock.
+    Lock,
+    /// To send on a full channel.
+    ChannelSend,
+    /// To receive from an empty channel.
+    ChannelRecv,
+    /// In a SQL query.
+    Sql,
+    /// In an HTTP request.
+    Http,
+}
+
 /// The calling thread's shard, as the recording side of an operation sees it.
 #[derive(Clone, Copy)]
 pub struct Here(&'static Shard);
@@ -55,6 +73,28 @@ impl Here {
     #[inline(always)]
     pub fn innermost(self) -> Option<&'static Slot> {
         self.0.slot(self.0.innermost_site()?)
+    }
+
+    /// Charges `ticks` of waiting of kind `wait` to the innermost measured function on
+    /// this thread, if one is running. Wrappers call it once per wait, from the
+    /// outermost operation only (see [`Here::nest`]), so a wait is charged once however
+    /// many wrappers it goes through.
+    #[inline(always)]
+    pub fn charge(self, wait: Wait, ticks: u64) {
+        if ticks == 0 {
+            return;
+        }
+        if let Some(f) = self.innermost() {
+            let c = &f.c;
+            match wait {
+                Wait::Io => c.fn_io.add(ticks),
+                Wait::Lock => c.wait_lock.add(ticks),
+                Wait::ChannelSend => c.wait_send.add(ticks),
+                Wait::ChannelRecv => c.wait_recv.add(ticks),
+                Wait::Sql => c.wait_sql.add(ticks),
+                Wait::Http => c.wait_http.add(ticks),
+            }
+        }
     }
 
     /// Marks this thread as inside a wrapped operation until the returned guard drops,

@@ -43,6 +43,16 @@ counters! {
         fn_write: sum,
         /// Functions: ticks spent inside those (timed) operations.
         fn_io: sum,
+        /// Functions: ticks spent waiting for locks (see `op::Wait`).
+        wait_lock: sum,
+        /// Functions: ticks spent waiting to send on a full channel.
+        wait_send: sum,
+        /// Functions: ticks spent waiting to receive from an empty channel.
+        wait_recv: sum,
+        /// Functions: ticks spent in SQL queries.
+        wait_sql: sum,
+        /// Functions: ticks spent in HTTP requests.
+        wait_http: sum,
     }
 }
 

@@ -102,6 +102,16 @@ pub struct SiteStats {
     pub fn_io_write: u64,
     /// Functions: time spent inside those operations (timed ones), ns.
     pub fn_io_ns: u64,
+    /// Functions: time spent waiting for locks, ns.
+    pub wait_lock_ns: u64,
+    /// Functions: time spent waiting to send on full channels, ns.
+    pub wait_send_ns: u64,
+    /// Functions: time spent waiting to receive from empty channels, ns.
+    pub wait_recv_ns: u64,
+    /// Functions: time spent in SQL queries, ns.
+    pub wait_sql_ns: u64,
+    /// Functions: time spent in HTTP requests, ns.
+    pub wait_http_ns: u64,
     /// Allocations in the timed calls.
     #[cfg(feature = "alloc")]
     pub alloc: AllocStats,
@@ -290,6 +300,11 @@ pub fn snapshot() -> Snapshot {
                     fn_io_read: c.fn_read,
                     fn_io_write: c.fn_write,
                     fn_io_ns: ns(c.fn_io),
+                    wait_lock_ns: ns(c.wait_lock),
+                    wait_send_ns: ns(c.wait_send),
+                    wait_recv_ns: ns(c.wait_recv),
+                    wait_sql_ns: ns(c.wait_sql),
+                    wait_http_ns: ns(c.wait_http),
                     #[cfg(feature = "alloc")]
                     alloc: {
                         let a = m.meters.alloc.c;

@@ -41,13 +41,31 @@ pub enum Sampler {
     Calls = 0,
     /// `io!` operations (`HOTPATH_IO_TIME_SAMPLING_RATE`).
     Io = 1,
+    /// Channel messages (`HOTPATH_CHANNELS_TIME_SAMPLING_RATE`).
+    Channels = 2,
+    /// Stream items (`HOTPATH_STREAMS_TIME_SAMPLING_RATE`).
+    Streams = 3,
+    /// `future!` calls (`HOTPATH_FUTURES_TIME_SAMPLING_RATE`).
+    Futures = 4,
+    /// Mutex acquisitions (`HOTPATH_MUTEXES_TIME_SAMPLING_RATE`).
+    Mutexes = 5,
+    /// Read-write lock acquisitions (`HOTPATH_RW_LOCKS_TIME_SAMPLING_RATE`).
+    RwLocks = 6,
 }
 
 impl Sampler {
     /// Number of kinds.
-    pub const COUNT: usize = 2;
+    pub const COUNT: usize = 7;
     /// Every kind.
-    pub const ALL: [Sampler; Sampler::COUNT] = [Sampler::Calls, Sampler::Io];
+    pub const ALL: [Sampler; Sampler::COUNT] = [
+        Sampler::Calls,
+        Sampler::Io,
+        Sampler::Channels,
+        Sampler::Streams,
+        Sampler::Futures,
+        Sampler::Mutexes,
+        Sampler::RwLocks,
+    ];
 
     /// Times a fraction `rate` (0..=1) of these events; every one is still counted.
     /// `0` (or NaN) counts without timing; a rate below `1 / MAX_PERIOD` times one

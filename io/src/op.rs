@@ -106,6 +106,7 @@ fn charge_function(here: Here, dir: Dir, bytes: u64, io_ticks: u64) {
             Dir::Write => f.c.fn_write.add(bytes),
             Dir::Other => {}
         }
+        // As `Here::charge(Wait::Io, ..)` does, without finding the function again.
         if io_ticks != 0 {
             f.c.fn_io.add(io_ticks);
         }
