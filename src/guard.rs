@@ -164,7 +164,7 @@ impl HotpathGuardBuilder {
         #[cfg(feature = "hotpath")]
         {
             match crate::config::parse_rate(&rate.to_string()) {
-                Some(r) => self.cfg.time_sampling_rate = r,
+                Some(r) => self.cfg.set_rate(hotpath_core::state::Sampler::Calls, r),
                 None => crate::config::warn(&format!(
                     "time sampling rate {rate} is outside 0..=1; timing every call"
                 )),
@@ -218,7 +218,7 @@ impl HotpathGuardBuilder {
         #[cfg(feature = "hotpath")]
         {
             match crate::config::parse_rate(&rate.to_string()) {
-                Some(r) => self.cfg.io_time_sampling_rate = r,
+                Some(r) => self.cfg.set_rate(hotpath_core::state::Sampler::Io, r),
                 None => crate::config::warn(&format!(
                     "I/O time sampling rate {rate} is outside 0..=1; timing every operation"
                 )),

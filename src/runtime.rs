@@ -53,8 +53,9 @@ impl Session {
         hotpath_core::begin_epoch();
         #[cfg(feature = "hotpath-alloc")]
         hotpath_alloc::begin_session();
-        hotpath_core::set_sampling_rate(cfg.time_sampling_rate);
-        hotpath_io::set_sampling_rate(cfg.io_time_sampling_rate);
+        for kind in hotpath_core::state::Sampler::ALL {
+            kind.set_rate(cfg.rate(kind));
+        }
         #[cfg(feature = "hotpath-cpu")]
         let cpu = crate::cpu::CpuRun::start(&cfg);
         let threads = if cfg.sections.contains(&Section::Threads) {
@@ -262,7 +263,7 @@ fn emit(shared: &Shared) {
     }
     let report = build(shared);
     let text = match cfg.format {
-        Format::Table => report.to_table(cfg.functions_limit()),
+        Format::Table => crate::report::render_table_with(&report, &cfg.limits()),
         Format::Json => report.to_json() + "\n",
         Format::JsonPretty => report.to_json_pretty() + "\n",
         Format::None => return,

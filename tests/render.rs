@@ -130,6 +130,7 @@ fn fixed() -> Report {
     Report {
         schema_version: SCHEMA_VERSION,
         caller: "app::main".into(),
+        label: None,
         elapsed_ns: 1_234_567_890,
         sections: vec![Section::Timing, Section::Alloc],
         percentiles: vec![50.0, 95.0, 99.9],

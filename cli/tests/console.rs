@@ -216,6 +216,7 @@ fn report() -> Report {
     Report {
         schema_version: SCHEMA_VERSION,
         caller: "app::main".into(),
+        label: None,
         elapsed_ns: 2_000_000_000,
         sections: Section::ALL.to_vec(),
         percentiles: PS.to_vec(),

@@ -214,6 +214,7 @@ mod tests {
             Report {
                 schema_version: SCHEMA_VERSION,
                 caller: "app::main".into(),
+                label: None,
                 elapsed_ns: 1_000,
                 sections: self.sections.clone(),
                 percentiles: vec![50.0],

@@ -25,7 +25,7 @@ pub use model::{
     TimedSums, WallNs, SCHEMA_VERSION,
 };
 pub use section::Section;
-pub use table::render as render_table;
+pub use table::{render as render_table, render_with as render_table_with, Limits};
 
 /// Why a JSON report could not be read.
 #[derive(Debug)]

@@ -19,6 +19,9 @@ pub struct Report {
     pub schema_version: u32,
     /// The function that started profiling, e.g. `my_app::main`.
     pub caller: String,
+    /// `HOTPATH_REPORT_LABEL`: what the run was (a branch, a benchmark), when given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
     /// Wall time from the start of profiling to the report, ns.
     pub elapsed_ns: u64,
     /// Sections present in this report, in order: `timing`, then later ones.

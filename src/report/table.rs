@@ -8,8 +8,45 @@ use super::format::{bytes, count, duration, percent, shown, take, Table};
 use super::model::{percentile_label, Report};
 use super::section::Section;
 
+/// Rows shown per section: one limit for all, or one per section (0 = all rows).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Limits {
+    all: usize,
+    per: Vec<(Section, usize)>,
+}
+
+impl Limits {
+    /// The same limit for every section.
+    pub fn all(limit: usize) -> Limits {
+        Limits {
+            all: limit,
+            per: Vec::new(),
+        }
+    }
+
+    /// `limit` rows for `section`.
+    pub fn with(mut self, section: Section, limit: usize) -> Limits {
+        self.per.retain(|(s, _)| *s != section);
+        self.per.push((section, limit));
+        self
+    }
+
+    /// The rows shown for `section`.
+    pub fn of(&self, section: Section) -> usize {
+        self.per
+            .iter()
+            .find(|(s, _)| *s == section)
+            .map_or(self.all, |(_, l)| *l)
+    }
+}
+
 /// Renders the whole report. `limit` caps the rows of each section (0 = all).
 pub fn render(r: &Report, limit: usize) -> String {
+    render_with(r, &Limits::all(limit))
+}
+
+/// Renders the whole report with a row limit per section.
+pub fn render_with(r: &Report, limits: &Limits) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -26,6 +63,7 @@ pub fn render(r: &Report, limit: usize) -> String {
             continue;
         }
         out.push('\n');
+        let limit = limits.of(section);
         match section {
             Section::Timing => timing(r, limit, &mut out),
             Section::Alloc => alloc(r, limit, &mut out),
@@ -57,7 +95,11 @@ fn table<R>(cols: Columns<'_, R>, rows: &[R], extra: Option<Vec<String>>) -> Tab
 
 fn header_details(r: &Report, out: &mut String) {
     let calls: u64 = r.functions.iter().map(|f| f.calls).sum();
-    let _ = write!(out, "caller: {} | clock: {}", r.caller, r.clock);
+    let _ = write!(out, "caller: {}", r.caller);
+    if let Some(label) = &r.label {
+        let _ = write!(out, " | label: {label}");
+    }
+    let _ = write!(out, " | clock: {}", r.clock);
     if r.time_sampling_rate < 1.0 {
         if r.time_sampling_rate == 0.0 {
             let _ = write!(out, " | time sampling: off (calls counted, not timed)");

@@ -41,6 +41,7 @@ pub fn report(functions: Vec<Function>) -> Report {
     Report {
         schema_version: SCHEMA_VERSION,
         caller: "app::main".into(),
+        label: None,
         elapsed_ns: 1_000_000_000,
         sections: vec![Section::Timing],
         percentiles: vec![50.0, 95.0, 99.0],

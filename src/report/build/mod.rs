@@ -18,7 +18,7 @@ mod timing;
 use hotpath_core::{SiteKind, SiteStats, Snapshot};
 
 use crate::config::Config;
-use crate::report::{Report, Section, SCHEMA_VERSION};
+use crate::report::{Function, Report, Section, SCHEMA_VERSION};
 
 /// What a report is made from besides the snapshot: the session's configuration and
 /// the state of its meters.
@@ -78,7 +78,8 @@ pub(crate) fn report(inputs: &Inputs<'_>) -> Report {
         };
         let mut notes = inputs.notes.to_vec();
         notes.extend(snapshot_notes(&snap));
-        let functions = timing::functions(&ctx);
+        let mut functions = timing::functions(&ctx);
+        filter_functions(cfg, &mut functions, &mut notes);
         let (timed_calls, counted_calls) = snap
             .sites
             .iter()
@@ -90,6 +91,7 @@ pub(crate) fn report(inputs: &Inputs<'_>) -> Report {
         let mut r = Report {
             schema_version: SCHEMA_VERSION,
             caller: cfg.caller.to_string(),
+            label: cfg.report_label.clone(),
             elapsed_ns: inputs.elapsed_ns,
             sections: Vec::new(),
             percentiles: cfg.percentiles.clone(),
@@ -121,6 +123,30 @@ pub(crate) fn report(inputs: &Inputs<'_>) -> Report {
         r.notes = notes;
         r
     })
+}
+
+/// Leaves out the rows `HOTPATH_FOCUS` and `HOTPATH_EXCLUDE_WRAPPER` ask to leave out,
+/// with a note saying how many.
+fn filter_functions(cfg: &Config, functions: &mut Vec<Function>, notes: &mut Vec<String>) {
+    let before = functions.len();
+    if let Some(focus) = &cfg.focus {
+        functions.retain(|f| focus.keeps(&f.name, f.label.as_deref()));
+        notes.push(format!(
+            "HOTPATH_FOCUS={}: {} of {before} functions reported",
+            focus.spec(),
+            functions.len()
+        ));
+    }
+    if cfg.exclude_wrapper {
+        let n = functions.len();
+        functions.retain(|f| f.name != cfg.caller);
+        if functions.len() < n {
+            notes.push(format!(
+                "HOTPATH_EXCLUDE_WRAPPER: {} is not reported",
+                cfg.caller
+            ));
+        }
+    }
 }
 
 /// What the snapshot says the reader should know: limits hit, calls lost.
