@@ -101,7 +101,10 @@ pub mod __private {
 ///
 /// `label` must be a string constant. Cost: nothing without the `hotpath` feature; with
 /// it, the same as a `#[measure]` call. Held across `.await`, the block reports its wall
-/// time, and records on the thread where it ends.
+/// time, and records on the thread where it ends. As without the macro, temporaries of the
+/// expression (the vector in `make().len()`) live until the end of the statement around it,
+/// after the measured block; bind them in a block, `{ let v = make(); v.len() }`, to have
+/// them freed inside.
 #[macro_export]
 macro_rules! measure_block {
     ($label:expr, $expr:expr $(,)?) => {
