@@ -132,6 +132,22 @@ pub(crate) fn collect() -> Collected {
     })
 }
 
+/// The calls running on every live thread in the current epoch, per site id, as of
+/// clock reading `now`.
+pub(crate) fn running(now: u64) -> Vec<(u32, crate::shard::Running)> {
+    crate::internal(|| {
+        let r = registry();
+        let epoch = crate::state::epoch();
+        let mut out = Vec::new();
+        for s in &r.live {
+            if s.epoch.load(Relaxed) == epoch {
+                s.running_into(now, &mut out);
+            }
+        }
+        out
+    })
+}
+
 /// Number of threads with a shard right now, and shards kept for reuse.
 pub fn thread_counts() -> (usize, usize) {
     let r = registry();

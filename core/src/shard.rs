@@ -50,9 +50,13 @@ struct Chunk {
 /// One entry of the scope stack.
 pub(crate) struct Frame {
     pub(crate) seq: AtomicU64,
+    /// Inclusive time of the measured scopes that ran directly inside and ended.
     pub(crate) children: Cnt,
     pub(crate) children_m: ChildCells,
     pub(crate) site: AtomicU32,
+    /// Clock reading at entry (a scope that has not returned is reported with its time
+    /// so far).
+    pub(crate) start: Cnt,
 }
 
 impl Frame {
@@ -62,8 +66,20 @@ impl Frame {
             children: Cnt::new(),
             children_m: ChildCells::new(),
             site: AtomicU32::new(0),
+            start: Cnt::new(),
         }
     }
+}
+
+/// Calls of one site that had not returned when a report was made, ticks.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Running {
+    /// Outermost frames of the site.
+    pub(crate) calls: u64,
+    /// Time so far of those frames.
+    pub(crate) total: u64,
+    /// Time so far not spent in measured children, every frame.
+    pub(crate) self_: u64,
 }
 
 /// The aggregation state of one thread: its call-site slots and its scope stack.
@@ -419,6 +435,40 @@ impl Shard {
         match top {
             Some(slot) => slot.meters.cpu.self_sampled(),
             None => self.samples_outside.add(1),
+        }
+    }
+
+    /// The calls running on this thread's stack now (a reader on another thread may see
+    /// a frame being pushed or popped: the figures are as of about now). Recursion adds to
+    /// a site's running calls and total once, at its outermost frame.
+    pub(crate) fn running_into(&self, now: u64, out: &mut Vec<(u32, Running)>) {
+        let depth = (self.depth.load(Relaxed) as usize).min(MAX_DEPTH);
+        let frames: Vec<&Frame> = self.frames[..depth]
+            .iter()
+            .filter(|f| f.seq.load(Relaxed) != DEAD)
+            .collect();
+        for (i, f) in frames.iter().enumerate() {
+            let site = f.site.load(Relaxed);
+            let elapsed = now.saturating_sub(f.start.get());
+            let child_running = frames
+                .get(i + 1)
+                .map_or(0, |c| now.saturating_sub(c.start.get()));
+            let self_ = elapsed.saturating_sub(f.children.get() + child_running);
+            let outer = !frames[..i]
+                .iter()
+                .any(|below| below.site.load(Relaxed) == site);
+            let r = match out.iter_mut().find(|(s, _)| *s == site) {
+                Some((_, r)) => r,
+                None => {
+                    out.push((site, Running::default()));
+                    &mut out.last_mut().expect("pushed").1
+                }
+            };
+            if outer {
+                r.calls += 1;
+                r.total += elapsed;
+            }
+            r.self_ += self_;
         }
     }
 

@@ -217,6 +217,20 @@ impl CpuStats {
     }
 }
 
+/// Calls of one site that had not returned when the snapshot was taken (a `main` that
+/// is still running at a timeout, a request in progress at a live report).
+#[derive(Clone, Copy, Debug)]
+pub struct RunningStats {
+    /// The call site.
+    pub site: &'static CallSite,
+    /// Calls in progress (outermost frames; a recursion counts once).
+    pub calls: u64,
+    /// Their wall time so far, ns.
+    pub total_ns: u64,
+    /// Their time so far not spent in measured children, ns.
+    pub self_ns: u64,
+}
+
 /// CPU samples of the process during the session.
 #[cfg(feature = "cpu")]
 #[derive(Clone, Copy, Debug, Default)]
@@ -249,6 +263,9 @@ pub struct Snapshot {
     /// What the meters counted inside outermost measured scopes, over all threads (the
     /// attributed part of the process's allocations and exact-mode CPU time).
     pub attributed: Delta,
+    /// Calls that had not returned, per site (only while a thread is inside them: an
+    /// async call suspended between polls is not on any stack).
+    pub running: Vec<RunningStats>,
     /// CPU samples, and exact-mode CPU inside measured scopes.
     #[cfg(feature = "cpu")]
     pub cpu: CpuSummary,
@@ -265,6 +282,7 @@ pub fn snapshot() -> Snapshot {
     };
     let sites = site::all();
     let ns_per_tick = clock::ns_per_tick();
+    let running_ticks = crate::registry::running(clock::now());
     let ns = |ticks: u64| to_ns(ticks, ns_per_tick);
     let stats = crate::internal(|| {
         collected
@@ -344,8 +362,23 @@ pub fn snapshot() -> Snapshot {
             })
             .collect()
     });
+    let running = crate::internal(|| {
+        running_ticks
+            .into_iter()
+            .filter_map(|(id, r)| {
+                let site = *sites.get(id as usize)?;
+                (site.kind() != site::SiteKind::Internal).then_some(RunningStats {
+                    site,
+                    calls: r.calls,
+                    total_ns: to_ns(r.total, ns_per_tick),
+                    self_ns: to_ns(r.self_, ns_per_tick),
+                })
+            })
+            .collect()
+    });
     Snapshot {
         sites: stats,
+        running,
         sites_overflowed: site::overflowed(),
         depth_overflowed: collected.depth_overflow,
         lost_calls: crate::scope::lost_calls(),

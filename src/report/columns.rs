@@ -184,7 +184,8 @@ pub fn percentile_title(p: f64) -> String {
 }
 
 /// A function's name as tables show it: the label or name, ` (async)` for an async
-/// function, and ` *` when its times come from a sample of its calls.
+/// function, ` *` when its times come from a sample of its calls, and ` (running)` when
+/// a call had not returned.
 pub fn function_name(f: &Function) -> String {
     let mut name = f.display_name().to_string();
     if f.is_async {
@@ -192,6 +193,9 @@ pub fn function_name(f: &Function) -> String {
     }
     if f.sampled {
         name.push_str(" *");
+    }
+    if f.running.is_some() {
+        name.push_str(" (running)");
     }
     name
 }
@@ -220,17 +224,21 @@ pub fn timing(r: &Report) -> Columns<'_, Function> {
             )
         }));
     }
-    c.push(Column::right("Total", |f: &Function| {
-        Cell::opt(f.wall_ns.as_ref().map(|w| w.total), duration)
+    // With the time so far of calls still running, as the row's name says.
+    let timed = |f: &Function| f.wall_ns.is_some() || f.running.is_some();
+    c.push(Column::right("Total", move |f: &Function| {
+        Cell::opt(timed(f).then(|| f.total_with_running()), duration)
     }));
-    c.push(Column::right("Self", |f: &Function| {
-        Cell::opt(f.wall_ns.as_ref().map(|w| w.self_), duration)
+    c.push(Column::right("Self", move |f: &Function| {
+        Cell::opt(timed(f).then(|| f.self_with_running()), duration)
     }));
     let elapsed = r.elapsed_ns as f64;
     c.push(Column::right("% Total", move |f: &Function| {
-        match &f.wall_ns {
-            Some(w) => Cell::num(percent(w.total as f64, elapsed), w.total as f64),
-            None => Cell::missing(),
+        if timed(f) {
+            let t = f.total_with_running() as f64;
+            Cell::num(percent(t, elapsed), t)
+        } else {
+            Cell::missing()
         }
     }));
     c

@@ -21,8 +21,8 @@ mod table;
 pub use fragment::{ApiError, Fragment, ProfilerStatus};
 pub use model::{
     percentile_key, percentile_label, AllocTotal, CpuInfo, Function, FunctionAlloc, FunctionCpu,
-    FunctionIo, Histogram, IoDirection, IoEntry, Percentiles, ProcessMemory, Report, ThreadRow,
-    TimedSums, WallNs, SCHEMA_VERSION,
+    FunctionIo, Histogram, IoDirection, IoEntry, Percentiles, ProcessMemory, Report, RunningCalls,
+    ThreadRow, TimedSums, WallNs, SCHEMA_VERSION,
 };
 pub use section::Section;
 pub use table::{render as render_table, render_with as render_table_with, Limits};

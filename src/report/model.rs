@@ -110,11 +110,41 @@ pub struct Function {
     /// thread (section `io`; absent when it made none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub io: Option<FunctionIo>,
+    /// Calls that had not returned when the report was made (a `main` still running at a
+    /// timeout, a request in progress at a live report): absent when none. Not included
+    /// in `calls` or `wall_ns`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub running: Option<RunningCalls>,
     /// Sums over the timed calls alone, unscaled: present only when `sampled` (without
     /// sampling they equal the figures above). Unlike the scaled estimates they never
     /// decrease from one live report to the next, so counters are exported from them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timed_sums: Option<TimedSums>,
+}
+
+/// Calls of a function in progress when the report was made.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunningCalls {
+    /// Calls in progress (a recursion counts once).
+    pub calls: u64,
+    /// Their wall time so far, ns.
+    pub total_ns: u64,
+    /// Their time so far outside measured children, ns.
+    pub self_ns: u64,
+}
+
+impl Function {
+    /// Total wall time including calls still running, ns.
+    pub fn total_with_running(&self) -> u64 {
+        self.wall_ns.as_ref().map_or(0, |w| w.total)
+            + self.running.as_ref().map_or(0, |r| r.total_ns)
+    }
+
+    /// Self time including calls still running, ns.
+    pub fn self_with_running(&self) -> u64 {
+        self.wall_ns.as_ref().map_or(0, |w| w.self_)
+            + self.running.as_ref().map_or(0, |r| r.self_ns)
+    }
 }
 
 /// Sums over a sampled function's timed calls, not scaled to all calls.

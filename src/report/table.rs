@@ -155,8 +155,18 @@ fn timing(r: &Report, limit: usize, out: &mut String) {
             "*: times measured on a sample of calls; totals scaled to all calls"
         );
     }
-    if shown_rows.iter().any(|f| f.wall_ns.is_none()) {
+    if shown_rows
+        .iter()
+        .any(|f| f.wall_ns.is_none() && f.running.is_none())
+    {
         let _ = writeln!(out, "-: calls counted, none timed (time sampling rate 0)");
+    }
+    if shown_rows.iter().any(|f| f.running.is_some()) {
+        let _ = writeln!(
+            out,
+            "(running): a call had not returned; Total and Self include its time so far, \
+             Calls and Avg count finished calls"
+        );
     }
 }
 
