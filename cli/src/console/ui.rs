@@ -401,7 +401,7 @@ fn function_columns(r: &Report, f: &Function) -> Vec<Vec<Line<'static>>> {
     }
     if let Some(io) = &f.io {
         call.push(Line::raw(""));
-        call.push(heading("io"));
+        call.push(heading(Section::Io.name()));
         call.push(kv("read", bytes(io.read_bytes)));
         call.push(kv("written", bytes(io.write_bytes)));
         call.push(kv("time in I/O", duration(io.io_ns)));
@@ -424,7 +424,7 @@ fn function_columns(r: &Report, f: &Function) -> Vec<Vec<Line<'static>>> {
         None => wall.push(Line::raw("no call timed (sampling rate 0)")),
     }
 
-    let mut alloc = vec![heading("alloc")];
+    let mut alloc = vec![heading(Section::Alloc.name())];
     match &f.alloc {
         Some(a) => {
             alloc.push(kv("allocs", count(a.count)));
@@ -444,7 +444,7 @@ fn function_columns(r: &Report, f: &Function) -> Vec<Vec<Line<'static>>> {
         None => alloc.push(Line::raw("needs hotpath-alloc").dim()),
     }
 
-    let mut cpu = vec![heading("cpu")];
+    let mut cpu = vec![heading(Section::Cpu.name())];
     match &f.cpu {
         Some(c) => {
             cpu.push(kv("cpu", duration(c.cpu_ns)));
