@@ -250,6 +250,20 @@ impl HotpathGuardBuilder {
         self
     }
 
+    /// Tables show each function's full path instead of its short name (the fewest
+    /// trailing segments that tell it apart: `Parser::next`); `HOTPATH_FULL_NAMES`
+    /// overrides it. JSON reports always carry the full name.
+    #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
+    pub fn full_names(mut self, on: bool) -> Self {
+        #[cfg(feature = "hotpath")]
+        {
+            self.cfg.full_names = on;
+        }
+        #[cfg(not(feature = "hotpath"))]
+        let _ = on;
+        self
+    }
+
     /// Starts the metrics server on `port` (0: any free port, printed on stderr) while the
     /// session runs: the report so far as JSON routes (`/report`, `/functions_timing`, ...)
     /// and, with feature `hotpath-prometheus`, `/metrics`. `HOTPATH_METRICS_PORT`

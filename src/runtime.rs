@@ -200,6 +200,9 @@ struct Overhead {
     timed_ns: f64,
     /// A counted-only call (sampling), ns.
     counted_ns: f64,
+    /// Two back-to-back clock reads, ticks (median): the shortest span a measured call
+    /// can show.
+    floor_ticks: u64,
 }
 
 static CALIBRATION: CallSite = CallSite::new(
@@ -231,9 +234,18 @@ impl Overhead {
         };
         let counted_ns = per_call(0.0);
         let timed_ns = per_call(1.0);
+        let mut pairs: Vec<u64> = (0..1001)
+            .map(|_| {
+                let a = hotpath_core::clock::now();
+                let b = hotpath_core::clock::now();
+                b.saturating_sub(a)
+            })
+            .collect();
+        pairs.sort_unstable();
         Overhead {
             timed_ns,
             counted_ns,
+            floor_ticks: pairs[pairs.len() / 2],
         }
     }
 }
@@ -245,6 +257,7 @@ fn build(shared: &Shared) -> Report {
         // The run ends now; taking the snapshot may wait for the tick calibration.
         elapsed_ns: shared.start.elapsed().as_nanos() as u64,
         overhead: (shared.overhead.timed_ns, shared.overhead.counted_ns),
+        floor_ticks: shared.overhead.floor_ticks,
         notes: &shared.notes,
         #[cfg(feature = "hotpath-cpu")]
         cpu: shared.cpu.as_ref(),

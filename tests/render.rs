@@ -136,6 +136,7 @@ fn fixed() -> Report {
         percentiles: vec![50.0, 95.0, 99.9],
         overhead_per_call_ns: 24.6,
         overhead_ns: 5_540_000,
+        clock_floor_ns: None,
         clock: "tsc".into(),
         time_sampling_rate: 0.01,
         io_time_sampling_rate: None,

@@ -222,6 +222,7 @@ fn report() -> Report {
         percentiles: PS.to_vec(),
         overhead_per_call_ns: 24.6,
         overhead_ns: 5_540_000,
+        clock_floor_ns: None,
         clock: "tsc".into(),
         time_sampling_rate: 1.0,
         io_time_sampling_rate: Some(1.0),

@@ -34,7 +34,7 @@ const NO_EFFECT: &[(&str, &str)] = &[
     ("HOTPATH_ALLOC_METRIC", "the alloc section shows both allocation counts and bytes"),
     ("HOTPATH_ALLOC_MAX_DEPTH", "allocations are attributed at every nesting level the scope stack tracks (512)"),
     ("HOTPATH_CPU_INCLUSIVE", "the cpu section shows inclusive (CPU) and self (Self CPU) time side by side"),
-    ("HOTPATH_FUNCTIONS_NAME_DEPTH", "tables show each function's full path"),
+    ("HOTPATH_FUNCTIONS_NAME_DEPTH", "tables show the fewest trailing segments that tell functions apart (HOTPATH_FULL_NAMES=1 shows full paths)"),
     ("HOTPATH_DRAIN_INTERVAL_MS", "there is no drain thread: each thread aggregates in place and reports merge on demand"),
     ("HOTPATH_DRAIN_INTERVAL", "there is no drain thread: each thread aggregates in place and reports merge on demand"),
     ("HOTPATH_LOGS_LIMIT", "no per-call value logs are kept"),
@@ -99,6 +99,7 @@ const APPLIED: &[&str] = &[
     "HOTPATH_REPORT_LABEL",
     "HOTPATH_FOCUS",
     "HOTPATH_EXCLUDE_WRAPPER",
+    "HOTPATH_FULL_NAMES",
     "HOTPATH_CPU_MODE",
     "HOTPATH_CPU_HZ",
     "HOTPATH_THREADS_INTERVAL_MS",
@@ -217,6 +218,10 @@ impl Config {
         }
         if let Some(on) = env("HOTPATH_EXCLUDE_WRAPPER", "1, true, 0 or false", "0", flag) {
             self.exclude_wrapper = on;
+        }
+        let current = if self.full_names { "1" } else { "0" };
+        if let Some(on) = env("HOTPATH_FULL_NAMES", "1, true, 0 or false", current, flag) {
+            self.full_names = on;
         }
     }
 

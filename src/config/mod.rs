@@ -141,6 +141,8 @@ mod on {
         pub focus: Option<Focus>,
         /// `HOTPATH_EXCLUDE_WRAPPER`: the function that started profiling gets no row.
         pub exclude_wrapper: bool,
+        /// `HOTPATH_FULL_NAMES`: tables show full paths instead of short names.
+        pub full_names: bool,
         pub cpu_mode: CpuMode,
         pub cpu_hz: u32,
         pub threads_interval: Duration,
@@ -169,6 +171,7 @@ mod on {
                 report_label: None,
                 focus: None,
                 exclude_wrapper: false,
+                full_names: false,
                 cpu_mode: CpuMode::Sampled,
                 cpu_hz: 1000,
                 threads_interval: Duration::from_millis(100),

@@ -226,7 +226,7 @@ fn functions(r: &Report, limit: usize, bounds: &[f64], out: &mut Vec<MetricFamil
         .functions
         .iter()
         .map(|f| Twin {
-            name: f.display_name(),
+            name: f.full_display_name(),
             type_name: "",
             file: &f.file,
             line: f.line,

@@ -220,6 +220,7 @@ mod tests {
                 percentiles: vec![50.0],
                 overhead_per_call_ns: 20.0,
                 overhead_ns: 60,
+                clock_floor_ns: None,
                 clock: "tsc".into(),
                 time_sampling_rate: 1.0,
                 io_time_sampling_rate: None,

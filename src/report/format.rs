@@ -11,6 +11,15 @@ pub fn duration(ns: u64) -> String {
     format!("{ns} ns")
 }
 
+/// A per-call duration, or `<X ns` when it is shorter than `floor` ns (the shortest span
+/// the clock measures): a value there says "too short to tell", not its digits.
+pub fn per_call_duration(ns: u64, floor: Option<f64>) -> String {
+    match floor {
+        Some(f) if (ns as f64) < f => format!("<{} ns", f.ceil() as u64),
+        _ => duration(ns),
+    }
+}
+
 /// `512 B`, `1.50 KiB`, `3.00 MiB`, `1.20 GiB`.
 pub fn bytes(b: u64) -> String {
     const UNITS: [(f64, &str); 4] = [

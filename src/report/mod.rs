@@ -15,6 +15,7 @@ pub mod columns;
 pub mod format;
 mod fragment;
 mod model;
+pub mod names;
 mod section;
 mod table;
 

@@ -34,6 +34,11 @@ pub struct Report {
     /// Estimated time the profiler added to the run: timed calls × timed cost plus
     /// counted-only calls × their cost, ns.
     pub overhead_ns: u64,
+    /// The shortest span the clock measures: two back-to-back reads, measured at
+    /// start-up (median), ns. A measured call's duration includes about this much of the
+    /// profiler's own work; shorter per-call values are shown as `<X ns`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock_floor_ns: Option<f64>,
     /// Clock the durations come from: `tsc` or `monotonic`.
     pub clock: String,
     /// Fraction of calls timed (1 = all, 0 = count only).
@@ -77,6 +82,12 @@ pub struct Function {
     /// Path, e.g. `my_app::parser::Parser::parse` or `<my_app::P as core::fmt::Display>::fmt`;
     /// for a `measure_block!`, the path of the enclosing function.
     pub name: String,
+    /// The name tables show: the last segments of `name` that tell it apart from the
+    /// report's other functions, types written as their last segment
+    /// (`Parser::parse_line`, `<Parser as Iterator>::next`). Absent with
+    /// `HOTPATH_FULL_NAMES=1`, and in reports of older versions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub short_name: Option<String>,
     /// `label = "..."` of `#[measure]`, the label of a `measure_block!`, or `null`.
     pub label: Option<String>,
     /// Source file.
@@ -418,8 +429,18 @@ pub struct FunctionAlloc {
 }
 
 impl Function {
-    /// The label if there is one, else the name.
+    /// What tables show: the label if there is one, else the short name (when the
+    /// report has one), else the full name.
     pub fn display_name(&self) -> &str {
+        self.label
+            .as_deref()
+            .or(self.short_name.as_deref())
+            .unwrap_or(&self.name)
+    }
+
+    /// The label if there is one, else the full name: a stable identifier across runs
+    /// (metric labels, diffs).
+    pub fn full_display_name(&self) -> &str {
         self.label.as_deref().unwrap_or(&self.name)
     }
 }

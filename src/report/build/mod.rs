@@ -29,6 +29,8 @@ pub(crate) struct Inputs<'a> {
     pub elapsed_ns: u64,
     /// What one timed and one counted-only call cost, ns (measured at start-up).
     pub overhead: (f64, f64),
+    /// Two back-to-back clock reads, ticks (measured at start-up).
+    pub floor_ticks: u64,
     /// Notes the session made before this report.
     pub notes: &'a [String],
     /// CPU measurement, when it runs.
@@ -80,6 +82,13 @@ pub(crate) fn report(inputs: &Inputs<'_>) -> Report {
         notes.extend(snapshot_notes(&snap));
         let mut functions = timing::functions(&ctx);
         filter_functions(cfg, &mut functions, &mut notes);
+        if !cfg.full_names {
+            let full: Vec<&str> = functions.iter().map(|f| f.name.as_str()).collect();
+            let short = crate::report::names::short_names(&full);
+            for (f, s) in functions.iter_mut().zip(short) {
+                f.short_name = Some(s);
+            }
+        }
         let (timed_calls, counted_calls) = snap
             .sites
             .iter()
@@ -96,6 +105,9 @@ pub(crate) fn report(inputs: &Inputs<'_>) -> Report {
             sections: Vec::new(),
             percentiles: cfg.percentiles.clone(),
             overhead_per_call_ns: (timed_ns * 10.0).round() / 10.0,
+            clock_floor_ns: Some(
+                ((inputs.floor_ticks as f64 * snap.ns_per_tick) * 10.0).round() / 10.0,
+            ),
             overhead_ns: (timed_calls as f64 * timed_ns + counted_calls as f64 * counted_ns) as u64,
             clock: hotpath_core::clock::source().name().to_string(),
             time_sampling_rate: hotpath_core::sampling_rate(),

@@ -68,6 +68,7 @@ fn function(ctx: &Ctx<'_>, s: &SiteStats) -> Function {
     let wall_total = wall_ns.as_ref().map_or(0, |w| w.total);
     let mut f = Function {
         name: s.site.name().to_string(),
+        short_name: None,
         label: s.site.label().map(str::to_string),
         file: s.site.file().to_string(),
         line: s.site.line(),
