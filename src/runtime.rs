@@ -73,6 +73,14 @@ impl Session {
             cpu,
             cfg,
         });
+        // The threads started here, and the wait for the server's answer, allocate on
+        // this thread: the profiler's allocations, not the program's (the wait's
+        // allocations even depend on which thread gets there first).
+        hotpath_core::internal(|| Session::start_threads(shared))
+    }
+
+    /// The timeout thread and the metrics server, when configured.
+    fn start_threads(shared: Arc<Shared>) -> Option<Session> {
         let timer = shared.cfg.timeout.map(|after| {
             let stop: StopFlag = Arc::new((Mutex::new(false), Condvar::new()));
             let (s2, sh2) = (stop.clone(), shared.clone());
