@@ -144,6 +144,7 @@ Function      Calls      Avg      P50      P95      P99    Total     Self  % Tot
 app::main         1   400 ms   320 ms   440 ms   480 ms   400 ms   320 ms    80.0%
 app::parse  100,000   300 ns   240 ns   330 ns   360 ns  30.0 ms  24.0 ms     6.0%
 app::emit        10  20.0 µs  16.0 µs  22.0 µs  24.0 µs   200 µs   160 µs     0.0%
+Self: time not in measured children; app::main's 320 ms is its own work and that of the unmeasured functions it calls
 ";
     assert_eq!(text(&out.stdout), format!("{REPORT_HEADER}\n{rows}"));
     assert_eq!(text(&out.stderr), "");
@@ -163,6 +164,8 @@ Function      Calls     Avg     P50     P95     P99    Total     Self  % Total
 ------------------------------------------------------------------------------
 app::main         1  400 ms  320 ms  440 ms  480 ms   400 ms   320 ms    80.0%
 app::parse  100,000  300 ns  240 ns  330 ns  360 ns  30.0 ms  24.0 ms     6.0%
+1 more not shown, most called: app::emit (10 calls); HOTPATH_LIMIT=0 shows all
+Self: time not in measured children; app::main's 320 ms is its own work and that of the unmeasured functions it calls
 ";
     assert_eq!(text(&out.stdout), format!("{REPORT_HEADER}\n{rows}"));
 }
