@@ -306,6 +306,14 @@ mod tests {
     }
 
     #[test]
+    fn per_call_values_below_the_clock_floor_say_so() {
+        assert_eq!(per_call_duration(7, Some(9.2)), "<10 ns");
+        assert_eq!(per_call_duration(10, Some(9.2)), "10 ns");
+        assert_eq!(per_call_duration(1_500, Some(9.2)), "1.50 µs");
+        assert_eq!(per_call_duration(3, None), "3 ns");
+    }
+
+    #[test]
     fn sizes_and_counts() {
         assert_eq!(bytes(512), "512 B");
         assert_eq!(bytes(1536), "1.50 KiB");
