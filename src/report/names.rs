@@ -64,7 +64,7 @@ fn shorten(segment: &str) -> String {
 }
 
 /// The last `keep` segments of `segs`, extended back to the first qualified segment
-/// among them, shortened and joined.
+/// among them, shortened and joined. An inherent impl's `<impl T>` is written `T`.
 fn tail(segs: &[&str], keep: usize) -> String {
     let mut from = segs.len().saturating_sub(keep);
     // A `<T as Trait>` segment names the item on its own; never cut into it or after it.
@@ -73,7 +73,13 @@ fn tail(segs: &[&str], keep: usize) -> String {
     }
     segs[from..]
         .iter()
-        .map(|s| shorten(s))
+        .map(|s| {
+            let s = shorten(s);
+            match s.strip_prefix("<impl ").and_then(|t| t.strip_suffix('>')) {
+                Some(t) => t.to_string(),
+                None => s,
+            }
+        })
         .collect::<Vec<_>>()
         .join("::")
 }
@@ -133,6 +139,7 @@ mod tests {
                 "demo::Index<'_, u8>::get",
                 "<demo::Point as core::fmt::Display>::fmt",
                 "a::b::c::d::leaf",
+                "pulldown_cmark::tree::<impl pulldown_cmark::tree::Tree<pulldown_cmark::parse::Item>>::append_text",
             ]),
             [
                 "FirstPass::parse_line",
@@ -141,6 +148,7 @@ mod tests {
                 "Index<u8>::get",
                 "<Point as Display>::fmt",
                 "d::leaf",
+                "Tree<Item>::append_text",
             ]
         );
     }

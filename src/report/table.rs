@@ -134,6 +134,27 @@ fn header_details(r: &Report, out: &mut String) {
     );
 }
 
+/// Width the lines under a table are wrapped to.
+const WIDTH: usize = 120;
+
+/// Writes `text` as lines of at most [`WIDTH`] characters, broken after `; ` or `, `
+/// (continuation lines indented by two spaces).
+fn wrapped(text: &str, out: &mut String) {
+    let mut line = String::new();
+    for piece in text.split_inclusive(['(', ';', ',']) {
+        let fits = line.chars().count() + piece.chars().count() <= WIDTH;
+        if !fits && !line.trim().is_empty() && piece.starts_with(' ') {
+            out.push_str(line.trim_end());
+            out.push('\n');
+            line = format!("  {}", piece.trim_start());
+        } else {
+            line.push_str(piece);
+        }
+    }
+    out.push_str(line.trim_end());
+    out.push('\n');
+}
+
 /// The line under a table whose rows `limit` cut: how many are hidden, the hidden
 /// functions called most (they cost the most profiler time), and how to show them.
 fn hidden_functions(hidden: &[&Function], out: &mut String) {
@@ -147,11 +168,13 @@ fn hidden_functions(hidden: &[&Function], out: &mut String) {
         .take(3)
         .map(|f| format!("{} ({} calls)", f.display_name(), count(f.calls)))
         .collect();
-    let _ = writeln!(
+    wrapped(
+        &format!(
+            "{} more not shown, most called: {}; HOTPATH_LIMIT=0 shows all",
+            count(hidden.len() as u64),
+            named.join(", ")
+        ),
         out,
-        "{} more not shown, most called: {}; HOTPATH_LIMIT=0 shows all",
-        count(hidden.len() as u64),
-        named.join(", ")
     );
 }
 
@@ -209,17 +232,19 @@ fn timing(r: &Report, limit: usize, out: &mut String) {
 /// the root's Self, a heavy tail.
 fn timing_legend(r: &Report, rows: &[Function], out: &mut String) {
     if let Some(floor) = r.clock_floor_ns {
-        let _ = writeln!(
+        wrapped(
+            &format!(
+                "Avg, P{}: per call, including about {} ns of the profiler's own clock reads \
+                 (shorter shows as <{} ns); percentiles within 3.1 %",
+                r.percentiles
+                    .iter()
+                    .map(|p| percentile_label(*p))
+                    .collect::<Vec<_>>()
+                    .join("/P"),
+                floor.ceil() as u64,
+                floor.ceil() as u64,
+            ),
             out,
-            "Avg, P{}: per call, including about {} ns of the profiler's own clock reads \
-             (shorter shows as <{} ns); percentiles within 3.1 %",
-            r.percentiles
-                .iter()
-                .map(|p| percentile_label(*p))
-                .collect::<Vec<_>>()
-                .join("/P"),
-            floor.ceil() as u64,
-            floor.ceil() as u64,
         );
     }
     // The outermost row's Self is often most of it: the work of unmeasured code.
@@ -229,12 +254,14 @@ fn timing_legend(r: &Report, rows: &[Function], out: &mut String) {
     {
         let (f, w) = root;
         if w.total > 0 && w.self_ * 10 >= w.total && rows.len() > 1 {
-            let _ = writeln!(
+            wrapped(
+                &format!(
+                    "Self: time not in measured children; {}'s {} is its own work and that \
+                     of the unmeasured functions it calls",
+                    f.display_name(),
+                    duration(w.self_)
+                ),
                 out,
-                "Self: time not in measured children; {}'s {} is its own work and that of \
-                 the unmeasured functions it calls",
-                f.display_name(),
-                duration(w.self_)
             );
         }
     }
@@ -245,11 +272,13 @@ fn timing_legend(r: &Report, rows: &[Function], out: &mut String) {
             .filter(|w| w.percentiles.get(p95).is_some_and(|v| w.mean > 2 * v))
             .count();
         if tails > 0 {
-            let _ = writeln!(
+            wrapped(
+                &format!(
+                    "Avg over twice P95 on {tails} row{}: a few calls took far longer than \
+                     most (a heavy tail; P99 and the JSON max show how long)",
+                    if tails == 1 { "" } else { "s" }
+                ),
                 out,
-                "Avg over twice P95 on {tails} row{}: a few calls took far longer than most \
-                 (a heavy tail; P99 and the JSON max show how long)",
-                if tails == 1 { "" } else { "s" }
             );
         }
     }
@@ -448,5 +477,24 @@ fn threads(r: &Report, limit: usize, out: &mut String) {
             bytes(m.rss_bytes),
             bytes(m.peak_rss_bytes)
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_lines_wrap_at_separators_within_the_width() {
+        let mut out = String::new();
+        let text = format!("{}, {}; the end", "a".repeat(70), "b".repeat(60));
+        wrapped(&text, &mut out);
+        assert_eq!(
+            out,
+            format!("{},\n  {}; the end\n", "a".repeat(70), "b".repeat(60))
+        );
+        let mut short = String::new();
+        wrapped("short, line", &mut short);
+        assert_eq!(short, "short, line\n");
     }
 }
