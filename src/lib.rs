@@ -73,12 +73,14 @@ mod cpu;
 mod guard;
 #[cfg(feature = "hotpath")]
 mod live;
+mod lock;
 #[cfg(feature = "report")]
 pub mod report;
 #[cfg(feature = "hotpath")]
 mod runtime;
 #[cfg(feature = "hotpath")]
 mod threads;
+pub mod wrap;
 
 pub use config::{CpuMode, Format};
 pub use guard::{HotpathGuard, HotpathGuardBuilder};
@@ -89,6 +91,7 @@ pub use guard::{HotpathGuard, HotpathGuardBuilder};
 pub mod __private {
     pub use hotpath_core::{type_name_of, CallSite, MeasuredFuture, Scope, SiteKind};
     pub use hotpath_io::{wrap as io_wrap, IoSite};
+    pub use hotpath_lock::{Lock, LockKind, LockSite};
 }
 
 /// Measures a block as if it were a function, and evaluates to the block's value. The

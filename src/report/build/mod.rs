@@ -15,7 +15,7 @@ mod io;
 mod threads;
 mod timing;
 
-use hotpath_core::{SiteKind, SiteStats, Snapshot};
+use hotpath_core::{SiteStats, Snapshot};
 
 use crate::config::Config;
 use crate::report::{Report, Section, SCHEMA_VERSION};
@@ -82,7 +82,7 @@ pub(crate) fn report(inputs: &Inputs<'_>) -> Report {
         let (timed_calls, counted_calls) = snap
             .sites
             .iter()
-            .filter(|s| s.site.kind() != SiteKind::Io)
+            .filter(|s| s.site.kind().is_function())
             .fold((0u64, 0u64), |(t, c), s| {
                 (t + s.timed, c + s.calls.saturating_sub(s.timed))
             });

@@ -1,0 +1,587 @@
+//! Lock meter of the [hotpath](https://docs.rs/hotpath) profiler.
+//!
+//! [`Lock<L>`] wraps a lock `L` (std's, parking_lot's, tokio's or async-lock's `Mutex` and
+//! `RwLock`) and behaves exactly like it: the same methods with the same results,
+//! poisoning, fairness (tokio's FIFO queue) and blocking behaviour, guards that deref to
+//! the data. On the way it counts, per `mutex!`/`rw_lock!` call site and mode (exclusive,
+//! read, write, upgradable): acquisitions, contended acquisitions, failed `try_lock`s,
+//! wait and hold times, and which measured function acquired, waited and held. Waiting
+//! time is also charged to the innermost measured function on the thread (the `waits`
+//! section).
+//!
+//! Use it through the facade: `hotpath::mutex!(std::sync::Mutex::new(0))`,
+//! `hotpath::rw_lock!(parking_lot::RwLock::new(v), label = "cache")`; without the facade's
+//! `hotpath` feature the macros return the lock itself.
+//!
+//! ## How an acquisition is measured
+//!
+//! 1. `try_lock` first (the same first step std's futex lock and parking_lot take). When
+//!    it succeeds the acquisition is uncontended and no clock is read for waiting.
+//! 2. Otherwise the clock is read, the blocking (or awaited) acquisition runs, the clock is
+//!    read again: that is the wait, and the second reading starts the hold. Awaited
+//!    acquisitions wait from their first poll to `Ready`.
+//! 3. When the guard drops, the inner guard is released first, then the clock is read:
+//!    the hold includes the release itself, and the profiler's own stores never lengthen
+//!    the program's critical section. The acquisition is recorded then, on the thread
+//!    that releases, together with the function that acquired (read from the scope stack
+//!    at acquisition).
+//!
+//! An untimed acquisition (sampling, `HOTPATH_MUTEXES_TIME_SAMPLING_RATE`,
+//! `HOTPATH_RW_LOCKS_TIME_SAMPLING_RATE`) is counted, contended or not, without any
+//! clock read. A guard that is never dropped (`mem::forget`, held at exit) is not
+//! counted.
+//!
+//! ## Cost
+//!
+//! Uncontended and timed: two clock reads and single-writer stores into the releasing
+//! thread's slot and holder table; no lock, allocation or shared read-modify-write. See
+//! the facade's Performance section for measured numbers.
+#![deny(missing_docs)]
+#![deny(unsafe_code)]
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::{Mutex, OnceLock};
+
+use hotpath_core::op::{now, Here, Sampler, Wait};
+use hotpath_core::{CallSite, SiteKind};
+
+pub mod std_sync;
+
+#[cfg(feature = "async-lock")]
+pub mod async_lock;
+#[cfg(feature = "parking_lot")]
+pub mod parking_lot;
+#[cfg(feature = "tokio")]
+pub mod tokio;
+
+/// What a lock site wraps: a mutex, or a read-write lock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LockKind {
+    /// A mutual-exclusion lock: exclusive acquisitions only.
+    Mutex,
+    /// A read-write lock: read, write and (parking_lot, async-lock) upgradable
+    /// acquisitions, each mode with its own numbers.
+    RwLock,
+}
+
+/// One `mutex!` or `rw_lock!` call site: a `static` per macro expansion, made in const
+/// context so that the wrapped lock can live in a `static` itself.
+#[derive(Debug)]
+pub struct LockSite {
+    label: Option<&'static str>,
+    file: &'static str,
+    line: u32,
+    kind: LockKind,
+    /// Exclusive acquisitions (a mutex) or write acquisitions (a read-write lock).
+    write: CallSite,
+    /// Read acquisitions.
+    read: CallSite,
+    /// Upgradable read acquisitions.
+    upgradable: CallSite,
+    /// Locks of this site that were acquired at least once.
+    instances: AtomicU64,
+    /// The wrapped type, known at the first acquisition.
+    type_name: OnceLock<&'static str>,
+}
+
+impl LockSite {
+    /// A site at `file:line`, `name` being `concat!(file!(), ":", line!())`.
+    pub const fn new(
+        name: &'static str,
+        label: Option<&'static str>,
+        file: &'static str,
+        line: u32,
+        kind: LockKind,
+    ) -> Self {
+        LockSite {
+            label,
+            file,
+            line,
+            kind,
+            write: CallSite::named(name, label, file, line, SiteKind::Lock),
+            read: CallSite::named(name, label, file, line, SiteKind::Lock),
+            upgradable: CallSite::named(name, label, file, line, SiteKind::Lock),
+            instances: AtomicU64::new(0),
+            type_name: OnceLock::new(),
+        }
+    }
+
+    /// The label, or `file:line`.
+    pub fn name(&self) -> String {
+        match self.label {
+            Some(l) => l.to_string(),
+            None => format!("{}:{}", self.file, self.line),
+        }
+    }
+
+    /// The `label = ...` given to the macro.
+    pub fn label(&self) -> Option<&'static str> {
+        self.label
+    }
+
+    /// Source file of the macro.
+    pub fn file(&self) -> &'static str {
+        self.file
+    }
+
+    /// Source line of the macro.
+    pub fn line(&self) -> u32 {
+        self.line
+    }
+
+    /// A mutex or a read-write lock.
+    pub fn kind(&self) -> LockKind {
+        self.kind
+    }
+
+    /// The wrapped type (`std::sync::Mutex<u64>`), once a lock of the site was acquired.
+    pub fn type_name(&self) -> Option<&'static str> {
+        self.type_name.get().copied()
+    }
+
+    /// Locks made at this site that were acquired at least once.
+    pub fn instances(&self) -> u64 {
+        self.instances.load(Relaxed)
+    }
+
+    /// The call site of a mode's acquisitions.
+    pub fn mode(&self, mode: Mode) -> &CallSite {
+        match mode {
+            Mode::Write => &self.write,
+            Mode::Read => &self.read,
+            Mode::Upgradable => &self.upgradable,
+        }
+    }
+
+    /// The backend, from the wrapped type's path: `std`, `parking_lot`, `tokio`,
+    /// `async-lock` (or the type's first path segment).
+    pub fn backend(&self) -> Option<&'static str> {
+        let t = self.type_name()?;
+        let first = t.split("::").next().unwrap_or(t);
+        Some(match first {
+            "std" => "std",
+            "lock_api" | "parking_lot" => "parking_lot",
+            "tokio" => "tokio",
+            "async_lock" => "async-lock",
+            other => other,
+        })
+    }
+}
+
+/// A mode of acquisition.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Exclusive: a mutex's `lock`, a read-write lock's `write`.
+    Write,
+    /// Shared: a read-write lock's `read`.
+    Read,
+    /// Upgradable read (parking_lot, async-lock).
+    Upgradable,
+}
+
+static SITES: Mutex<Vec<&'static LockSite>> = Mutex::new(Vec::new());
+
+/// Every lock site with a lock acquired so far, in order of first acquisition.
+pub fn sites() -> Vec<&'static LockSite> {
+    let sites = SITES.lock().unwrap_or_else(|e| e.into_inner());
+    hotpath_core::internal(|| sites.clone())
+}
+
+/// Times a fraction `rate` (0..=1) of mutex acquisitions; every acquisition is counted.
+pub fn set_mutexes_sampling_rate(rate: f64) {
+    Sampler::Mutexes.set_rate(rate)
+}
+
+/// Times a fraction `rate` (0..=1) of read-write lock acquisitions; every one is counted.
+pub fn set_rw_locks_sampling_rate(rate: f64) {
+    Sampler::RwLocks.set_rate(rate)
+}
+
+/// A lock `L` measured as an instance of a `mutex!` or `rw_lock!` call site.
+///
+/// The methods are those of `L` (see the backend modules: [`std_sync`] and, with their
+/// features, `parking_lot`, `tokio`, `async_lock`); there is deliberately no `Deref` to
+/// `L`, so that no acquisition escapes the count.
+pub struct Lock<L: ?Sized> {
+    site: &'static LockSite,
+    seen: AtomicBool,
+    inner: L,
+}
+
+impl<L> Lock<L> {
+    /// Wraps `inner` as an instance of `site`. A `const fn`, so a wrapped lock can be a
+    /// `static`: this is what `mutex!` and `rw_lock!` expand to.
+    pub const fn instrument(inner: L, site: &'static LockSite) -> Self {
+        Lock {
+            inner,
+            site,
+            seen: AtomicBool::new(false),
+        }
+    }
+
+    /// Wraps `inner` as an instance of the site of the caller's source location: for the
+    /// constructors of the `hotpath::wrap` aliases (`Mutex::new`, `Default`, `From`), which
+    /// cannot take a `static` site. The site is made once per location.
+    #[track_caller]
+    pub fn at_caller(inner: L, kind: LockKind) -> Self {
+        Lock::instrument(inner, site_at(std::panic::Location::caller(), kind))
+    }
+}
+
+impl<L: ?Sized> Lock<L> {
+    /// The call site this lock belongs to.
+    pub fn site(&self) -> &'static LockSite {
+        self.site
+    }
+
+    /// Counts this lock as an instance of its site on its first acquisition.
+    #[inline(always)]
+    fn register(&self) {
+        if !self.seen.load(Relaxed) {
+            self.register_slow();
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn register_slow(&self) {
+        if self.seen.swap(true, Relaxed) {
+            return;
+        }
+        let site = self.site;
+        let _ = site.type_name.set(std::any::type_name::<L>());
+        if site.instances.fetch_add(1, Relaxed) == 0 {
+            let mut sites = SITES.lock().unwrap_or_else(|e| e.into_inner());
+            hotpath_core::internal(|| sites.push(site));
+        }
+    }
+
+    /// The call site and sampler of `mode` acquisitions of this lock.
+    #[inline(always)]
+    fn mode(&self, mode: Mode) -> (&'static CallSite, Sampler) {
+        self.register();
+        let site: &'static LockSite = self.site;
+        let sampler = match site.kind {
+            LockKind::Mutex => Sampler::Mutexes,
+            LockKind::RwLock => Sampler::RwLocks,
+        };
+        (site.mode(mode), sampler)
+    }
+}
+
+/// The site of a source location, made (and leaked) on first use.
+fn site_at(loc: &'static std::panic::Location<'static>, kind: LockKind) -> &'static LockSite {
+    type Key = (&'static str, u32, u32, bool);
+    static BY_LOCATION: Mutex<Option<std::collections::HashMap<Key, &'static LockSite>>> =
+        Mutex::new(None);
+    let mut map = BY_LOCATION.lock().unwrap_or_else(|e| e.into_inner());
+    hotpath_core::internal(|| {
+        let key = (
+            loc.file(),
+            loc.line(),
+            loc.column(),
+            kind == LockKind::RwLock,
+        );
+        *map.get_or_insert_with(Default::default)
+            .entry(key)
+            .or_insert_with(|| {
+                let name: &'static str = format!("{}:{}", loc.file(), loc.line()).leak();
+                Box::leak(Box::new(LockSite::new(
+                    name,
+                    None,
+                    loc.file(),
+                    loc.line(),
+                    kind,
+                )))
+            })
+    })
+}
+
+impl<L: ?Sized + std::fmt::Debug> std::fmt::Debug for Lock<L> {
+    /// As the wrapped lock prints itself.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.inner.fmt(f)
+    }
+}
+
+const TIMED: u8 = 1;
+const CONTENDED: u8 = 2;
+const LIVE: u8 = 4;
+
+/// One acquisition being held: recorded when it drops (after the inner guard, which is
+/// declared before it in every guard, so the lock is released first).
+#[derive(Debug)]
+pub struct Hold {
+    site: &'static CallSite,
+    /// Clock reading when the lock was acquired (timed acquisitions).
+    start: u64,
+    /// Ticks waited (timed contended acquisitions).
+    wait: u64,
+    /// The innermost measured function at acquisition (0: none).
+    function: u32,
+    flags: u8,
+}
+
+impl Hold {
+    /// Nothing to record (the thread was tearing down).
+    fn none(site: &'static CallSite) -> Hold {
+        Hold {
+            site,
+            start: 0,
+            wait: 0,
+            function: 0,
+            flags: 0,
+        }
+    }
+
+    /// Records the hold so far as one acquisition and stops holding (a condition
+    /// variable's wait releases the lock): returns what [`Hold::resume`] needs.
+    fn pause(&mut self) -> Paused {
+        let paused = Paused {
+            site: self.site,
+            function: self.function,
+            sampler_timed: self.flags & TIMED != 0,
+            live: self.flags & LIVE != 0,
+            at: if self.flags & TIMED != 0 { now() } else { 0 },
+        };
+        self.record();
+        self.flags = 0;
+        if paused.live {
+            if let Some(slot) = Here::get().and_then(|h| h.slot(paused.site)) {
+                slot.c.condvar_waits.add(1);
+            }
+        }
+        paused
+    }
+
+    /// Holds again after a condition-variable wait (an uncontended acquisition); the
+    /// time in the wait is charged to the innermost measured function as lock waiting.
+    fn resume(p: Paused) -> Hold {
+        if !p.live {
+            return Hold::none(p.site);
+        }
+        let Some(here) = Here::get() else {
+            return Hold::none(p.site);
+        };
+        let (start, flags) = if p.sampler_timed {
+            let t = now();
+            if !here.in_op() {
+                here.charge(Wait::Lock, t.saturating_sub(p.at));
+            }
+            (t, LIVE | TIMED)
+        } else {
+            (0, LIVE)
+        };
+        Hold {
+            site: p.site,
+            start,
+            wait: 0,
+            function: p.function,
+            flags,
+        }
+    }
+
+    /// Records the acquisition into the calling thread's slot and holder table.
+    #[inline(always)]
+    fn record(&self) {
+        if self.flags & LIVE == 0 {
+            return;
+        }
+        let timed = self.flags & TIMED != 0;
+        let end = if timed { now() } else { 0 };
+        let Some(here) = Here::get() else {
+            return;
+        };
+        let Some(slot) = here.slot(self.site) else {
+            return;
+        };
+        let contended = self.flags & CONTENDED != 0;
+        let hold = end.saturating_sub(self.start);
+        if timed {
+            slot.record_op(hold);
+            if contended {
+                slot.record_wait(self.wait);
+            }
+        } else {
+            slot.c.counted.add(1);
+        }
+        if let Some(h) = here.holder(self.site, self.function) {
+            h.ops.add(1);
+            if timed {
+                h.hold.add(hold);
+            }
+            if contended {
+                h.contended.add(1);
+                h.wait.add(self.wait);
+            }
+        }
+        if contended {
+            slot.c.contended.add(1);
+        }
+    }
+}
+
+impl Drop for Hold {
+    #[inline(always)]
+    fn drop(&mut self) {
+        self.record();
+    }
+}
+
+/// A hold paused by a condition-variable wait.
+struct Paused {
+    site: &'static CallSite,
+    function: u32,
+    sampler_timed: bool,
+    live: bool,
+    at: u64,
+}
+
+/// A `try_lock`-style attempt on `site` failed because the lock was taken.
+#[cold]
+fn try_failed(site: &'static CallSite) {
+    if let Some(slot) = Here::get().and_then(|h| h.slot(site)) {
+        slot.c.try_failed.add(1);
+    }
+}
+
+/// Whether the calling thread times this acquisition, and the function it is made in.
+#[inline(always)]
+fn begin(sampler: Sampler) -> Option<(Here, bool, u32)> {
+    let here = Here::get()?;
+    Some((here, here.timed(sampler), here.function_id()))
+}
+
+/// An uncontended acquisition just made.
+#[inline(always)]
+fn uncontended(site: &'static CallSite, b: Option<(Here, bool, u32)>) -> Hold {
+    match b {
+        Some((_, timed, function)) => Hold {
+            site,
+            start: if timed { now() } else { 0 },
+            wait: 0,
+            function,
+            flags: if timed { LIVE | TIMED } else { LIVE },
+        },
+        None => Hold::none(site),
+    }
+}
+
+/// A contended acquisition that started waiting at `t0` (0 if untimed) and just got the
+/// lock: charges the wait to the innermost measured function.
+#[inline]
+fn contended(site: &'static CallSite, timed: bool, t0: u64) -> Hold {
+    let Some(here) = Here::get() else {
+        return Hold::none(site);
+    };
+    let function = here.function_id();
+    if !timed {
+        return Hold {
+            site,
+            start: 0,
+            wait: 0,
+            function,
+            flags: LIVE | CONTENDED,
+        };
+    }
+    let t1 = now();
+    let wait = t1.saturating_sub(t0);
+    if !here.in_op() {
+        here.charge(Wait::Lock, wait);
+    }
+    Hold {
+        site,
+        start: t1,
+        wait,
+        function,
+        flags: LIVE | TIMED | CONTENDED,
+    }
+}
+
+/// A blocking acquisition of `mode` on `lock`: `fast` tries without waiting (`None` when
+/// the lock is taken), `slow` blocks until acquired.
+#[inline(always)]
+fn acquire<'a, L: ?Sized, R>(
+    lock: &'a Lock<L>,
+    mode: Mode,
+    fast: impl FnOnce(&'a L) -> Option<R>,
+    slow: impl FnOnce(&'a L) -> R,
+) -> (R, Hold) {
+    let (site, sampler) = lock.mode(mode);
+    let b = begin(sampler);
+    if let Some(r) = fast(&lock.inner) {
+        return (r, uncontended(site, b));
+    }
+    acquire_slow(site, b, &lock.inner, slow)
+}
+
+#[inline(never)]
+fn acquire_slow<'a, L: ?Sized, R>(
+    site: &'static CallSite,
+    b: Option<(Here, bool, u32)>,
+    inner: &'a L,
+    slow: impl FnOnce(&'a L) -> R,
+) -> (R, Hold) {
+    let timed = matches!(b, Some((_, true, _)));
+    let t0 = if timed { now() } else { 0 };
+    let r = slow(inner);
+    if b.is_none() {
+        return (r, Hold::none(site));
+    }
+    (r, contended(site, timed, t0))
+}
+
+/// A `try_lock`-style acquisition of `mode`: `None` (and a failed attempt counted) when
+/// the lock was taken.
+#[inline(always)]
+fn try_acquire<'a, L: ?Sized, R>(
+    lock: &'a Lock<L>,
+    mode: Mode,
+    attempt: impl FnOnce(&'a L) -> Option<R>,
+) -> Option<(R, Hold)> {
+    let (site, sampler) = lock.mode(mode);
+    let b = begin(sampler);
+    match attempt(&lock.inner) {
+        Some(r) => Some((r, uncontended(site, b))),
+        None => {
+            try_failed(site);
+            None
+        }
+    }
+}
+
+/// An awaited acquisition of `mode`: `fast` tries without waiting, `slow` is the future
+/// that waits. The wait runs from the first poll to `Ready`, and is charged to the
+/// innermost measured function on the thread that completes it.
+#[cfg(any(feature = "tokio", feature = "async-lock"))]
+async fn acquire_async<'a, L: ?Sized, R, F>(
+    lock: &'a Lock<L>,
+    mode: Mode,
+    fast: impl FnOnce(&'a L) -> Option<R>,
+    slow: impl FnOnce(&'a L) -> F,
+) -> (R, Hold)
+where
+    F: std::future::Future<Output = R>,
+{
+    let (site, sampler) = lock.mode(mode);
+    let b = begin(sampler);
+    if let Some(r) = fast(&lock.inner) {
+        return (r, uncontended(site, b));
+    }
+    let timed = matches!(b, Some((_, true, _)));
+    let t0 = if timed { now() } else { 0 };
+    let r = slow(&lock.inner).await;
+    (r, contended(site, timed, t0))
+}
+
+/// A guard's `Debug` and `Display`: as the wrapped guard.
+macro_rules! fmt_as_inner {
+    ($guard:ident < $($p:tt),* > where $($b:tt)*) => {
+        impl<$($p),*> ::std::fmt::Debug for $guard<$($p),*> where $($b)* {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                ::std::fmt::Debug::fmt(&self.inner, f)
+            }
+        }
+    };
+}
+pub(crate) use fmt_as_inner;

@@ -1,0 +1,1 @@
+//! `parking_lot` locks, measured.

@@ -1,0 +1,1 @@
+//! `tokio` locks, measured.
