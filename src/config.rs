@@ -108,7 +108,12 @@ mod on {
             Section::Alloc => cfg!(feature = "hotpath-alloc"),
             Section::Cpu => cfg!(feature = "hotpath-cpu"),
             Section::Threads => cfg!(target_os = "linux"),
-            Section::Timing | Section::Io => true,
+            Section::Timing
+            | Section::Io
+            | Section::Waits
+            | Section::Mutexes
+            | Section::RwLocks
+            | Section::Debug => true,
         }
     }
 
@@ -126,10 +131,14 @@ mod on {
         pub functions_limit: Option<usize>,
         pub threads_limit: Option<usize>,
         pub io_limit: Option<usize>,
+        pub mutexes_limit: Option<usize>,
+        pub rw_locks_limit: Option<usize>,
         pub output_path: Option<PathBuf>,
         pub timeout: Option<Duration>,
         pub time_sampling_rate: f64,
         pub io_time_sampling_rate: f64,
+        pub mutexes_time_sampling_rate: f64,
+        pub rw_locks_time_sampling_rate: f64,
         pub sections: Vec<Section>,
         pub cpu_mode: CpuMode,
         pub cpu_hz: u32,
@@ -152,10 +161,14 @@ mod on {
                 functions_limit: None,
                 threads_limit: None,
                 io_limit: None,
+                mutexes_limit: None,
+                rw_locks_limit: None,
                 output_path: None,
                 timeout: None,
                 time_sampling_rate: 1.0,
                 io_time_sampling_rate: 1.0,
+                mutexes_time_sampling_rate: 1.0,
+                rw_locks_time_sampling_rate: 1.0,
                 sections: all_sections(),
                 cpu_mode: CpuMode::Sampled,
                 cpu_hz: 1000,
@@ -251,6 +264,26 @@ mod on {
             ) {
                 self.io_time_sampling_rate = r;
             }
+            for (name, rate) in [
+                (
+                    "HOTPATH_MUTEXES_TIME_SAMPLING_RATE",
+                    &mut self.mutexes_time_sampling_rate,
+                ),
+                (
+                    "HOTPATH_RW_LOCKS_TIME_SAMPLING_RATE",
+                    &mut self.rw_locks_time_sampling_rate,
+                ),
+            ] {
+                let current = rate.to_string();
+                if let Some(r) = env(
+                    name,
+                    "a number from 0 to 1 (0 = count only)",
+                    &current,
+                    parse_rate,
+                ) {
+                    *rate = r;
+                }
+            }
             if let Some(hz) = env(
                 "HOTPATH_CPU_HZ",
                 "an integer from 1 to 100000",
@@ -335,6 +368,22 @@ mod on {
 
         pub(crate) fn functions_limit(&self) -> usize {
             self.functions_limit.unwrap_or(self.limit)
+        }
+
+        /// Rows of `section` in the exit report: its own limit if one was set, else
+        /// the functions' limit (function sections) or [`Config::limit`].
+        pub(crate) fn limit_of(&self, section: Section) -> usize {
+            let own = match section {
+                Section::Timing | Section::Alloc | Section::Cpu | Section::Waits => {
+                    return self.functions_limit()
+                }
+                Section::Io => self.io_limit,
+                Section::Threads => self.threads_limit,
+                Section::Mutexes => self.mutexes_limit,
+                Section::RwLocks => self.rw_locks_limit,
+                Section::Debug => None,
+            };
+            own.unwrap_or(self.limit)
         }
     }
 

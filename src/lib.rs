@@ -68,6 +68,7 @@ pub use hotpath_macros::{future_fn, main, measure, measure_all, skip};
 
 pub mod alloc;
 mod config;
+mod debug;
 #[cfg(feature = "hotpath-cpu")]
 mod cpu;
 mod guard;
@@ -83,6 +84,7 @@ mod threads;
 pub mod wrap;
 
 pub use config::{CpuMode, Format};
+pub use debug::{GaugeHandle, IntoF64, ValHandle};
 pub use guard::{HotpathGuard, HotpathGuardBuilder};
 
 /// What the macro expansions name. Not a public API.
@@ -91,6 +93,7 @@ pub use guard::{HotpathGuard, HotpathGuardBuilder};
 pub mod __private {
     pub use hotpath_core::{type_name_of, CallSite, MeasuredFuture, Scope, SiteKind};
     pub use hotpath_io::{wrap as io_wrap, IoSite};
+    pub use crate::debug::on::DbgSite;
     pub use hotpath_lock::{Lock, LockKind, LockSite};
 }
 

@@ -55,6 +55,8 @@ impl Session {
         hotpath_alloc::begin_session();
         hotpath_core::set_sampling_rate(cfg.time_sampling_rate);
         hotpath_io::set_sampling_rate(cfg.io_time_sampling_rate);
+        hotpath_lock::set_mutexes_sampling_rate(cfg.mutexes_time_sampling_rate);
+        hotpath_lock::set_rw_locks_sampling_rate(cfg.rw_locks_time_sampling_rate);
         #[cfg(feature = "hotpath-cpu")]
         let cpu = crate::cpu::CpuRun::start(&cfg);
         let threads = if cfg.sections.contains(&Section::Threads) {
@@ -127,6 +129,8 @@ impl crate::live::Source for Shared {
             (cfg!(feature = "hotpath-prometheus"), "hotpath-prometheus"),
             (cfg!(feature = "tokio"), "tokio"),
             (cfg!(feature = "futures-io"), "futures-io"),
+            (cfg!(feature = "parking_lot"), "parking_lot"),
+            (cfg!(feature = "async-lock"), "async-lock"),
         ] {
             if on {
                 features.push(name.to_string());
@@ -262,7 +266,7 @@ fn emit(shared: &Shared) {
     }
     let report = build(shared);
     let text = match cfg.format {
-        Format::Table => report.to_table(cfg.functions_limit()),
+        Format::Table => crate::report::render_limited(&report, &|s| cfg.limit_of(s)),
         Format::Json => report.to_json() + "\n",
         Format::JsonPretty => report.to_json_pretty() + "\n",
         Format::None => return,

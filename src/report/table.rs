@@ -8,8 +8,15 @@ use super::format::{bytes, count, duration, percent, shown, take, Table};
 use super::model::{percentile_label, Report};
 use super::section::Section;
 
+mod locks;
+
 /// Renders the whole report. `limit` caps the rows of each section (0 = all).
 pub fn render(r: &Report, limit: usize) -> String {
+    render_limited(r, &|_| limit)
+}
+
+/// Renders the whole report, each section's rows capped by `limit_of` it (0 = all).
+pub fn render_limited(r: &Report, limit_of: &dyn Fn(Section) -> usize) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -26,12 +33,17 @@ pub fn render(r: &Report, limit: usize) -> String {
             continue;
         }
         out.push('\n');
+        let limit = limit_of(section);
         match section {
             Section::Timing => timing(r, limit, &mut out),
             Section::Alloc => alloc(r, limit, &mut out),
             Section::Cpu => cpu(r, limit, &mut out),
             Section::Io => io(r, limit, &mut out),
             Section::Threads => threads(r, limit, &mut out),
+            Section::Waits => locks::waits(r, limit, &mut out),
+            Section::Mutexes => locks::mutexes(r, limit, &mut out),
+            Section::RwLocks => locks::rw_locks(r, limit, &mut out),
+            Section::Debug => locks::debug(r, limit, &mut out),
         }
     }
     out

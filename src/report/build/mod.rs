@@ -11,9 +11,12 @@
 
 mod alloc;
 mod cpu;
+mod debug;
 mod io;
+mod locks;
 mod threads;
 mod timing;
+mod waits;
 
 use hotpath_core::{SiteStats, Snapshot};
 
@@ -105,6 +108,11 @@ pub(crate) fn report(inputs: &Inputs<'_>) -> Report {
             io: None,
             threads: None,
             process_memory: None,
+            mutexes_time_sampling_rate: None,
+            mutexes: None,
+            rw_locks_time_sampling_rate: None,
+            rw_locks: None,
+            debug: None,
         };
         for &section in &cfg.sections {
             let present = match section {
@@ -113,6 +121,10 @@ pub(crate) fn report(inputs: &Inputs<'_>) -> Report {
                 Section::Cpu => cpu::build(&ctx, &mut r),
                 Section::Io => io::build(&ctx, &mut r),
                 Section::Threads => threads::build(&ctx, &mut r, &mut notes),
+                Section::Waits => waits::build(&mut r),
+                Section::Mutexes => locks::build_mutexes(&ctx, &mut r),
+                Section::RwLocks => locks::build_rw_locks(&ctx, &mut r),
+                Section::Debug => debug::build(&mut r, &mut notes),
             };
             if present {
                 r.sections.push(section);

@@ -56,9 +56,11 @@ fn function(ctx: &Ctx<'_>, s: &SiteStats) -> Function {
         alloc: super::alloc::function(ctx, s),
         cpu: super::cpu::function(ctx, s, wall_total),
         io: super::io::function(s),
+        waits: None,
         timed_sums: None,
         wall_ns,
     };
+    f.waits = super::waits::function(ctx, s, &f);
     if sampled && s.timed > 0 {
         let [alloc_count, alloc_bytes, freed_bytes] = super::alloc::timed_sums(s);
         f.timed_sums = Some(TimedSums {
