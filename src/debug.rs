@@ -355,7 +355,13 @@ pub(crate) mod on {
 
     static REGISTRY: Mutex<Option<Registry>> = Mutex::new(None);
 
-    fn new_cell(r: &mut Registry, kind: Kind, key: &str, file: &'static str, line: u32) -> Option<&'static Cell> {
+    fn new_cell(
+        r: &mut Registry,
+        kind: Kind,
+        key: &str,
+        file: &'static str,
+        line: u32,
+    ) -> Option<&'static Cell> {
         if r.all.len() >= MAX_ENTRIES {
             r.dropped += 1;
             return None;
@@ -372,7 +378,12 @@ pub(crate) mod on {
     }
 
     /// The entry of a `val!` or `gauge!` key, made on first use; `None` past the bound.
-    pub(crate) fn keyed(kind: Kind, key: &str, file: &'static str, line: u32) -> Option<&'static Cell> {
+    pub(crate) fn keyed(
+        kind: Kind,
+        key: &str,
+        file: &'static str,
+        line: u32,
+    ) -> Option<&'static Cell> {
         hotpath_core::internal(|| {
             let mut g = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());
             let r = g.get_or_insert_with(Registry::default);

@@ -68,9 +68,9 @@ pub use hotpath_macros::{future_fn, main, measure, measure_all, skip};
 
 pub mod alloc;
 mod config;
-mod debug;
 #[cfg(feature = "hotpath-cpu")]
 mod cpu;
+mod debug;
 mod guard;
 #[cfg(feature = "hotpath")]
 mod live;
@@ -91,9 +91,9 @@ pub use guard::{HotpathGuard, HotpathGuardBuilder};
 #[cfg(feature = "hotpath")]
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::debug::on::DbgSite;
     pub use hotpath_core::{type_name_of, CallSite, MeasuredFuture, Scope, SiteKind};
     pub use hotpath_io::{wrap as io_wrap, IoSite};
-    pub use crate::debug::on::DbgSite;
     pub use hotpath_lock::{Lock, LockKind, LockSite};
 }
 

@@ -249,7 +249,7 @@ impl<L: ?Sized> Lock<L> {
             return;
         }
         let site = self.site;
-        let _ = site.type_name.set(std::any::type_name::<L>());
+        let _ = site.type_name.set(public_path(std::any::type_name::<L>()));
         if site.instances.fetch_add(1, Relaxed) == 0 {
             let mut sites = SITES.lock().unwrap_or_else(|e| e.into_inner());
             hotpath_core::internal(|| sites.push(site));
@@ -267,6 +267,38 @@ impl<L: ?Sized> Lock<L> {
         };
         (site.mode(mode), sampler)
     }
+}
+
+/// A lock type's name by the paths users write: `std::sync::Mutex<u64>` for
+/// `std::sync::poison::mutex::Mutex<u64>`, `parking_lot::Mutex<T>` for
+/// `lock_api::mutex::Mutex<parking_lot::raw_mutex::RawMutex, T>`. Once per site.
+fn public_path(raw: &'static str) -> &'static str {
+    const PATHS: [(&str, &str); 10] = [
+        ("std::sync::poison::mutex::", "std::sync::"),
+        ("std::sync::poison::rwlock::", "std::sync::"),
+        (
+            "lock_api::mutex::Mutex<parking_lot::raw_mutex::RawMutex, ",
+            "parking_lot::Mutex<",
+        ),
+        (
+            "lock_api::rwlock::RwLock<parking_lot::raw_rwlock::RawRwLock, ",
+            "parking_lot::RwLock<",
+        ),
+        ("tokio::sync::mutex::", "tokio::sync::"),
+        ("tokio::sync::rwlock::", "tokio::sync::"),
+        ("async_lock::mutex::", "async_lock::"),
+        ("async_lock::rwlock::", "async_lock::"),
+        ("alloc::vec::", ""),
+        ("alloc::string::", ""),
+    ];
+    if !PATHS.iter().any(|(from, _)| raw.contains(from)) {
+        return raw;
+    }
+    let mut s = raw.to_string();
+    for (from, to) in PATHS {
+        s = s.replace(from, to);
+    }
+    hotpath_core::internal(|| s.leak())
 }
 
 /// The site of a source location, made (and leaked) on first use.

@@ -88,11 +88,7 @@ timeout = MS, allocator = path::Type, report = \"..\"";
 
 /// Limits of report sections the reference crate has and this one does not; accepted so
 /// that programs written for it build unchanged, and ignored.
-const IGNORED_LIMITS: &[&str] = &[
-    "channels_limit",
-    "streams_limit",
-    "futures_limit",
-];
+const IGNORED_LIMITS: &[&str] = &["channels_limit", "streams_limit", "futures_limit"];
 
 /// Arguments of `#[hotpath::measure(...)]` and `#[hotpath::future_fn(...)]`.
 #[derive(Default)]

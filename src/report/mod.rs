@@ -22,9 +22,9 @@ mod table;
 pub use fragment::{ApiError, Fragment, ProfilerStatus};
 pub use model::{
     percentile_key, percentile_label, AllocTotal, CpuInfo, DebugEntry, Function, FunctionAlloc,
-    FunctionCpu, FunctionIo, FunctionWaits, Histogram, IoDirection, IoEntry, LockDist,
-    LockHolder, LockMode, MutexEntry, Percentiles, ProcessMemory, Report, RwLockEntry, ThreadRow,
-    TimedSums, WallNs, OLDEST_SCHEMA_VERSION, SCHEMA_VERSION,
+    FunctionCpu, FunctionIo, FunctionWaits, Histogram, IoDirection, IoEntry, LockDist, LockHolder,
+    LockMode, MutexEntry, Percentiles, ProcessMemory, Report, RwLockEntry, ThreadRow, TimedSums,
+    WallNs, OLDEST_SCHEMA_VERSION, SCHEMA_VERSION,
 };
 pub use section::Section;
 pub use table::render as render_table;

@@ -17,10 +17,7 @@ pub fn waits_rows(r: &Report) -> Vec<WaitsRow<'_>> {
         .filter_map(|f| Some((f, f.waits.as_ref()?)))
         .collect();
     rows.sort_by_key(|(f, w)| {
-        std::cmp::Reverse((
-            w.waited_ns(),
-            f.wall_ns.as_ref().map_or(0, |x| x.total),
-        ))
+        std::cmp::Reverse((w.waited_ns(), f.wall_ns.as_ref().map_or(0, |x| x.total)))
     });
     rows
 }
@@ -170,7 +167,9 @@ pub fn rw_locks(r: &Report) -> Columns<'_, RwLockRow<'_>> {
         Column::left("RwLock", |(e, _, _): &RwLockRow<'_>| {
             Cell::text(e.name.clone(), e.name.clone())
         }),
-        Column::left("Mode", |(_, mode, _): &RwLockRow<'_>| Cell::text(*mode, *mode)),
+        Column::left("Mode", |(_, mode, _): &RwLockRow<'_>| {
+            Cell::text(*mode, *mode)
+        }),
         Column::right("Inst", |(e, _, _): &RwLockRow<'_>| Cell::count(e.instances)),
     ];
     c.extend(mode_columns(r, "Acq", |(_, _, m): &RwLockRow<'_>| *m));
@@ -188,7 +187,11 @@ pub fn holder_rows(r: &Report) -> Vec<HolderRow<'_>> {
         rows.extend(e.lock.holders.iter().map(|h| (e.name.clone(), h)));
     }
     for (e, mode, m) in rw_lock_rows(r) {
-        rows.extend(m.holders.iter().map(|h| (format!("{} ({mode})", e.name), h)));
+        rows.extend(
+            m.holders
+                .iter()
+                .map(|h| (format!("{} ({mode})", e.name), h)),
+        );
     }
     rows
 }
@@ -202,7 +205,9 @@ pub fn holders<'a>() -> Columns<'a, HolderRow<'a>> {
         Column::left("Function", |(_, h): &HolderRow<'_>| {
             Cell::text(h.function.clone(), h.function.clone())
         }),
-        Column::right("Locks", |(_, h): &HolderRow<'_>| Cell::count(h.acquisitions)),
+        Column::right("Locks", |(_, h): &HolderRow<'_>| {
+            Cell::count(h.acquisitions)
+        }),
         Column::right("Contended", |(_, h): &HolderRow<'_>| {
             Cell::count(h.contended)
         }),
@@ -214,7 +219,9 @@ pub fn holders<'a>() -> Columns<'a, HolderRow<'a>> {
 /// `debug`: the last values of `dbg!`, `val!` and `gauge!`.
 pub fn debug<'a>() -> Columns<'a, DebugEntry> {
     vec![
-        Column::left("Type", |d: &DebugEntry| Cell::text(d.kind.clone(), d.kind.clone())),
+        Column::left("Type", |d: &DebugEntry| {
+            Cell::text(d.kind.clone(), d.kind.clone())
+        }),
         Column::left("Key/Expr", |d: &DebugEntry| {
             Cell::text(d.key.clone(), d.key.clone())
         }),

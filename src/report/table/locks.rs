@@ -27,7 +27,10 @@ pub(super) fn waits(r: &Report, limit: usize, out: &mut String) {
 fn sampling(rate: Option<f64>) -> String {
     match rate {
         Some(r) if r <= 0.0 => "; count only, no acquisition timed".to_string(),
-        Some(r) if r < 1.0 => format!("; {} of acquisitions timed, every one counted", percent(r, 1.0)),
+        Some(r) if r < 1.0 => format!(
+            "; {} of acquisitions timed, every one counted",
+            percent(r, 1.0)
+        ),
         _ => String::new(),
     }
 }
