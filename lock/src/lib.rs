@@ -40,7 +40,7 @@
 #![deny(unsafe_code)]
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use hotpath_core::op::{now, Here, Sampler, Wait};
 use hotpath_core::{CallSite, SiteKind};
@@ -145,7 +145,7 @@ impl LockSite {
     }
 
     /// The call site of a mode's acquisitions.
-    pub fn mode(&self, mode: Mode) -> &CallSite {
+    pub fn mode(&'static self, mode: Mode) -> &'static CallSite {
         match mode {
             Mode::Write => &self.write,
             Mode::Read => &self.read,
@@ -255,18 +255,6 @@ impl<L: ?Sized> Lock<L> {
             hotpath_core::internal(|| sites.push(site));
         }
     }
-
-    /// The call site and sampler of `mode` acquisitions of this lock.
-    #[inline(always)]
-    fn mode(&self, mode: Mode) -> (&'static CallSite, Sampler) {
-        self.register();
-        let site: &'static LockSite = self.site;
-        let sampler = match site.kind {
-            LockKind::Mutex => Sampler::Mutexes,
-            LockKind::RwLock => Sampler::RwLocks,
-        };
-        (site.mode(mode), sampler)
-    }
 }
 
 /// A lock type's name by the paths users write: `std::sync::Mutex<u64>` for
@@ -340,64 +328,97 @@ const TIMED: u8 = 1;
 const CONTENDED: u8 = 2;
 const LIVE: u8 = 4;
 
+impl LockSite {
+    /// The sampler of this site's acquisitions.
+    #[inline(always)]
+    fn sampler(&self) -> Sampler {
+        match self.kind {
+            LockKind::Mutex => Sampler::Mutexes,
+            LockKind::RwLock => Sampler::RwLocks,
+        }
+    }
+}
+
 /// One acquisition being held: recorded when it drops (after the inner guard, which is
 /// declared before it in every guard, so the lock is released first).
 #[derive(Debug)]
 pub struct Hold {
-    site: &'static CallSite,
+    lock: &'static LockSite,
     /// Clock reading when the lock was acquired (timed acquisitions).
     start: u64,
     /// Ticks waited (timed contended acquisitions).
     wait: u64,
     /// The innermost measured function at acquisition (0: none).
     function: u32,
+    mode: Mode,
     flags: u8,
 }
 
 impl Hold {
     /// Nothing to record (the thread was tearing down).
-    fn none(site: &'static CallSite) -> Hold {
+    fn none(lock: &'static LockSite, mode: Mode) -> Hold {
         Hold {
-            site,
+            lock,
             start: 0,
             wait: 0,
             function: 0,
+            mode,
             flags: 0,
         }
     }
 
-    /// Records the hold so far as one acquisition and stops holding (a condition
-    /// variable's wait releases the lock): returns what [`Hold::resume`] needs.
-    fn pause(&mut self) -> Paused {
+    /// The lock site this hold belongs to.
+    pub(crate) fn lock(&self) -> &'static LockSite {
+        self.lock
+    }
+
+    /// Ends this hold now (records it): for guards that turn into another mode.
+    pub(crate) fn end(mut self) {
+        self.record();
+        self.flags = 0;
+    }
+
+    /// Drops the hold of an acquisition that did not happen (a timed try that timed
+    /// out): nothing is recorded.
+    pub(crate) fn end_unacquired(mut self) {
+        self.flags = 0;
+    }
+
+    /// Records the hold so far as one acquisition and stops holding (the lock is
+    /// released for a while: a condition variable's wait, `unlocked`): returns what
+    /// [`Hold::resume`] needs.
+    fn pause(&mut self, condvar: bool) -> Paused {
         let paused = Paused {
-            site: self.site,
+            lock: self.lock,
+            mode: self.mode,
             function: self.function,
-            sampler_timed: self.flags & TIMED != 0,
+            timed: self.flags & TIMED != 0,
             live: self.flags & LIVE != 0,
             at: if self.flags & TIMED != 0 { now() } else { 0 },
         };
         self.record();
         self.flags = 0;
-        if paused.live {
-            if let Some(slot) = Here::get().and_then(|h| h.slot(paused.site)) {
+        if paused.live && condvar {
+            if let Some(slot) = Here::get().and_then(|h| h.slot(self.lock.mode(self.mode))) {
                 slot.c.condvar_waits.add(1);
             }
         }
         paused
     }
 
-    /// Holds again after a condition-variable wait (an uncontended acquisition); the
-    /// time in the wait is charged to the innermost measured function as lock waiting.
-    fn resume(p: Paused) -> Hold {
+    /// Holds again after a pause (an uncontended acquisition); with `charge`, the time
+    /// since the pause is charged to the innermost measured function as lock waiting (a
+    /// condition variable's wait).
+    fn resume(p: Paused, charge: bool) -> Hold {
         if !p.live {
-            return Hold::none(p.site);
+            return Hold::none(p.lock, p.mode);
         }
         let Some(here) = Here::get() else {
-            return Hold::none(p.site);
+            return Hold::none(p.lock, p.mode);
         };
-        let (start, flags) = if p.sampler_timed {
+        let (start, flags) = if p.timed {
             let t = now();
-            if !here.in_op() {
+            if charge && !here.in_op() {
                 here.charge(Wait::Lock, t.saturating_sub(p.at));
             }
             (t, LIVE | TIMED)
@@ -405,12 +426,31 @@ impl Hold {
             (0, LIVE)
         };
         Hold {
-            site: p.site,
+            lock: p.lock,
             start,
             wait: 0,
             function: p.function,
+            mode: p.mode,
             flags,
         }
+    }
+
+    /// Runs `f` with the lock released (by `release_for`, e.g. parking_lot's
+    /// `unlocked`): the hold before and the hold after are two acquisitions.
+    pub(crate) fn released<U>(&mut self, release_for: impl FnOnce() -> U) -> U {
+        let p = self.pause(false);
+        let u = release_for();
+        *self = Hold::resume(p, false);
+        u
+    }
+
+    /// As [`Hold::released`], for a condition variable's wait: counted as one, and its
+    /// time charged to the function as lock waiting.
+    pub(crate) fn condvar_wait<U>(&mut self, wait: impl FnOnce() -> U) -> U {
+        let p = self.pause(true);
+        let u = wait();
+        *self = Hold::resume(p, true);
+        u
     }
 
     /// Records the acquisition into the calling thread's slot and holder table.
@@ -424,7 +464,8 @@ impl Hold {
         let Some(here) = Here::get() else {
             return;
         };
-        let Some(slot) = here.slot(self.site) else {
+        let site: &'static CallSite = self.lock.mode(self.mode);
+        let Some(slot) = here.slot(site) else {
             return;
         };
         let contended = self.flags & CONTENDED != 0;
@@ -437,7 +478,7 @@ impl Hold {
         } else {
             slot.c.counted.add(1);
         }
-        if let Some(h) = here.holder(self.site, self.function) {
+        if let Some(h) = here.holder(site, self.function) {
             h.ops.add(1);
             if timed {
                 h.hold.add(hold);
@@ -460,19 +501,20 @@ impl Drop for Hold {
     }
 }
 
-/// A hold paused by a condition-variable wait.
+/// A hold paused while the lock is released.
 struct Paused {
-    site: &'static CallSite,
+    lock: &'static LockSite,
+    mode: Mode,
     function: u32,
-    sampler_timed: bool,
+    timed: bool,
     live: bool,
     at: u64,
 }
 
-/// A `try_lock`-style attempt on `site` failed because the lock was taken.
+/// A `try_lock`-style attempt failed because the lock was taken.
 #[cold]
-fn try_failed(site: &'static CallSite) {
-    if let Some(slot) = Here::get().and_then(|h| h.slot(site)) {
+fn try_failed(lock: &'static LockSite, mode: Mode) {
+    if let Some(slot) = Here::get().and_then(|h| h.slot(lock.mode(mode))) {
         slot.c.try_failed.add(1);
     }
 }
@@ -486,33 +528,40 @@ fn begin(sampler: Sampler) -> Option<(Here, bool, u32)> {
 
 /// An uncontended acquisition just made.
 #[inline(always)]
-fn uncontended(site: &'static CallSite, b: Option<(Here, bool, u32)>) -> Hold {
+fn uncontended(lock: &'static LockSite, mode: Mode, b: Option<(Here, bool, u32)>) -> Hold {
     match b {
         Some((_, timed, function)) => Hold {
-            site,
+            lock,
             start: if timed { now() } else { 0 },
             wait: 0,
             function,
+            mode,
             flags: if timed { LIVE | TIMED } else { LIVE },
         },
-        None => Hold::none(site),
+        None => Hold::none(lock, mode),
     }
+}
+
+/// A hold of `mode` starting now without waiting (a write guard downgraded to a read).
+pub(crate) fn hold_now(lock: &'static LockSite, mode: Mode) -> Hold {
+    uncontended(lock, mode, begin(lock.sampler()))
 }
 
 /// A contended acquisition that started waiting at `t0` (0 if untimed) and just got the
 /// lock: charges the wait to the innermost measured function.
 #[inline]
-fn contended(site: &'static CallSite, timed: bool, t0: u64) -> Hold {
+fn contended(lock: &'static LockSite, mode: Mode, timed: bool, t0: u64) -> Hold {
     let Some(here) = Here::get() else {
-        return Hold::none(site);
+        return Hold::none(lock, mode);
     };
     let function = here.function_id();
     if !timed {
         return Hold {
-            site,
+            lock,
             start: 0,
             wait: 0,
             function,
+            mode,
             flags: LIVE | CONTENDED,
         };
     }
@@ -522,10 +571,11 @@ fn contended(site: &'static CallSite, timed: bool, t0: u64) -> Hold {
         here.charge(Wait::Lock, wait);
     }
     Hold {
-        site,
+        lock,
         start: t1,
         wait,
         function,
+        mode,
         flags: LIVE | TIMED | CONTENDED,
     }
 }
@@ -539,28 +589,44 @@ fn acquire<'a, L: ?Sized, R>(
     fast: impl FnOnce(&'a L) -> Option<R>,
     slow: impl FnOnce(&'a L) -> R,
 ) -> (R, Hold) {
-    let (site, sampler) = lock.mode(mode);
-    let b = begin(sampler);
-    if let Some(r) = fast(&lock.inner) {
-        return (r, uncontended(site, b));
+    lock.register();
+    let inner = &lock.inner;
+    acquire_by(lock.site, mode, inner, |l| fast(l).ok_or(l), slow)
+}
+
+/// A blocking acquisition of `mode` at `lock` from `state` (the lock, or a guard being
+/// upgraded): `fast` tries without waiting and gives `state` back when the lock is
+/// taken, `slow` blocks until acquired.
+#[inline(always)]
+fn acquire_by<S, R>(
+    lock: &'static LockSite,
+    mode: Mode,
+    state: S,
+    fast: impl FnOnce(S) -> Result<R, S>,
+    slow: impl FnOnce(S) -> R,
+) -> (R, Hold) {
+    let b = begin(lock.sampler());
+    match fast(state) {
+        Ok(r) => (r, uncontended(lock, mode, b)),
+        Err(state) => acquire_slow(lock, mode, b, state, slow),
     }
-    acquire_slow(site, b, &lock.inner, slow)
 }
 
 #[inline(never)]
-fn acquire_slow<'a, L: ?Sized, R>(
-    site: &'static CallSite,
+fn acquire_slow<S, R>(
+    lock: &'static LockSite,
+    mode: Mode,
     b: Option<(Here, bool, u32)>,
-    inner: &'a L,
-    slow: impl FnOnce(&'a L) -> R,
+    state: S,
+    slow: impl FnOnce(S) -> R,
 ) -> (R, Hold) {
     let timed = matches!(b, Some((_, true, _)));
     let t0 = if timed { now() } else { 0 };
-    let r = slow(inner);
+    let r = slow(state);
     if b.is_none() {
-        return (r, Hold::none(site));
+        return (r, Hold::none(lock, mode));
     }
-    (r, contended(site, timed, t0))
+    (r, contended(lock, mode, timed, t0))
 }
 
 /// A `try_lock`-style acquisition of `mode`: `None` (and a failed attempt counted) when
@@ -571,13 +637,25 @@ fn try_acquire<'a, L: ?Sized, R>(
     mode: Mode,
     attempt: impl FnOnce(&'a L) -> Option<R>,
 ) -> Option<(R, Hold)> {
-    let (site, sampler) = lock.mode(mode);
-    let b = begin(sampler);
-    match attempt(&lock.inner) {
-        Some(r) => Some((r, uncontended(site, b))),
-        None => {
-            try_failed(site);
-            None
+    lock.register();
+    try_acquire_by(lock.site, mode, &lock.inner, |l| attempt(l).ok_or(())).ok()
+}
+
+/// A `try_lock`-style acquisition of `mode` at `lock` by `attempt` from `state`, which
+/// gives something back when the lock is taken (a guard being upgraded).
+#[inline(always)]
+fn try_acquire_by<S, R, E>(
+    lock: &'static LockSite,
+    mode: Mode,
+    state: S,
+    attempt: impl FnOnce(S) -> Result<R, E>,
+) -> Result<(R, Hold), E> {
+    let b = begin(lock.sampler());
+    match attempt(state) {
+        Ok(r) => Ok((r, uncontended(lock, mode, b))),
+        Err(e) => {
+            try_failed(lock, mode);
+            Err(e)
         }
     }
 }
@@ -586,24 +664,74 @@ fn try_acquire<'a, L: ?Sized, R>(
 /// that waits. The wait runs from the first poll to `Ready`, and is charged to the
 /// innermost measured function on the thread that completes it.
 #[cfg(any(feature = "tokio", feature = "async-lock"))]
-async fn acquire_async<'a, L: ?Sized, R, F>(
-    lock: &'a Lock<L>,
+async fn acquire_async<S, R, F>(
+    lock: &'static LockSite,
     mode: Mode,
-    fast: impl FnOnce(&'a L) -> Option<R>,
-    slow: impl FnOnce(&'a L) -> F,
+    state: S,
+    fast: impl FnOnce(S) -> Result<R, S>,
+    slow: impl FnOnce(S) -> F,
 ) -> (R, Hold)
 where
     F: std::future::Future<Output = R>,
 {
-    let (site, sampler) = lock.mode(mode);
-    let b = begin(sampler);
-    if let Some(r) = fast(&lock.inner) {
-        return (r, uncontended(site, b));
-    }
+    let b = begin(lock.sampler());
+    let state = match fast(state) {
+        Ok(r) => return (r, uncontended(lock, mode, b)),
+        Err(state) => state,
+    };
     let timed = matches!(b, Some((_, true, _)));
     let t0 = if timed { now() } else { 0 };
-    let r = slow(&lock.inner).await;
-    (r, contended(site, timed, t0))
+    let r = slow(state).await;
+    (r, contended(lock, mode, timed, t0))
+}
+
+/// A guard that owns an `Arc` of its measured lock (parking_lot's `lock_arc`, tokio's
+/// `lock_owned`, async-lock's `lock_arc`): derefs as the guard `G` it holds.
+pub struct ArcGuard<L: ?Sized, G> {
+    // Field order is drop order: the guard (which borrows `*lock`) is released first,
+    // then the hold records, then the `Arc` is let go.
+    guard: G,
+    hold: Hold,
+    lock: Arc<Lock<L>>,
+}
+
+impl<L: ?Sized, G> ArcGuard<L, G> {
+    /// `guard` must borrow nothing but the lock inside `lock`.
+    pub(crate) fn new(guard: G, hold: Hold, lock: Arc<Lock<L>>) -> Self {
+        ArcGuard { guard, hold, lock }
+    }
+
+    /// The lock this guard holds.
+    pub fn lock(s: &Self) -> &Arc<Lock<L>> {
+        &s.lock
+    }
+
+    /// Runs `f` on the guard and the hold (to end or pause the hold along with the guard).
+    #[allow(dead_code)]
+    pub(crate) fn parts(s: &mut Self) -> (&mut G, &mut Hold) {
+        (&mut s.guard, &mut s.hold)
+    }
+}
+
+impl<L: ?Sized, G: std::ops::Deref> std::ops::Deref for ArcGuard<L, G> {
+    type Target = G::Target;
+    #[inline]
+    fn deref(&self) -> &G::Target {
+        &self.guard
+    }
+}
+
+impl<L: ?Sized, G: std::ops::DerefMut> std::ops::DerefMut for ArcGuard<L, G> {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut G::Target {
+        &mut self.guard
+    }
+}
+
+impl<L: ?Sized, G: std::fmt::Debug> std::fmt::Debug for ArcGuard<L, G> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.guard.fmt(f)
+    }
 }
 
 /// A guard's `Debug` and `Display`: as the wrapped guard.

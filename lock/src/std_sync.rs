@@ -296,12 +296,8 @@ impl Condvar {
     /// `std::sync::Condvar::wait`; spurious wake-ups happen as there).
     pub fn wait<'a, T>(&self, guard: MutexGuard<'a, T>) -> LockResult<MutexGuard<'a, T>> {
         let MutexGuard { inner, mut hold } = guard;
-        let paused = hold.pause();
-        let r = self.inner.wait(inner);
-        wrap(r, Hold::resume(paused), |inner, hold| MutexGuard {
-            inner,
-            hold,
-        })
+        let r = hold.condvar_wait(|| self.inner.wait(inner));
+        wrap(r, hold, |inner, hold| MutexGuard { inner, hold })
     }
 
     /// Blocks while `condition` returns true (see `std::sync::Condvar::wait_while`). The
@@ -315,12 +311,8 @@ impl Condvar {
         F: FnMut(&mut T) -> bool,
     {
         let MutexGuard { inner, mut hold } = guard;
-        let paused = hold.pause();
-        let r = self.inner.wait_while(inner, condition);
-        wrap(r, Hold::resume(paused), |inner, hold| MutexGuard {
-            inner,
-            hold,
-        })
+        let r = hold.condvar_wait(|| self.inner.wait_while(inner, condition));
+        wrap(r, hold, |inner, hold| MutexGuard { inner, hold })
     }
 
     /// Blocks until notified or `dur` has passed (see `std::sync::Condvar::wait_timeout`).
@@ -330,11 +322,8 @@ impl Condvar {
         dur: Duration,
     ) -> LockResult<(MutexGuard<'a, T>, WaitTimeoutResult)> {
         let MutexGuard { inner, mut hold } = guard;
-        let paused = hold.pause();
-        let r = self.inner.wait_timeout(inner, dur);
-        wrap(r, Hold::resume(paused), |(inner, t), hold| {
-            (MutexGuard { inner, hold }, t)
-        })
+        let r = hold.condvar_wait(|| self.inner.wait_timeout(inner, dur));
+        wrap(r, hold, |(inner, t), hold| (MutexGuard { inner, hold }, t))
     }
 
     /// Blocks while `condition` returns true, at most `dur` (see
@@ -349,11 +338,8 @@ impl Condvar {
         F: FnMut(&mut T) -> bool,
     {
         let MutexGuard { inner, mut hold } = guard;
-        let paused = hold.pause();
-        let r = self.inner.wait_timeout_while(inner, dur, condition);
-        wrap(r, Hold::resume(paused), |(inner, t), hold| {
-            (MutexGuard { inner, hold }, t)
-        })
+        let r = hold.condvar_wait(|| self.inner.wait_timeout_while(inner, dur, condition));
+        wrap(r, hold, |(inner, t), hold| (MutexGuard { inner, hold }, t))
     }
 
     /// Wakes one waiting thread.
