@@ -137,8 +137,10 @@ mod on {
         pub timeout: Option<Duration>,
         pub time_sampling_rate: f64,
         pub io_time_sampling_rate: f64,
-        pub mutexes_time_sampling_rate: f64,
-        pub rw_locks_time_sampling_rate: f64,
+        /// `None`: the functions' rate ([`Config::time_sampling_rate`]).
+        pub mutexes_time_sampling_rate: Option<f64>,
+        /// `None`: the functions' rate.
+        pub rw_locks_time_sampling_rate: Option<f64>,
         pub sections: Vec<Section>,
         pub cpu_mode: CpuMode,
         pub cpu_hz: u32,
@@ -167,8 +169,8 @@ mod on {
                 timeout: None,
                 time_sampling_rate: 1.0,
                 io_time_sampling_rate: 1.0,
-                mutexes_time_sampling_rate: 1.0,
-                rw_locks_time_sampling_rate: 1.0,
+                mutexes_time_sampling_rate: None,
+                rw_locks_time_sampling_rate: None,
                 sections: all_sections(),
                 cpu_mode: CpuMode::Sampled,
                 cpu_hz: 1000,
@@ -229,6 +231,10 @@ mod on {
                 parse_rate,
             ) {
                 self.time_sampling_rate = r;
+                // As in hotpath 0.30: the global variable overrides every kind's builder
+                // rate; each kind's own variable overrides it.
+                self.mutexes_time_sampling_rate = None;
+                self.rw_locks_time_sampling_rate = None;
             }
             let current = self
                 .sections
@@ -274,14 +280,14 @@ mod on {
                     &mut self.rw_locks_time_sampling_rate,
                 ),
             ] {
-                let current = rate.to_string();
+                let current = rate.unwrap_or(self.time_sampling_rate).to_string();
                 if let Some(r) = env(
                     name,
                     "a number from 0 to 1 (0 = count only)",
                     &current,
                     parse_rate,
                 ) {
-                    *rate = r;
+                    *rate = Some(r);
                 }
             }
             if let Some(hz) = env(
@@ -364,6 +370,18 @@ mod on {
             ) {
                 self.metrics_limit = l;
             }
+        }
+
+        /// The rate of mutex acquisitions timed: its own, else the functions'.
+        pub(crate) fn mutexes_rate(&self) -> f64 {
+            self.mutexes_time_sampling_rate
+                .unwrap_or(self.time_sampling_rate)
+        }
+
+        /// The rate of read-write lock acquisitions timed: its own, else the functions'.
+        pub(crate) fn rw_locks_rate(&self) -> f64 {
+            self.rw_locks_time_sampling_rate
+                .unwrap_or(self.time_sampling_rate)
         }
 
         pub(crate) fn functions_limit(&self) -> usize {

@@ -156,13 +156,15 @@ impl HotpathGuardBuilder {
     }
 
     /// Times only a fraction `rate` (0..=1) of mutex acquisitions; every acquisition is
-    /// still counted, contended or not. `HOTPATH_MUTEXES_TIME_SAMPLING_RATE` overrides it.
+    /// still counted, contended or not. Unset, the functions' rate applies.
+    /// `HOTPATH_MUTEXES_TIME_SAMPLING_RATE` overrides it, and so does
+    /// `HOTPATH_TIME_SAMPLING_RATE` when the former is not set.
     #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
     pub fn mutexes_time_sampling_rate(mut self, rate: f64) -> Self {
         #[cfg(feature = "hotpath")]
         {
             match crate::config::parse_rate(&rate.to_string()) {
-                Some(r) => self.cfg.mutexes_time_sampling_rate = r,
+                Some(r) => self.cfg.mutexes_time_sampling_rate = Some(r),
                 None => crate::config::warn(&format!(
                     "mutexes time sampling rate {rate} is outside 0..=1; timing every acquisition"
                 )),
@@ -174,13 +176,15 @@ impl HotpathGuardBuilder {
     }
 
     /// Times only a fraction `rate` (0..=1) of read-write lock acquisitions; every one is
-    /// still counted. `HOTPATH_RW_LOCKS_TIME_SAMPLING_RATE` overrides it.
+    /// still counted. Unset, the functions' rate applies.
+    /// `HOTPATH_RW_LOCKS_TIME_SAMPLING_RATE` overrides it, and so does
+    /// `HOTPATH_TIME_SAMPLING_RATE` when the former is not set.
     #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
     pub fn rw_locks_time_sampling_rate(mut self, rate: f64) -> Self {
         #[cfg(feature = "hotpath")]
         {
             match crate::config::parse_rate(&rate.to_string()) {
-                Some(r) => self.cfg.rw_locks_time_sampling_rate = r,
+                Some(r) => self.cfg.rw_locks_time_sampling_rate = Some(r),
                 None => crate::config::warn(&format!(
                     "rw_locks time sampling rate {rate} is outside 0..=1; timing every acquisition"
                 )),

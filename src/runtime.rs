@@ -55,8 +55,8 @@ impl Session {
         hotpath_alloc::begin_session();
         hotpath_core::set_sampling_rate(cfg.time_sampling_rate);
         hotpath_io::set_sampling_rate(cfg.io_time_sampling_rate);
-        hotpath_lock::set_mutexes_sampling_rate(cfg.mutexes_time_sampling_rate);
-        hotpath_lock::set_rw_locks_sampling_rate(cfg.rw_locks_time_sampling_rate);
+        hotpath_lock::set_mutexes_sampling_rate(cfg.mutexes_rate());
+        hotpath_lock::set_rw_locks_sampling_rate(cfg.rw_locks_rate());
         #[cfg(feature = "hotpath-cpu")]
         let cpu = crate::cpu::CpuRun::start(&cfg);
         let threads = if cfg.sections.contains(&Section::Threads) {

@@ -170,13 +170,25 @@ impl LockSite {
 
 /// A mode of acquisition.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
 pub enum Mode {
     /// Exclusive: a mutex's `lock`, a read-write lock's `write`.
-    Write,
+    Write = 0,
     /// Shared: a read-write lock's `read`.
-    Read,
+    Read = 1,
     /// Upgradable read (parking_lot, async-lock).
-    Upgradable,
+    Upgradable = 2,
+}
+
+impl Mode {
+    #[inline(always)]
+    fn from_bits(b: u64) -> Mode {
+        match (b >> 32) as u8 {
+            0 => Mode::Write,
+            1 => Mode::Read,
+            _ => Mode::Upgradable,
+        }
+    }
 }
 
 static SITES: Mutex<Vec<&'static LockSite>> = Mutex::new(Vec::new());
@@ -327,6 +339,8 @@ impl<L: ?Sized + std::fmt::Debug> std::fmt::Debug for Lock<L> {
 const TIMED: u8 = 1;
 const CONTENDED: u8 = 2;
 const LIVE: u8 = 4;
+/// The function was read at acquisition (a contended one): it is in the low bits.
+const FUNCTION: u8 = 8;
 
 impl LockSite {
     /// The sampler of this site's acquisitions.
@@ -341,6 +355,10 @@ impl LockSite {
 
 /// One acquisition being held: recorded when it drops (after the inner guard, which is
 /// declared before it in every guard, so the lock is released first).
+///
+/// Every field is a whole word, written at once: narrower fields next to each other made
+/// the guard's moves read words whose bytes were just stored apart (store-forwarding
+/// stalls of several ns per acquisition).
 #[derive(Debug)]
 pub struct Hold {
     lock: &'static LockSite,
@@ -348,10 +366,14 @@ pub struct Hold {
     start: u64,
     /// Ticks waited (timed contended acquisitions).
     wait: u64,
-    /// The innermost measured function at acquisition (0: none).
-    function: u32,
-    mode: Mode,
-    flags: u8,
+    /// The innermost measured function at acquisition (0: none) in the low 32 bits, the
+    /// mode in bits 32..40, the flags in bits 40..48.
+    bits: u64,
+}
+
+#[inline(always)]
+const fn bits(function: u32, mode: Mode, flags: u8) -> u64 {
+    function as u64 | (mode as u64) << 32 | (flags as u64) << 40
 }
 
 impl Hold {
@@ -361,45 +383,77 @@ impl Hold {
             lock,
             start: 0,
             wait: 0,
-            function: 0,
-            mode,
-            flags: 0,
+            bits: bits(0, mode, 0),
         }
     }
 
+    #[inline(always)]
+    fn flags(&self) -> u8 {
+        (self.bits >> 40) as u8
+    }
+
+    #[inline(always)]
+    fn function(&self) -> u32 {
+        self.bits as u32
+    }
+
+    #[inline(always)]
+    fn mode(&self) -> Mode {
+        Mode::from_bits(self.bits)
+    }
+
+    /// Forgets the acquisition: nothing is recorded when the hold drops.
+    #[inline(always)]
+    fn disarm(&mut self) {
+        self.bits &= !(0xFF << 40);
+    }
+
     /// The lock site this hold belongs to.
+    #[cfg_attr(
+        not(any(feature = "parking_lot", feature = "tokio", feature = "async-lock")),
+        allow(dead_code)
+    )]
     pub(crate) fn lock(&self) -> &'static LockSite {
         self.lock
     }
 
     /// Ends this hold now (records it): for guards that turn into another mode.
+    #[cfg_attr(
+        not(any(feature = "parking_lot", feature = "tokio", feature = "async-lock")),
+        allow(dead_code)
+    )]
     pub(crate) fn end(mut self) {
         self.record();
-        self.flags = 0;
+        self.disarm();
     }
 
     /// Drops the hold of an acquisition that did not happen (a timed try that timed
     /// out): nothing is recorded.
+    #[cfg_attr(
+        not(any(feature = "parking_lot", feature = "tokio", feature = "async-lock")),
+        allow(dead_code)
+    )]
     pub(crate) fn end_unacquired(mut self) {
-        self.flags = 0;
+        self.disarm();
     }
 
     /// Records the hold so far as one acquisition and stops holding (the lock is
     /// released for a while: a condition variable's wait, `unlocked`): returns what
     /// [`Hold::resume`] needs.
     fn pause(&mut self, condvar: bool) -> Paused {
+        let flags = self.flags();
         let paused = Paused {
             lock: self.lock,
-            mode: self.mode,
-            function: self.function,
-            timed: self.flags & TIMED != 0,
-            live: self.flags & LIVE != 0,
-            at: if self.flags & TIMED != 0 { now() } else { 0 },
+            mode: self.mode(),
+            function: self.function(),
+            timed: flags & TIMED != 0,
+            live: flags & LIVE != 0,
+            at: if flags & TIMED != 0 { now() } else { 0 },
         };
         self.record();
-        self.flags = 0;
+        self.disarm();
         if paused.live && condvar {
-            if let Some(slot) = Here::get().and_then(|h| h.slot(self.lock.mode(self.mode))) {
+            if let Some(slot) = Here::get().and_then(|h| h.slot(self.lock.mode(paused.mode))) {
                 slot.c.condvar_waits.add(1);
             }
         }
@@ -421,22 +475,24 @@ impl Hold {
             if charge && !here.in_op() {
                 here.charge(Wait::Lock, t.saturating_sub(p.at));
             }
-            (t, LIVE | TIMED)
+            (t, LIVE | TIMED | FUNCTION)
         } else {
-            (0, LIVE)
+            (0, LIVE | FUNCTION)
         };
         Hold {
             lock: p.lock,
             start,
             wait: 0,
-            function: p.function,
-            mode: p.mode,
-            flags,
+            bits: bits(p.function, p.mode, flags),
         }
     }
 
     /// Runs `f` with the lock released (by `release_for`, e.g. parking_lot's
     /// `unlocked`): the hold before and the hold after are two acquisitions.
+    #[cfg_attr(
+        not(any(feature = "parking_lot", feature = "tokio", feature = "async-lock")),
+        allow(dead_code)
+    )]
     pub(crate) fn released<U>(&mut self, release_for: impl FnOnce() -> U) -> U {
         let p = self.pause(false);
         let u = release_for();
@@ -456,19 +512,20 @@ impl Hold {
     /// Records the acquisition into the calling thread's slot and holder table.
     #[inline(always)]
     fn record(&self) {
-        if self.flags & LIVE == 0 {
+        let flags = self.flags();
+        if flags & LIVE == 0 {
             return;
         }
-        let timed = self.flags & TIMED != 0;
+        let timed = flags & TIMED != 0;
         let end = if timed { now() } else { 0 };
         let Some(here) = Here::get() else {
             return;
         };
-        let site: &'static CallSite = self.lock.mode(self.mode);
+        let site: &'static CallSite = self.lock.mode(self.mode());
         let Some(slot) = here.slot(site) else {
             return;
         };
-        let contended = self.flags & CONTENDED != 0;
+        let contended = flags & CONTENDED != 0;
         let hold = end.saturating_sub(self.start);
         if timed {
             slot.record_op(hold);
@@ -478,7 +535,12 @@ impl Hold {
         } else {
             slot.c.counted.add(1);
         }
-        if let Some(h) = here.holder(site, self.function) {
+        let function = if flags & FUNCTION != 0 {
+            self.function()
+        } else {
+            here.function_id()
+        };
+        if let Some(h) = here.holder(site, function) {
             h.ops.add(1);
             if timed {
                 h.hold.add(hold);
@@ -519,30 +581,54 @@ fn try_failed(lock: &'static LockSite, mode: Mode) {
     }
 }
 
-/// Whether the calling thread times this acquisition, and the function it is made in.
-#[inline(always)]
-fn begin(sampler: Sampler) -> Option<(Here, bool, u32)> {
-    let here = Here::get()?;
-    Some((here, here.timed(sampler), here.function_id()))
+/// What an acquisition about to be made needs: whether it is timed (by the rate alone
+/// when it says all or none, else by the thread's countdown) in the flags (0 when the
+/// thread cannot record: it is tearing down), and the innermost measured function, to
+/// which it is attributed.
+#[derive(Clone, Copy)]
+struct Begin {
+    flags: u8,
+    function: u32,
 }
 
-/// An uncontended acquisition just made.
 #[inline(always)]
-fn uncontended(lock: &'static LockSite, mode: Mode, b: Option<(Here, bool, u32)>) -> Hold {
-    match b {
-        Some((_, timed, function)) => Hold {
-            lock,
-            start: if timed { now() } else { 0 },
-            wait: 0,
-            function,
-            mode,
-            flags: if timed { LIVE | TIMED } else { LIVE },
+fn begin(sampler: Sampler) -> Begin {
+    let Some(here) = Here::get() else {
+        return Begin {
+            flags: 0,
+            function: 0,
+        };
+    };
+    let timed = match sampler.fixed() {
+        Some(t) => t,
+        None => here.timed(sampler),
+    };
+    Begin {
+        flags: if timed {
+            LIVE | TIMED | FUNCTION
+        } else {
+            LIVE | FUNCTION
         },
-        None => Hold::none(lock, mode),
+        function: here.function_id(),
+    }
+}
+
+/// An uncontended acquisition just made: no clock is read but for a timed one's hold.
+#[inline(always)]
+fn uncontended(lock: &'static LockSite, mode: Mode, b: Begin) -> Hold {
+    Hold {
+        lock,
+        start: if b.flags & TIMED != 0 { now() } else { 0 },
+        wait: 0,
+        bits: bits(b.function, mode, b.flags),
     }
 }
 
 /// A hold of `mode` starting now without waiting (a write guard downgraded to a read).
+#[cfg_attr(
+    not(any(feature = "parking_lot", feature = "tokio", feature = "async-lock")),
+    allow(dead_code)
+)]
 pub(crate) fn hold_now(lock: &'static LockSite, mode: Mode) -> Hold {
     uncontended(lock, mode, begin(lock.sampler()))
 }
@@ -560,9 +646,7 @@ fn contended(lock: &'static LockSite, mode: Mode, timed: bool, t0: u64) -> Hold 
             lock,
             start: 0,
             wait: 0,
-            function,
-            mode,
-            flags: LIVE | CONTENDED,
+            bits: bits(function, mode, LIVE | CONTENDED | FUNCTION),
         };
     }
     let t1 = now();
@@ -574,9 +658,7 @@ fn contended(lock: &'static LockSite, mode: Mode, timed: bool, t0: u64) -> Hold 
         lock,
         start: t1,
         wait,
-        function,
-        mode,
-        flags: LIVE | TIMED | CONTENDED,
+        bits: bits(function, mode, LIVE | TIMED | CONTENDED | FUNCTION),
     }
 }
 
@@ -608,7 +690,7 @@ fn acquire_by<S, R>(
     let b = begin(lock.sampler());
     match fast(state) {
         Ok(r) => (r, uncontended(lock, mode, b)),
-        Err(state) => acquire_slow(lock, mode, b, state, slow),
+        Err(state) => acquire_slow(lock, mode, b.flags, state, slow),
     }
 }
 
@@ -616,14 +698,14 @@ fn acquire_by<S, R>(
 fn acquire_slow<S, R>(
     lock: &'static LockSite,
     mode: Mode,
-    b: Option<(Here, bool, u32)>,
+    flags: u8,
     state: S,
     slow: impl FnOnce(S) -> R,
 ) -> (R, Hold) {
-    let timed = matches!(b, Some((_, true, _)));
+    let timed = flags & TIMED != 0;
     let t0 = if timed { now() } else { 0 };
     let r = slow(state);
-    if b.is_none() {
+    if flags & LIVE == 0 {
         return (r, Hold::none(lock, mode));
     }
     (r, contended(lock, mode, timed, t0))
@@ -679,7 +761,7 @@ where
         Ok(r) => return (r, uncontended(lock, mode, b)),
         Err(state) => state,
     };
-    let timed = matches!(b, Some((_, true, _)));
+    let timed = b.flags & TIMED != 0;
     let t0 = if timed { now() } else { 0 };
     let r = slow(state).await;
     (r, contended(lock, mode, timed, t0))
@@ -697,6 +779,10 @@ pub struct ArcGuard<L: ?Sized, G> {
 
 impl<L: ?Sized, G> ArcGuard<L, G> {
     /// `guard` must borrow nothing but the lock inside `lock`.
+    #[cfg_attr(
+        not(any(feature = "parking_lot", feature = "tokio", feature = "async-lock")),
+        allow(dead_code)
+    )]
     pub(crate) fn new(guard: G, hold: Hold, lock: Arc<Lock<L>>) -> Self {
         ArcGuard { guard, hold, lock }
     }
