@@ -99,9 +99,13 @@ macro_rules! __val_impl {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __val_impl {
-    ($key:expr) => {
+    // The key is type-checked (and its variables used), never evaluated.
+    ($key:expr) => {{
+        if false {
+            let _ = &$key;
+        }
         $crate::ValHandle::__off()
-    };
+    }};
 }
 
 /// A named number the `debug` section shows: `hotpath::gauge!("queue").set(3).inc(1)`.
@@ -133,9 +137,13 @@ macro_rules! __gauge_impl {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __gauge_impl {
-    ($key:expr) => {
+    // The key is type-checked (and its variables used), never evaluated.
+    ($key:expr) => {{
+        if false {
+            let _ = &$key;
+        }
         $crate::GaugeHandle::__off()
-    };
+    }};
 }
 
 /// A number a gauge takes: every primitive integer and float.
