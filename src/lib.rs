@@ -38,6 +38,13 @@
 //! | `hotpath-alloc` | allocations per function (count, bytes, freed, retained; inclusive and self) through a tracking global allocator |
 //! | `hotpath-cpu` | CPU time vs waiting per function, sampled per thread (default) or read exactly at every call |
 //! | `report` | the report model and renderers alone (for tools reading saved JSON) |
+//! | `tokio` | `io!` on tokio's async I/O traits; `mutex!`/`rw_lock!` on `tokio::sync` locks |
+//! | `parking_lot` | `mutex!`/`rw_lock!` on `parking_lot` locks, `hotpath::wrap::parking_lot` |
+//! | `async-lock` | `mutex!`/`rw_lock!` on `async_lock` locks, `hotpath::wrap::async_lock` |
+//!
+//! Locks (`mutex!`, `rw_lock!`) of std are measured with `hotpath` alone; every function's
+//! waits (I/O, locks, channels, SQL, HTTP) make the `waits` section; `dbg!`, `val!` and
+//! `gauge!` keep debug values.
 //!
 //! ## What is measured
 //!

@@ -188,6 +188,7 @@ fn fixed() -> Report {
             labelled,
             counted,
         ],
+        ..Report::default()
     }
 }
 

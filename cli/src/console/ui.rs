@@ -403,11 +403,13 @@ fn inspect_lock(frame: &mut Frame, area: Rect, r: &Report, source: Source) {
         Source::Mutex(i) => r
             .mutexes
             .as_ref()
-            .map_or(String::new(), |v| v[i].name.clone()),
+            .and_then(|v| v.get(i))
+            .map_or(String::new(), |e| e.name.clone()),
         Source::RwLock(i, mode) => r
             .rw_locks
             .as_ref()
-            .map_or(String::new(), |v| format!("{} ({mode})", v[i].name)),
+            .and_then(|v| v.get(i))
+            .map_or(String::new(), |e| format!("{} ({mode})", e.name)),
         _ => String::new(),
     };
     let block = pane(format!("{title}: who acquired, waited and held"));
