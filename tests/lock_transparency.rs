@@ -65,7 +65,7 @@ fn script(seed: u64, rw: bool, poison: bool) -> Vec<(usize, Op)> {
     let mut out = Vec::with_capacity(OPS);
     while out.len() < OPS {
         let t = rng.next(THREADS as u64) as usize;
-        let writer = held.iter().any(|h| *h == 2);
+        let writer = held.contains(&2);
         let readers = held.iter().filter(|h| **h == 1).count();
         let op = match held[t] {
             0 => match rng.next(5) {
