@@ -147,8 +147,8 @@ pub(super) fn debug(r: &Report, limit: usize, out: &mut Vec<MetricFamily>) {
 #[cfg(test)]
 mod tests {
     use crate::report::{
-        DebugEntry, Function, FunctionWaits, Histogram, LockDist, LockHolder, LockMode,
-        MutexEntry, Report, RwLockEntry,
+        DebugEntry, Function, FunctionWaits, Histogram, LockDist, LockHolder, LockMode, MutexEntry,
+        Report, RwLockEntry,
     };
 
     fn mode(acquisitions: u64, contended: u64) -> LockMode {
