@@ -247,6 +247,7 @@ mod tests {
                 io: None,
                 threads: Some(vec![]),
                 process_memory: None,
+                ..Report::default()
             }
         }
 
