@@ -87,7 +87,17 @@ pub mod report;
 #[cfg(feature = "hotpath")]
 mod runtime;
 #[cfg(feature = "hotpath")]
+mod service;
+mod service_api;
+#[cfg(feature = "hotpath")]
 mod threads;
+#[cfg(all(feature = "hotpath", feature = "tokio"))]
+#[doc(hidden)]
+pub mod tokio_rt;
+#[cfg(feature = "diesel")]
+pub use service_api::instrument_diesel_sql;
+#[cfg(feature = "sqlx")]
+pub use service_api::sqlx_tracing_layer;
 pub mod wrap;
 
 pub use config::{CpuMode, Format};

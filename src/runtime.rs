@@ -53,6 +53,9 @@ impl Session {
         hotpath_core::begin_epoch();
         #[cfg(feature = "hotpath-alloc")]
         hotpath_alloc::begin_session();
+        #[cfg(feature = "tokio")]
+        crate::tokio_rt::reset();
+        crate::service::begin_session();
         for kind in hotpath_core::state::Sampler::ALL {
             kind.set_rate(cfg.rate(kind));
         }
@@ -138,6 +141,12 @@ impl crate::live::Source for Shared {
             (cfg!(feature = "futures-io"), "futures-io"),
             (cfg!(feature = "parking_lot"), "parking_lot"),
             (cfg!(feature = "async-lock"), "async-lock"),
+            (cfg!(feature = "sqlx"), "sqlx"),
+            (cfg!(feature = "diesel"), "diesel"),
+            (cfg!(feature = "reqwest-0-12"), "reqwest-0-12"),
+            (cfg!(feature = "reqwest-0-13"), "reqwest-0-13"),
+            (cfg!(feature = "ureq-3"), "ureq-3"),
+            (cfg!(feature = "axum-0-8"), "axum-0-8"),
         ] {
             if on {
                 features.push(name.to_string());

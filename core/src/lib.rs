@@ -35,6 +35,8 @@ mod future;
 pub mod hist;
 pub mod holders;
 #[allow(unsafe_code)]
+pub mod hook;
+#[allow(unsafe_code)]
 pub mod meter;
 pub mod op;
 mod registry;
@@ -52,7 +54,7 @@ pub use hist::{AtomicHist, Hist};
 pub use registry::{begin_epoch, thread_counts};
 pub use scope::{lost_calls, sampling_rate, set_sampling_rate, Scope};
 pub use shard::MAX_DEPTH;
-pub use site::{type_name_of, CallSite, SiteKind, MAX_SITES};
+pub use site::{site_by_id, type_name_of, CallSite, SiteKind, MAX_SITES};
 pub use slot::{Counts, Slot};
 #[cfg(feature = "alloc")]
 pub use snapshot::AllocStats;

@@ -10,7 +10,7 @@ pub const MAX_SITES: usize = crate::shard::DIR * crate::shard::CHUNK - 1;
 pub(crate) const OVERFLOW: u32 = u32::MAX;
 
 /// What a call site instruments.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SiteKind {
     /// A synchronous function (`#[measure]`).
     Function,
@@ -26,6 +26,14 @@ pub enum SiteKind {
     /// One mode of a lock site (`mutex!`, `rw_lock!`): its exclusive, read, write or
     /// upgradable acquisitions. Reported in the lock sections, not as a function.
     Lock,
+    /// One normalised SQL query issued from one function (`sqlx`, `diesel`): interned at
+    /// run time. Reported in the SQL section.
+    Sql,
+    /// One HTTP client endpoint (method and URL template, or label) called from one
+    /// function. Reported in the HTTP section.
+    HttpClient,
+    /// One HTTP server route (method and matched route). Reported in the server section.
+    HttpServer,
 }
 
 impl SiteKind {
@@ -195,6 +203,12 @@ static SITES: Mutex<Vec<&'static CallSite>> = Mutex::new(Vec::new());
 pub(crate) fn all() -> Vec<&'static CallSite> {
     let sites = SITES.lock().unwrap_or_else(|e| e.into_inner());
     crate::internal(|| sites.clone())
+}
+
+/// The site numbered `id` (as [`CallSite::id`] gave it), if there is one.
+pub fn site_by_id(id: u32) -> Option<&'static CallSite> {
+    let sites = SITES.lock().unwrap_or_else(|e| e.into_inner());
+    sites.get(id as usize).copied().filter(|_| id != 0)
 }
 
 /// Sites that could not be numbered because [`MAX_SITES`] were taken.

@@ -86,6 +86,9 @@ const APPLIED: &[&str] = &[
     "HOTPATH_IO_LIMIT",
     "HOTPATH_MUTEXES_LIMIT",
     "HOTPATH_RW_LOCKS_LIMIT",
+    "HOTPATH_SQL_LIMIT",
+    "HOTPATH_HTTP_LIMIT",
+    "HOTPATH_SERVER_LIMIT",
     "HOTPATH_SHUTDOWN_MS",
     "HOTPATH_TIME_SAMPLING_RATE",
     "HOTPATH_FUNCTIONS_TIME_SAMPLING_RATE",
@@ -188,6 +191,9 @@ impl Config {
             ("HOTPATH_IO_LIMIT", &mut self.io_limit),
             ("HOTPATH_MUTEXES_LIMIT", &mut self.mutexes_limit),
             ("HOTPATH_RW_LOCKS_LIMIT", &mut self.rw_locks_limit),
+            ("HOTPATH_SQL_LIMIT", &mut self.sql_limit),
+            ("HOTPATH_HTTP_LIMIT", &mut self.http_limit),
+            ("HOTPATH_SERVER_LIMIT", &mut self.server_limit),
         ] {
             let current = field.map_or("HOTPATH_LIMIT".to_string(), |l| l.to_string());
             if let Some(l) = env(name, rows, &current, |s| s.parse::<usize>().ok()) {

@@ -7,8 +7,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::model::{
-    AllocTotal, CpuInfo, DebugEntry, Function, IoEntry, MutexEntry, ProcessMemory, Report,
-    RwLockEntry, ThreadRow,
+    AllocTotal, CpuInfo, DebugEntry, Function, HttpEntry, IoEntry, MutexEntry, ProcessMemory,
+    Report, RwLockEntry, ServerEntry, SqlEntry, ThreadRow, TokioRuntime,
 };
 use super::section::{known_sections, Section};
 
@@ -65,6 +65,18 @@ pub struct Fragment {
     /// Section `debug`: the debug values.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub debug: Option<Vec<DebugEntry>>,
+    /// Section `sql`: the queries.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sql: Option<Vec<SqlEntry>>,
+    /// Section `http`: the client endpoints.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http: Option<Vec<HttpEntry>>,
+    /// Section `server`: the routes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server: Option<Vec<ServerEntry>>,
+    /// Section `tokio`: the runtimes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokio: Option<Vec<TokioRuntime>>,
 }
 
 /// `GET /profiler_status`.
@@ -130,6 +142,10 @@ impl Report {
             rw_locks_time_sampling_rate: None,
             rw_locks: None,
             debug: None,
+            sql: None,
+            http: None,
+            server: None,
+            tokio: None,
         };
         // The functions with only `keep`'s per-function object.
         let functions = |keep: Option<Section>| {
@@ -152,6 +168,10 @@ impl Report {
         };
         match section {
             Section::Timing => fragment.functions = Some(functions(None)),
+            Section::Sql => fragment.sql = Some(self.sql.clone().unwrap_or_default()),
+            Section::Http => fragment.http = Some(self.http.clone().unwrap_or_default()),
+            Section::Server => fragment.server = Some(self.server.clone().unwrap_or_default()),
+            Section::Tokio => fragment.tokio = Some(self.tokio.clone().unwrap_or_default()),
             Section::Alloc => {
                 fragment.alloc_total = self.alloc_total.clone();
                 fragment.functions = Some(functions(Some(Section::Alloc)));

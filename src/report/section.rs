@@ -25,18 +25,31 @@ pub enum Section {
     RwLocks,
     /// The last values of `dbg!`, `val!` and `gauge!`.
     Debug,
+    /// SQL queries per normalised query and issuing function (features `sqlx`, `diesel`).
+    Sql,
+    /// HTTP client calls per endpoint and calling function (features `reqwest-0-12`,
+    /// `reqwest-0-13`, `ureq-3`).
+    Http,
+    /// HTTP server requests per route (feature `axum-0-8`).
+    Server,
+    /// tokio runtimes: workers, tasks, queue, busy time (feature `tokio`).
+    Tokio,
 }
 
 impl Section {
     /// Every section, in report order.
-    pub const ALL: [Section; 9] = [
+    pub const ALL: [Section; 13] = [
         Section::Timing,
         Section::Alloc,
         Section::Cpu,
         Section::Waits,
         Section::Io,
+        Section::Sql,
+        Section::Http,
+        Section::Server,
         Section::Mutexes,
         Section::RwLocks,
+        Section::Tokio,
         Section::Threads,
         Section::Debug,
     ];
@@ -53,6 +66,10 @@ impl Section {
             Section::Mutexes => "mutexes",
             Section::RwLocks => "rw_locks",
             Section::Debug => "debug",
+            Section::Sql => "sql",
+            Section::Http => "http",
+            Section::Server => "server",
+            Section::Tokio => "tokio",
         }
     }
 
@@ -64,6 +81,7 @@ impl Section {
             "functions-alloc" => Some(Section::Alloc),
             "functions-cpu" => Some(Section::Cpu),
             "rw-locks" | "rwlocks" => Some(Section::RwLocks),
+            "tokio_runtime" | "tokio-runtime" => Some(Section::Tokio),
             other => Section::ALL.into_iter().find(|s| s.name() == other),
         }
     }
@@ -74,6 +92,10 @@ impl Section {
         match self {
             Section::Alloc => Some("hotpath-alloc"),
             Section::Cpu => Some("hotpath-cpu"),
+            Section::Sql => Some("sqlx"),
+            Section::Http => Some("reqwest-0-13"),
+            Section::Server => Some("axum-0-8"),
+            Section::Tokio => Some("tokio"),
             Section::Timing
             | Section::Io
             | Section::Threads
@@ -96,6 +118,10 @@ impl Section {
             Section::Mutexes => "/mutexes",
             Section::RwLocks => "/rw_locks",
             Section::Debug => "/debug",
+            Section::Sql => "/sql",
+            Section::Http => "/http",
+            Section::Server => "/server",
+            Section::Tokio => "/tokio_runtime",
         }
     }
 

@@ -82,6 +82,8 @@ fn run(shared: &Shared, interval: Duration) {
             }
         }
         lock(&shared.sampler).sample();
+        #[cfg(feature = "tokio")]
+        crate::tokio_rt::tick();
     }
 }
 

@@ -14,8 +14,10 @@ mod cpu;
 mod debug;
 mod io;
 mod locks;
+mod service;
 mod threads;
 mod timing;
+mod tokio;
 mod waits;
 
 use hotpath_core::{SiteStats, Snapshot};
@@ -127,6 +129,10 @@ pub(crate) fn report(inputs: &Inputs<'_>) -> Report {
             rw_locks_time_sampling_rate: None,
             rw_locks: None,
             debug: None,
+            sql: None,
+            http: None,
+            server: None,
+            tokio: None,
         };
         for &section in &cfg.sections {
             let present = match section {
@@ -139,6 +145,10 @@ pub(crate) fn report(inputs: &Inputs<'_>) -> Report {
                 Section::Mutexes => locks::build_mutexes(&ctx, &mut r),
                 Section::RwLocks => locks::build_rw_locks(&ctx, &mut r),
                 Section::Debug => debug::build(&mut r, &mut notes),
+                Section::Sql => service::build_sql(&ctx, &mut r, &mut notes),
+                Section::Http => service::build_http(&ctx, &mut r),
+                Section::Server => service::build_server(&ctx, &mut r),
+                Section::Tokio => tokio::build(&mut r, &mut notes),
             };
             if present {
                 r.sections.push(section);

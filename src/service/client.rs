@@ -1,0 +1,1 @@
+//! HTTP client front ends (reqwest, ureq).

@@ -1,0 +1,1 @@
+//! HTTP server front end (tower, axum).
