@@ -79,6 +79,9 @@ mod config;
 mod cpu;
 mod debug;
 mod guard;
+#[cfg(any(feature = "reqwest-0-12", feature = "reqwest-0-13", feature = "ureq-3"))]
+#[doc(hidden)]
+pub mod http_client;
 #[cfg(feature = "hotpath")]
 mod live;
 mod lock;
@@ -89,6 +92,18 @@ mod runtime;
 #[cfg(feature = "hotpath")]
 mod service;
 mod service_api;
+#[cfg(all(feature = "reqwest-0-12", not(feature = "reqwest-0-13")))]
+pub use http_client::reqwest_012::ReqwestHttpMiddleware;
+#[cfg(feature = "reqwest-0-13")]
+pub use http_client::reqwest_013::ReqwestHttpMiddleware;
+#[cfg(feature = "ureq-3")]
+pub use http_client::ureq_3::UreqHttpMiddleware;
+#[cfg(feature = "axum-0-8")]
+mod http_server;
+#[cfg(feature = "axum-0-8")]
+pub use http_server::{
+    AxumLayer, HttpServerLayer, HttpServerService, MeasuredBody, MeasuredResponse,
+};
 #[cfg(feature = "hotpath")]
 mod threads;
 #[cfg(all(feature = "hotpath", feature = "tokio"))]

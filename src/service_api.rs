@@ -100,3 +100,60 @@ macro_rules! __tokio_runtime_impl {
         let _ = &$handle;
     }};
 }
+
+/// Measures an HTTP client's requests for the `http` section: per method and URL
+/// template (numeric, UUID and long hex path segments folded to `{id}`, never the query
+/// string) or per `label`, and calling function: calls, transport errors, status
+/// classes and the time to the response head, charged to the caller (`waits`).
+///
+/// For a `reqwest::Client` (features `reqwest-0-12`, `reqwest-0-13`) it evaluates to a
+/// `reqwest_middleware::ClientWithMiddleware` (0.4 and 0.5 respectively); for ureq 3's
+/// `ConfigBuilder<AgentScope>` (feature `ureq-3`) to the builder with
+/// [`UreqHttpMiddleware`](crate::UreqHttpMiddleware) added. Forms: `http!(client)`,
+/// `http!(client, label = "billing")`. Without the `hotpath` feature: the client itself.
+#[macro_export]
+macro_rules! http {
+    ($client:expr $(,)?) => {
+        $crate::__http_impl!($client, ::core::option::Option::None)
+    };
+    ($client:expr, label = $label:expr $(,)?) => {
+        $crate::__http_impl!($client, ::core::option::Option::Some($label))
+    };
+}
+
+#[cfg(all(
+    feature = "hotpath",
+    any(feature = "reqwest-0-12", feature = "reqwest-0-13", feature = "ureq-3")
+))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __http_impl {
+    ($client:expr, $label:expr) => {
+        $crate::http_client::InstrumentHttpClient::instrument($client, $label)
+    };
+}
+
+#[cfg(not(all(
+    feature = "hotpath",
+    any(feature = "reqwest-0-12", feature = "reqwest-0-13", feature = "ureq-3")
+)))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __http_impl {
+    ($client:expr, $label:expr) => {{
+        let _ = $label;
+        $client
+    }};
+}
+
+/// Adds [`AxumLayer`](crate::AxumLayer) to an axum `Router` (feature `axum-0-8`): the
+/// `server` section then shows each route's requests (`GET /users/{id}`), status
+/// classes, aborted responses, requests in flight, time to the response head and to the
+/// end of the body. Use it after the last `.route(...)`. Without the `hotpath` feature
+/// the layer forwards everything untouched.
+#[macro_export]
+macro_rules! axum {
+    ($router:expr $(,)?) => {
+        $router.layer($crate::AxumLayer::new())
+    };
+}

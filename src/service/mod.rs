@@ -40,12 +40,6 @@ pub(crate) mod sqlx;
 #[cfg(feature = "diesel")]
 pub(crate) mod diesel;
 
-#[cfg(any(feature = "reqwest-0-12", feature = "reqwest-0-13", feature = "ureq-3"))]
-pub(crate) mod client;
-
-#[cfg(feature = "axum-0-8")]
-pub(crate) mod server;
-
 /// What an interned site stands for.
 #[derive(Clone, Debug)]
 pub(crate) struct Info {

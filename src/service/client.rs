@@ -1,1 +1,0 @@
-//! HTTP client front ends (reqwest, ureq).

@@ -1,1 +1,0 @@
-//! HTTP server front end (tower, axum).
