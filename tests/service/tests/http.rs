@@ -1,0 +1,80 @@
+//! The `http` (client) and `server` sections against a real axum server and real
+//! reqwest 0.12/0.13 and ureq 3 clients on loopback.
+
+use hotpath::report::{HttpEntry, Report, ServerEntry};
+use hotpath_service_tests::report;
+
+const MS: u64 = 1_000_000;
+
+fn client<'a>(r: &'a Report, endpoint_suffix: &str, source: &str) -> &'a HttpEntry {
+    let rows = r.http.as_ref().unwrap_or_else(|| panic!("{:?}", r.sections));
+    rows.iter()
+        .find(|e| e.endpoint.ends_with(endpoint_suffix) && e.source.as_deref() == Some(source))
+        .unwrap_or_else(|| panic!("no {endpoint_suffix} from {source}: {rows:#?}"))
+}
+
+fn route<'a>(r: &'a Report, route: &str) -> &'a ServerEntry {
+    let rows = r.server.as_ref().unwrap_or_else(|| panic!("{:?}", r.sections));
+    rows.iter()
+        .find(|e| e.route == route)
+        .unwrap_or_else(|| panic!("no {route}: {rows:#?}"))
+}
+
+#[test]
+fn clients_and_server_count_calls_classes_and_times() {
+    let run = report(env!("CARGO_BIN_EXE_http"), &[]);
+    let r = &run.report;
+    for s in ["http", "server"] {
+        assert!(r.sections.iter().any(|x| x == s), "{:?}", r.sections);
+    }
+    // 50 calls to the 10 ms handler: one client row, ids folded, p50 >= 10 ms.
+    let users = client(r, "/users/{id}", "http::fetch_all");
+    assert!(users.endpoint.starts_with("GET 127.0.0.1:"), "{}", users.endpoint);
+    assert_eq!((users.calls, users.errors, users.status.status_2xx), (50, 0, 50));
+    assert_eq!(users.client, "reqwest");
+    assert!(users.ttfb_ns.percentiles.get(50.0).unwrap() >= 10 * MS);
+    let c12 = client(r, "/users/{id}", "http::fetch_012");
+    assert_eq!((c12.calls, c12.status.status_2xx), (5, 5));
+    let cu = client(r, "/users/{id}", "http::fetch_ureq");
+    assert_eq!((cu.calls, cu.status.status_2xx, cu.client.as_str()), (5, 5, "ureq"));
+
+    // The server row is the matched route, never the raw path.
+    let s = route(r, "GET /users/{id}");
+    assert_eq!((s.calls, s.status.status_2xx, s.aborted), (60, 60, 0));
+    assert!(s.ttfb_ns.percentiles.get(50.0).unwrap() >= 10 * MS);
+    assert!(s.total_ns.percentiles.get(50.0).unwrap() >= 10 * MS);
+    assert_eq!(s.in_flight, 0);
+
+    // 404 and 500 in their classes, on both sides; the query string nowhere.
+    let miss = client(r, "/missing", "http::misses");
+    assert_eq!((miss.calls, miss.errors, miss.status.status_4xx), (10, 0, 10));
+    let fail = client(r, "/fail", "http::misses");
+    assert_eq!(fail.status.status_5xx, 1);
+    assert_eq!(route(r, "GET <unmatched>").status.status_4xx, 10);
+    assert_eq!(route(r, "GET /fail").status.status_5xx, 1);
+    assert!(!run.json.contains("secret"));
+
+    // A streamed body: 10 chunks 20 ms apart. The head comes before the body, which
+    // ends at least 9 x 20 ms later.
+    let st = route(r, "GET /stream");
+    assert_eq!(st.calls, 1);
+    let (ttfb, total) = (st.ttfb_ns.max, st.total_ns.max);
+    assert!(total >= 180 * MS, "total {total}");
+    assert!(total - ttfb >= 180 * MS, "ttfb {ttfb} total {total}");
+    assert!(run.stderr.contains("stream_bytes=1000"), "{}", run.stderr);
+
+    // No response: a transport error, no status.
+    let refused = r
+        .http
+        .as_ref()
+        .unwrap()
+        .iter()
+        .find(|e| e.source.as_deref() == Some("http::refused"))
+        .unwrap();
+    assert_eq!((refused.calls, refused.errors), (1, 1));
+    assert_eq!(refused.status.status_2xx + refused.status.status_4xx, 0);
+
+    // HTTP time is charged to the calling function.
+    let f = r.functions.iter().find(|f| f.name == "http::fetch_all").unwrap();
+    assert!(f.waits.as_ref().unwrap().http_ns >= 50 * 10 * MS);
+}
