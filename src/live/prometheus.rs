@@ -11,6 +11,7 @@ use prometheus::proto::{
 use prometheus::TextEncoder;
 
 mod locks;
+mod service;
 
 use crate::report::format::{twin_names, Twin};
 use crate::report::{Histogram as Hist, Report};
@@ -164,6 +165,10 @@ pub(crate) fn encode(r: &Report, limit: usize) -> String {
     io(r, limit, &bounds, &mut out);
     locks::locks(r, limit, &bounds, &mut out);
     locks::debug(r, limit, &mut out);
+    service::sql(r, limit, &bounds, &mut out);
+    service::http(r, limit, &bounds, &mut out);
+    service::server(r, limit, &bounds, &mut out);
+    service::tokio(r, &mut out);
     process(r, limit, &mut out);
 
     let mut text = String::new();

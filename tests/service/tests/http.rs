@@ -7,14 +7,20 @@ use hotpath_service_tests::report;
 const MS: u64 = 1_000_000;
 
 fn client<'a>(r: &'a Report, endpoint_suffix: &str, source: &str) -> &'a HttpEntry {
-    let rows = r.http.as_ref().unwrap_or_else(|| panic!("{:?}", r.sections));
+    let rows = r
+        .http
+        .as_ref()
+        .unwrap_or_else(|| panic!("{:?}", r.sections));
     rows.iter()
         .find(|e| e.endpoint.ends_with(endpoint_suffix) && e.source.as_deref() == Some(source))
         .unwrap_or_else(|| panic!("no {endpoint_suffix} from {source}: {rows:#?}"))
 }
 
 fn route<'a>(r: &'a Report, route: &str) -> &'a ServerEntry {
-    let rows = r.server.as_ref().unwrap_or_else(|| panic!("{:?}", r.sections));
+    let rows = r
+        .server
+        .as_ref()
+        .unwrap_or_else(|| panic!("{:?}", r.sections));
     rows.iter()
         .find(|e| e.route == route)
         .unwrap_or_else(|| panic!("no {route}: {rows:#?}"))
@@ -29,14 +35,24 @@ fn clients_and_server_count_calls_classes_and_times() {
     }
     // 50 calls to the 10 ms handler: one client row, ids folded, p50 >= 10 ms.
     let users = client(r, "/users/{id}", "http::fetch_all");
-    assert!(users.endpoint.starts_with("GET 127.0.0.1:"), "{}", users.endpoint);
-    assert_eq!((users.calls, users.errors, users.status.status_2xx), (50, 0, 50));
+    assert!(
+        users.endpoint.starts_with("GET 127.0.0.1:"),
+        "{}",
+        users.endpoint
+    );
+    assert_eq!(
+        (users.calls, users.errors, users.status.status_2xx),
+        (50, 0, 50)
+    );
     assert_eq!(users.client, "reqwest");
     assert!(users.ttfb_ns.percentiles.get(50.0).unwrap() >= 10 * MS);
     let c12 = client(r, "/users/{id}", "http::fetch_012");
     assert_eq!((c12.calls, c12.status.status_2xx), (5, 5));
     let cu = client(r, "/users/{id}", "http::fetch_ureq");
-    assert_eq!((cu.calls, cu.status.status_2xx, cu.client.as_str()), (5, 5, "ureq"));
+    assert_eq!(
+        (cu.calls, cu.status.status_2xx, cu.client.as_str()),
+        (5, 5, "ureq")
+    );
 
     // The server row is the matched route, never the raw path.
     let s = route(r, "GET /users/{id}");
@@ -47,7 +63,10 @@ fn clients_and_server_count_calls_classes_and_times() {
 
     // 404 and 500 in their classes, on both sides; the query string nowhere.
     let miss = client(r, "/missing", "http::misses");
-    assert_eq!((miss.calls, miss.errors, miss.status.status_4xx), (10, 0, 10));
+    assert_eq!(
+        (miss.calls, miss.errors, miss.status.status_4xx),
+        (10, 0, 10)
+    );
     let fail = client(r, "/fail", "http::misses");
     assert_eq!(fail.status.status_5xx, 1);
     assert_eq!(route(r, "GET <unmatched>").status.status_4xx, 10);
@@ -75,6 +94,10 @@ fn clients_and_server_count_calls_classes_and_times() {
     assert_eq!(refused.status.status_2xx + refused.status.status_4xx, 0);
 
     // HTTP time is charged to the calling function.
-    let f = r.functions.iter().find(|f| f.name == "http::fetch_all").unwrap();
+    let f = r
+        .functions
+        .iter()
+        .find(|f| f.name == "http::fetch_all")
+        .unwrap();
     assert!(f.waits.as_ref().unwrap().http_ns >= 50 * 10 * MS);
 }

@@ -37,7 +37,11 @@ async fn stream() -> axum::body::Body {
 #[hotpath::measure]
 async fn fetch_all(client: &reqwest_middleware_05::ClientWithMiddleware, base: &str) {
     for id in 1..=50 {
-        let r = client.get(format!("{base}/users/{id}")).send().await.unwrap();
+        let r = client
+            .get(format!("{base}/users/{id}"))
+            .send()
+            .await
+            .unwrap();
         assert_eq!(r.text().await.unwrap(), format!("user {id}"));
     }
 }
@@ -45,7 +49,11 @@ async fn fetch_all(client: &reqwest_middleware_05::ClientWithMiddleware, base: &
 #[hotpath::measure]
 async fn fetch_012(client: &reqwest_middleware_04::ClientWithMiddleware, base: &str) {
     for id in 1..=5 {
-        let r = client.get(format!("{base}/users/{id}")).send().await.unwrap();
+        let r = client
+            .get(format!("{base}/users/{id}"))
+            .send()
+            .await
+            .unwrap();
         assert!(r.status().is_success());
     }
 }
@@ -61,7 +69,11 @@ fn fetch_ureq(agent: &ureq::Agent, base: &str) {
 #[hotpath::measure]
 async fn misses(client: &reqwest_middleware_05::ClientWithMiddleware, base: &str) {
     for _ in 0..10 {
-        let r = client.get(format!("{base}/missing?q=secret")).send().await.unwrap();
+        let r = client
+            .get(format!("{base}/missing?q=secret"))
+            .send()
+            .await
+            .unwrap();
         assert_eq!(r.status().as_u16(), 404);
     }
     let r = client.get(format!("{base}/fail")).send().await.unwrap();
