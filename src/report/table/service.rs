@@ -55,8 +55,8 @@ pub(super) fn tokio(r: &Report, limit: usize, out: &mut String) {
     for rt in r.tokio.as_deref().unwrap_or(&[]) {
         let _ = writeln!(
             out,
-            "tokio: runtime {} ({}, {} workers); alive tasks now {}, max {}; global queue max {}; busy {}",
-            rt.name(),
+            "tokio: runtime {}({}, {} workers); alive tasks now {}, max {}; global queue max {}; busy {}",
+            rt.label.as_deref().map_or(String::new(), |l| format!("{l} ")),
             rt.flavor,
             rt.workers,
             count(rt.alive_tasks.last),

@@ -101,3 +101,28 @@ fn clients_and_server_count_calls_classes_and_times() {
         .unwrap();
     assert!(f.waits.as_ref().unwrap().http_ns >= 50 * 10 * MS);
 }
+
+/// The wrappers change nothing a program sees: the same script of requests, plain and
+/// through `axum!` and `http!`, gives byte-identical logs.
+#[test]
+fn wrapped_server_and_clients_behave_as_the_plain_ones() {
+    let run = |mode: &str| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_http_diff"))
+            .arg(mode)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let (plain, wrapped) = (run("plain"), run("wrapped"));
+    assert_eq!(plain.lines().count(), 5 * 2 + 1 + 5 + 5 + 1, "{plain}");
+    assert!(
+        plain.contains("reqwest13 POST /echo 201 Some(\"1\") \"HELLO\""),
+        "{plain}"
+    );
+    assert_eq!(plain, wrapped);
+}
