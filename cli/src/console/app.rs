@@ -52,9 +52,15 @@ impl Tab {
     pub fn views(self) -> &'static [View] {
         match self {
             Tab::Functions => &[View::Timing, View::Memory, View::Cpu, View::Waits],
-            Tab::Io => &[View::IoStreams, View::IoFunctions],
+            Tab::Io => &[
+                View::IoStreams,
+                View::IoFunctions,
+                View::Sql,
+                View::Http,
+                View::Server,
+            ],
             Tab::DataFlow => &[View::Mutexes, View::RwLocks],
-            Tab::Threads => &[View::Threads],
+            Tab::Threads => &[View::Threads, View::Tokio],
             Tab::Debug => &[View::Debug],
         }
     }

@@ -14,6 +14,7 @@ use hotpath::report::{Function, ProfilerStatus, Report, Section};
 use super::trend::{sparkline, Trend, WINDOW};
 
 mod locks;
+mod service;
 
 /// One table of the console.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,11 +39,19 @@ pub enum View {
     RwLocks,
     /// The last values of `dbg!`, `val!` and `gauge!` (section `debug`).
     Debug,
+    /// SQL queries per normalised query and source (section `sql`).
+    Sql,
+    /// HTTP client requests per endpoint and source (section `http`).
+    Http,
+    /// HTTP server requests per route (section `server`).
+    Server,
+    /// tokio runtime workers (section `tokio`).
+    Tokio,
 }
 
 impl View {
     /// Every view, in the order of [`View::index`].
-    pub const ALL: [View; 10] = [
+    pub const ALL: [View; 14] = [
         View::Timing,
         View::Memory,
         View::Cpu,
@@ -53,6 +62,10 @@ impl View {
         View::Mutexes,
         View::RwLocks,
         View::Debug,
+        View::Sql,
+        View::Http,
+        View::Server,
+        View::Tokio,
     ];
 
     /// The name on the view bar.
@@ -68,6 +81,10 @@ impl View {
             View::Mutexes => "Mutexes",
             View::RwLocks => "RwLocks",
             View::Debug => "Debug",
+            View::Sql => "SQL",
+            View::Http => "HTTP",
+            View::Server => "Server",
+            View::Tokio => "Tokio",
         }
     }
 
@@ -83,6 +100,10 @@ impl View {
             View::Mutexes => Section::Mutexes,
             View::RwLocks => Section::RwLocks,
             View::Debug => Section::Debug,
+            View::Sql => Section::Sql,
+            View::Http => Section::Http,
+            View::Server => Section::Server,
+            View::Tokio => Section::Tokio,
         }
     }
 
@@ -106,6 +127,14 @@ pub(crate) enum Source {
     RwLock(usize, &'static str),
     /// `report.debug[i]`.
     Debug(usize),
+    /// `report.sql[i]`.
+    Sql(usize),
+    /// `report.http[i]`.
+    Http(usize),
+    /// `report.server[i]`.
+    Server(usize),
+    /// The `i`-th worker row of `report.tokio`.
+    Tokio(usize),
 }
 
 /// One column: its title and whether it holds text (left-aligned, sorted A to Z first)
@@ -238,6 +267,10 @@ pub(crate) fn build(
         View::Mutexes => locks::mutexes(report, status),
         View::RwLocks => locks::rw_locks(report, status),
         View::Debug => locks::debug(report, status),
+        View::Sql => service::sql(report, status),
+        View::Http => service::http(report, status),
+        View::Server => service::server(report, status),
+        View::Tokio => service::tokio(report, status),
     }
 }
 

@@ -100,6 +100,17 @@ pub enum RowKey {
         /// 0 for the first entry with this name and type in the report, 1 for the second, ...
         nth: usize,
     },
+    /// A SQL query, HTTP client endpoint or server route.
+    Service {
+        /// `sql`, `http` or `server`.
+        section: String,
+        /// The normalised query, the endpoint or the route.
+        key: String,
+        /// The issuing function (`sql`, `http`).
+        source: Option<String>,
+        /// 0 for the first row with this identity in the report, 1 for the second, ...
+        nth: usize,
+    },
 }
 
 /// A direction of an I/O entry.
@@ -198,6 +209,9 @@ pub enum Metric {
     LockWait,
     /// Lock mode: `hold_ns.mean`.
     LockHoldAvg,
+    /// SQL, HTTP, server row: failed queries, requests without a response, 5xx and
+    /// aborted responses.
+    Errors,
 }
 
 /// What a quantity is, for comparing and printing it.
@@ -232,7 +246,8 @@ impl Metric {
             | Metric::IoOps(_)
             | Metric::IoErrors(_)
             | Metric::LockAcquisitions
-            | Metric::LockContended => Unit::Count,
+            | Metric::LockContended
+            | Metric::Errors => Unit::Count,
             Metric::AllocBytes | Metric::BytesPerCall | Metric::IoBytes(_) => Unit::Bytes,
             Metric::AllocsPerCall => Unit::PerCall,
         }
@@ -255,6 +270,7 @@ impl Metric {
                 | Metric::IoOps(_)
                 | Metric::IoBytes(_)
                 | Metric::LockContended
+                | Metric::Errors
         )
     }
 }
@@ -282,6 +298,7 @@ impl fmt::Display for Metric {
             Metric::LockContended => f.write_str("contended"),
             Metric::LockWait => f.write_str("wait total"),
             Metric::LockHoldAvg => f.write_str("hold avg"),
+            Metric::Errors => f.write_str("errors"),
         }
     }
 }

@@ -1,0 +1,148 @@
+//! What a SQL query and an HTTP request cost in profiler work (issue 13 item 8).
+//!
+//! ```text
+//! cargo bench -p hotpath-service-tests --bench service
+//! ```
+//!
+//! - `sql_event/{bare,layer}`: one `sqlx::query` event with sqlx's fields (a 60-byte
+//!   statement, rows, `elapsed_secs`), dispatched to a registry without and with
+//!   `hotpath::sqlx_tracing_layer()`, inside a measured function: the difference is
+//!   the layer's work per query (hash of the statement, cache lookup, slot update,
+//!   charging the function).
+//! - `server/{bare,layer}`: one request through a tower service that answers a
+//!   one-chunk body at once, called and its body polled to the end, without and with
+//!   `HttpServerLayer`: the difference is the server layer's work per request.
+//! - `client/{bare,http}`: one GET to an axum server on loopback through a reqwest 0.13
+//!   client without and with `http!`: the difference (within the loopback request's
+//!   noise) is the middleware's work per request.
+use std::convert::Infallible;
+use std::hint::black_box;
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use http_body_util::BodyExt;
+use tower_layer::Layer;
+use tower_service::Service;
+use tracing_subscriber::layer::SubscriberExt;
+
+fn sql_event() {
+    tracing::event!(
+        target: "sqlx::query",
+        tracing::Level::DEBUG,
+        summary = "select id, name from …",
+        db.statement = "\n\nselect id, name from users where id = $1 and active = true\n",
+        rows_affected = 0u64,
+        rows_returned = 1u64,
+        elapsed = ?std::time::Duration::from_micros(50),
+        elapsed_secs = 0.00005f64,
+    );
+}
+
+#[hotpath::measure]
+fn issue_query() {
+    sql_event();
+}
+
+fn sql(c: &mut Criterion) {
+    let mut g = c.benchmark_group("sql_event");
+    let bare = tracing_subscriber::registry();
+    tracing::subscriber::with_default(bare, || {
+        g.bench_function("bare", |b| b.iter(issue_query));
+    });
+    let with = tracing_subscriber::registry().with(hotpath::sqlx_tracing_layer());
+    tracing::subscriber::with_default(with, || {
+        g.bench_function("layer", |b| b.iter(issue_query));
+    });
+    g.finish();
+}
+
+fn server(c: &mut Criterion) {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let svc = tower::service_fn(|_req: http::Request<()>| async {
+        Ok::<_, Infallible>(http::Response::new(http_body_util::Full::new(
+            bytes::Bytes::from_static(b"hello"),
+        )))
+    });
+    let mut g = c.benchmark_group("server");
+    let mut bare = svc;
+    g.bench_function("bare", |b| {
+        b.iter(|| {
+            rt.block_on(async {
+                let r = bare
+                    .call(http::Request::get("/users/1").body(()).unwrap())
+                    .await
+                    .unwrap();
+                black_box(r.into_body().collect().await.unwrap());
+            })
+        })
+    });
+    let mut wrapped = hotpath::HttpServerLayer::new().layer(svc);
+    g.bench_function("layer", |b| {
+        b.iter(|| {
+            rt.block_on(async {
+                let r = wrapped
+                    .call(http::Request::get("/users/1").body(()).unwrap())
+                    .await
+                    .unwrap();
+                black_box(r.into_body().collect().await.unwrap());
+            })
+        })
+    });
+    g.finish();
+}
+
+fn client(c: &mut Criterion) {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let base = rt.block_on(async {
+        let app = axum::Router::new().route("/users/{id}", axum::routing::get(|| async { "ok" }));
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+        base
+    });
+    let url = format!("{base}/users/7");
+    let mut g = c.benchmark_group("client");
+    let bare = reqwest_013::Client::new();
+    g.bench_function("bare", |b| {
+        b.iter(|| {
+            rt.block_on(async {
+                black_box(bare.get(&url).send().await.unwrap().bytes().await.unwrap())
+            })
+        })
+    });
+    let wrapped = hotpath::http!(reqwest_013::Client::new());
+    g.bench_function("http", |b| {
+        b.iter(|| {
+            rt.block_on(async {
+                black_box(
+                    wrapped
+                        .get(&url)
+                        .send()
+                        .await
+                        .unwrap()
+                        .bytes()
+                        .await
+                        .unwrap(),
+                )
+            })
+        })
+    });
+    g.finish();
+}
+
+fn all(c: &mut Criterion) {
+    let _guard = hotpath::HotpathGuardBuilder::new("bench")
+        .format(hotpath::Format::None)
+        .build();
+    sql(c);
+    server(c);
+    client(c);
+}
+
+criterion_group!(benches, all);
+criterion_main!(benches);
