@@ -114,10 +114,10 @@ macro_rules! __tokio_runtime_impl {
 #[macro_export]
 macro_rules! http {
     ($client:expr $(,)?) => {
-        $crate::__http_impl!($client, ::core::option::Option::None)
+        $crate::__http_impl!($client, @none)
     };
     ($client:expr, label = $label:expr $(,)?) => {
-        $crate::__http_impl!($client, ::core::option::Option::Some($label))
+        $crate::__http_impl!($client, @some $label)
     };
 }
 
@@ -128,8 +128,14 @@ macro_rules! http {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __http_impl {
-    ($client:expr, $label:expr) => {
-        $crate::http_client::InstrumentHttpClient::instrument($client, $label)
+    ($client:expr, @none) => {
+        $crate::http_client::InstrumentHttpClient::instrument($client, ::core::option::Option::None)
+    };
+    ($client:expr, @some $label:expr) => {
+        $crate::http_client::InstrumentHttpClient::instrument(
+            $client,
+            ::core::option::Option::Some($label),
+        )
     };
 }
 
@@ -140,8 +146,11 @@ macro_rules! __http_impl {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __http_impl {
-    ($client:expr, $label:expr) => {{
-        let _ = $label;
+    ($client:expr, @none) => {
+        $client
+    };
+    ($client:expr, @some $label:expr) => {{
+        let _: &str = $label;
         $client
     }};
 }
