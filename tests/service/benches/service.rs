@@ -12,9 +12,10 @@
 //! - `server/{bare,layer}`: one request through a tower service that answers a
 //!   one-chunk body at once, called and its body polled to the end, without and with
 //!   `HttpServerLayer`: the difference is the server layer's work per request.
-//! - `client/{bare,http}`: one GET to an axum server on loopback through a reqwest 0.13
-//!   client without and with `http!`: the difference (within the loopback request's
-//!   noise) is the middleware's work per request.
+//! - `client/{bare,noop_middleware,http}`: one GET to an axum server on loopback through
+//!   a reqwest 0.13 client, plain, through reqwest-middleware with a middleware that only
+//!   forwards, and with `http!`: `http` − `noop_middleware` is hotpath's work per
+//!   request, `noop_middleware` − `bare` what reqwest-middleware itself costs.
 use std::convert::Infallible;
 use std::hint::black_box;
 
@@ -92,6 +93,21 @@ fn server(c: &mut Criterion) {
     g.finish();
 }
 
+/// A middleware that only forwards the request.
+struct Noop;
+
+#[async_trait::async_trait]
+impl reqwest_middleware_05::Middleware for Noop {
+    async fn handle(
+        &self,
+        req: reqwest_013::Request,
+        extensions: &mut http::Extensions,
+        next: reqwest_middleware_05::Next<'_>,
+    ) -> reqwest_middleware_05::Result<reqwest_013::Response> {
+        next.run(req, extensions).await
+    }
+}
+
 fn client(c: &mut Criterion) {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
@@ -112,6 +128,16 @@ fn client(c: &mut Criterion) {
         b.iter(|| {
             rt.block_on(async {
                 black_box(bare.get(&url).send().await.unwrap().bytes().await.unwrap())
+            })
+        })
+    });
+    let noop = reqwest_middleware_05::ClientBuilder::new(reqwest_013::Client::new())
+        .with(Noop)
+        .build();
+    g.bench_function("noop_middleware", |b| {
+        b.iter(|| {
+            rt.block_on(async {
+                black_box(noop.get(&url).send().await.unwrap().bytes().await.unwrap())
             })
         })
     });
