@@ -93,6 +93,11 @@ fn clients_and_server_count_calls_classes_and_times() {
     assert_eq!((refused.calls, refused.errors), (1, 1));
     assert_eq!(refused.status.status_2xx + refused.status.status_4xx, 0);
 
+    // A body the client abandoned after its first chunk: aborted, not in flight.
+    let long = route(r, "GET /long");
+    assert_eq!((long.calls, long.aborted, long.in_flight), (1, 1, 0));
+    assert_eq!(long.status.status_2xx, 1);
+
     // HTTP time is charged to the calling function.
     let f = r
         .functions
@@ -125,4 +130,55 @@ fn wrapped_server_and_clients_behave_as_the_plain_ones() {
         "{plain}"
     );
     assert_eq!(plain, wrapped);
+}
+
+/// What `GET <path>` answered, as the scenario printed it on stderr.
+fn answer<'a>(stderr: &'a str, path: &str) -> &'a str {
+    let start = stderr
+        .find(&format!("=== {path}\n"))
+        .unwrap_or_else(|| panic!("no {path} in {stderr}"))
+        + path.len()
+        + 5;
+    let len = stderr[start..].find("\n=== end").unwrap();
+    &stderr[start..start + len]
+}
+
+#[test]
+fn live_routes_and_prometheus_show_the_service_sections() {
+    let port = hotpath_service_tests::free_port().to_string();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_http"))
+        .env("HOTPATH_METRICS_PORT", &port)
+        .env("HOTPATH_OUTPUT_FORMAT", "none")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(out.status.success(), "{stderr}");
+
+    let server = hotpath::report::Fragment::from_json(answer(&stderr, "/server")).unwrap();
+    let rows = server.server.unwrap();
+    let users = rows.iter().find(|e| e.route == "GET /users/{id}").unwrap();
+    assert_eq!((users.calls, users.status.status_2xx), (60, 60));
+    let http = hotpath::report::Fragment::from_json(answer(&stderr, "/http")).unwrap();
+    assert!(http.http.unwrap().iter().any(|e| e.calls == 50));
+    let tokio = hotpath::report::Fragment::from_json(answer(&stderr, "/tokio_runtime")).unwrap();
+    assert_eq!(tokio.tokio.unwrap()[0].workers, 2);
+
+    let metrics = answer(&stderr, "/metrics");
+    for line in [
+        "hotpath_http_server_requests_total{route=\"GET /users/{id}\",status_class=\"2xx\"} 60",
+        "hotpath_http_server_requests_total{route=\"GET <unmatched>\",status_class=\"4xx\"} 10",
+        "hotpath_http_server_aborted_total{route=\"GET /long\"} 1",
+    ] {
+        assert!(
+            metrics.lines().any(|l| l == line),
+            "no {line} in\n{metrics}"
+        );
+    }
+    assert!(metrics.contains("hotpath_http_client_requests_total{endpoint=\"GET 127.0.0.1:"));
+    assert!(metrics.contains(
+        "hotpath_tokio_worker_busy_seconds_total{runtime=\"multi_thread\",worker=\"1\"}"
+    ));
+    assert!(metrics.contains(
+        "hotpath_function_wait_seconds_total{function=\"http::fetch_all\",kind=\"http\"}"
+    ));
 }

@@ -4,7 +4,9 @@
 //! - `fetch_012` (reqwest 0.12) and `fetch_ureq` (ureq 3): 5 × `GET /users/{id}` each;
 //! - `misses`: 10 × `GET /missing?q=secret` (404), 1 × `GET /fail` (500);
 //! - `stream`: `GET /stream`, a body of 10 chunks 20 ms apart, read to the end;
-//! - `refused`: one request to a port bound and released (no response).
+//! - `refused`: one request to a port bound and released (no response);
+//! - `abandon`: `GET /long` (10 chunks 20 ms apart), dropped after its first chunk; the
+//!   program waits until the server has dropped the body (a guard in the stream).
 use std::time::Duration;
 
 use axum::routing::get;
@@ -32,6 +34,50 @@ async fn stream() -> axum::body::Body {
         ))
     });
     axum::body::Body::from_stream(chunks)
+}
+
+/// Signals when the server drops the body of `/long`.
+struct Dropped(Option<tokio::sync::oneshot::Sender<()>>);
+
+impl Drop for Dropped {
+    fn drop(&mut self) {
+        if let Some(tx) = self.0.take() {
+            let _ = tx.send(());
+        }
+    }
+}
+
+static LONG_DROPPED: std::sync::Mutex<Option<tokio::sync::oneshot::Sender<()>>> =
+    std::sync::Mutex::new(None);
+
+async fn long() -> axum::body::Body {
+    let guard = Dropped(LONG_DROPPED.lock().unwrap().take());
+    let chunks = futures_util::stream::unfold((0u32, guard), |(i, g)| async move {
+        if i == 10 {
+            return None;
+        }
+        if i > 0 {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        Some((
+            Ok::<_, std::convert::Infallible>(bytes::Bytes::from(vec![b'y'; 100])),
+            (i + 1, g),
+        ))
+    });
+    axum::body::Body::from_stream(chunks)
+}
+
+#[hotpath::measure]
+async fn abandon(client: &reqwest_middleware_05::ClientWithMiddleware, base: &str) {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    *LONG_DROPPED.lock().unwrap() = Some(tx);
+    let mut r = client.get(format!("{base}/long")).send().await.unwrap();
+    assert!(r.chunk().await.unwrap().is_some());
+    drop(r);
+    tokio::time::timeout(Duration::from_secs(30), rx)
+        .await
+        .expect("the server dropped the abandoned body")
+        .unwrap();
 }
 
 #[hotpath::measure]
@@ -104,10 +150,12 @@ fn main() {
         .build()
         .unwrap();
     rt.block_on(async {
+        hotpath::tokio_runtime!();
         let app = axum::Router::new()
             .route("/users/{id}", get(user))
             .route("/fail", get(fail))
-            .route("/stream", get(stream));
+            .route("/stream", get(stream))
+            .route("/long", get(long));
         let app = hotpath::axum!(app);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());
@@ -125,5 +173,15 @@ fn main() {
         misses(&c13, &base).await;
         eprintln!("stream_bytes={}", read_stream(&c13, &base).await);
         assert!(refused(&c13).await);
+        abandon(&c13, &base).await;
+        // With HOTPATH_METRICS_PORT: the live routes and /metrics, as a scraper sees them.
+        if let Ok(port) = std::env::var("HOTPATH_METRICS_PORT") {
+            let plain = reqwest_013::Client::new();
+            for path in ["/metrics", "/http", "/server", "/tokio_runtime"] {
+                let url = format!("http://127.0.0.1:{port}{path}");
+                let body = plain.get(url).send().await.unwrap().text().await.unwrap();
+                eprintln!("=== {path}\n{body}\n=== end");
+            }
+        }
     });
 }
