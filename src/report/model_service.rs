@@ -24,7 +24,9 @@ pub struct SqlEntry {
     pub calls: u64,
     /// Of those, the ones that failed; `null` for sqlx, whose query event does not say.
     pub errors: Option<u64>,
-    /// Rows the queries returned; `null` for diesel, which does not say.
+    /// Rows the queries returned, as sqlx counts them: the rows the driver read, which for
+    /// a `fetch` stream dropped early may be more than the program took; `null` for
+    /// diesel, which does not say.
     pub rows_returned: Option<u64>,
     /// Rows they inserted, updated or deleted; `null` for diesel.
     pub rows_affected: Option<u64>,

@@ -108,3 +108,91 @@ fn a_global_info_filter_leaves_a_note_instead_of_an_empty_table() {
     assert_eq!(notes.len(), 1, "{:?}", r.notes);
     assert!(notes[0].contains("no sqlx::query event arrived"));
 }
+
+/// Runs `sql_diff` plain and wrapped on `target` (a fresh database each: `fresh(mode)`)
+/// and checks the logs are byte-identical and the wrapped run's report counted every
+/// statement and row the script ran and read.
+fn sqlx_differential(kind: &str, fresh: impl Fn(&str) -> String) {
+    let dir = tempfile::tempdir().unwrap();
+    let report_path = dir.path().join("report.json");
+    let run = |mode: &str, extra: &[&str]| {
+        let target = fresh(mode);
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_sql_diff"))
+            .args([mode, kind, &target])
+            .args(extra)
+            .env_remove("HOTPATH_OUTPUT_FORMAT")
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert!(out.status.success(), "{mode}: {stderr}");
+        (String::from_utf8(out.stdout).unwrap(), stderr)
+    };
+    let (plain, _) = run("plain", &[]);
+    let (wrapped, tally) = run("wrapped", &[report_path.to_str().unwrap()]);
+    assert_eq!(plain.lines().count(), 300, "{plain}");
+    // The script meets every case: errors (a duplicate key, a missing column), rolled
+    // back and committed transactions, empty and non-empty reads.
+    for needle in [
+        "error ",
+        "Tx { commit: true",
+        "Tx { commit: false",
+        "ok None",
+        "ok Some(",
+    ] {
+        assert!(plain.contains(needle), "no {needle:?} in\n{plain}");
+    }
+    assert!(
+        plain == wrapped,
+        "the logs differ:\n{plain}\n---\n{wrapped}"
+    );
+
+    // What the script ran, against what the report counted from the measured function.
+    let numbers: Vec<u64> = tally
+        .trim()
+        .split(' ')
+        .map(|kv| kv.split('=').nth(1).unwrap().parse().unwrap())
+        .collect();
+    let (statements, rows, streamed) = (numbers[0], numbers[1], numbers[2]);
+    let r = Report::from_json(&std::fs::read_to_string(&report_path).unwrap()).unwrap();
+    let step: Vec<&SqlEntry> = r
+        .sql
+        .as_ref()
+        .unwrap()
+        .iter()
+        .filter(|e| e.source.as_deref() == Some("sql_diff::step"))
+        .filter(|e| {
+            let first = e.query.split(' ').next().unwrap().to_ascii_uppercase();
+            !["BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE"].contains(&first.as_str())
+        })
+        .collect();
+    let calls: u64 = step.iter().map(|e| e.calls).sum();
+    assert_eq!(calls, statements, "{step:#?}");
+    // Rows: exact for the reads that take every row. A stream dropped early counts the
+    // rows the driver read, which may run ahead of the program (SQLite's worker thread,
+    // PostgreSQL's buffered messages): at least the rows taken.
+    let (whole, stream): (Vec<&SqlEntry>, Vec<&SqlEntry>) = step
+        .iter()
+        .filter(|e| e.query.starts_with("SELECT"))
+        .partition(|e| e.query != "SELECT k FROM kv ORDER BY k");
+    let returned = |v: &[&SqlEntry]| v.iter().map(|e| e.rows_returned.unwrap()).sum::<u64>();
+    assert_eq!(returned(&whole), rows, "{whole:#?}");
+    assert!(returned(&stream) >= streamed, "{stream:#?} < {streamed}");
+}
+
+#[test]
+fn sqlx_layer_changes_no_result_on_postgres() {
+    let pg = Postgres::start();
+    sqlx_differential("pg", |_| pg.url.clone());
+}
+
+#[test]
+fn sqlx_layer_changes_no_result_on_sqlite() {
+    let dir = tempfile::tempdir().unwrap();
+    sqlx_differential("sqlite", |mode| {
+        dir.path()
+            .join(format!("{mode}.sqlite"))
+            .to_str()
+            .unwrap()
+            .to_string()
+    });
+}
