@@ -63,7 +63,7 @@ pub(crate) fn finish(
     let port = t.port.map(|p| p.to_string()).unwrap_or_default();
     let site = svc::site(
         SiteKind::HttpClient,
-        &[t.method, label.unwrap_or(""), t.host, &port, t.path],
+        &[client, t.method, label.unwrap_or(""), t.host, &port, t.path],
         source,
         || svc::Info {
             backend: client,
@@ -202,7 +202,13 @@ pub mod ureq_3 {
                 uri.path().to_string(),
             );
             let r = next.handle(request);
-            let status = r.as_ref().ok().map(|r| r.status().as_u16());
+            let status = match &r {
+                Ok(r) => Some(r.status().as_u16()),
+                // ureq turns a 4xx or 5xx response into this error after the middleware
+                // chain (`http_status_as_error`, on by default): a response all the same.
+                Err(ureq::Error::StatusCode(code)) => Some(*code),
+                Err(_) => None,
+            };
             super::finish(
                 start,
                 "ureq",

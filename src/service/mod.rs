@@ -52,7 +52,8 @@ pub(crate) struct Info {
 }
 
 struct Interned {
-    sites: HashMap<(SiteKind, String, usize), &'static CallSite>,
+    /// By kind, key, source and backend: a row is one client library's or driver's.
+    sites: HashMap<(SiteKind, String, usize, &'static str), &'static CallSite>,
     info: HashMap<usize, Info>,
     distinct: HashMap<SiteKind, usize>,
 }
@@ -96,8 +97,9 @@ fn intern(
     info: Info,
 ) -> &'static CallSite {
     let src = source.map_or(0, |s| s as *const _ as usize);
+    let backend = info.backend;
     let mut g = interned();
-    if let Some(s) = g.sites.get(&(kind, key.clone(), src)) {
+    if let Some(s) = g.sites.get(&(kind, key.clone(), src, backend)) {
         return s;
     }
     let n = g.distinct.get(&kind).copied().unwrap_or(0);
@@ -106,7 +108,7 @@ fn intern(
     } else {
         key
     };
-    if let Some(s) = g.sites.get(&(kind, key.clone(), src)) {
+    if let Some(s) = g.sites.get(&(kind, key.clone(), src, backend)) {
         return s;
     }
     *g.distinct.entry(kind).or_default() += 1;
@@ -114,7 +116,7 @@ fn intern(
     let site: &'static CallSite =
         Box::leak(Box::new(CallSite::dynamic(name, info.label, "", 0, kind)));
     g.info.insert(site as *const _ as usize, info);
-    g.sites.insert((kind, key, src), site);
+    g.sites.insert((kind, key, src, backend), site);
     site
 }
 
@@ -212,7 +214,7 @@ pub(crate) fn record_query(q: Query<'_>) {
     let source = q.source;
     let site = site(
         SiteKind::Sql,
-        &[q.sql],
+        &[backend, q.sql],
         source,
         || Info {
             backend,

@@ -107,29 +107,107 @@ fn clients_and_server_count_calls_classes_and_times() {
     assert!(f.waits.as_ref().unwrap().http_ns >= 50 * 10 * MS);
 }
 
-/// The wrappers change nothing a program sees: the same script of requests, plain and
-/// through `axum!` and `http!`, gives byte-identical logs.
+/// The wrappers change nothing a program sees: one seeded script of 160 requests from
+/// three clients to an axum router and a plain tower service, plain and through
+/// `axum!`, `HttpServerLayer` and `http!`, gives byte-identical logs; and the wrapped
+/// run's report counts exactly the requests each client made and each server answered.
 #[test]
 fn wrapped_server_and_clients_behave_as_the_plain_ones() {
-    let run = |mode: &str| {
+    let dir = tempfile::tempdir().unwrap();
+    let report_path = dir.path().join("report.json");
+    let run = |args: &[&str]| {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_http_diff"))
-            .arg(mode)
+            .args(args)
+            .env_remove("HOTPATH_OUTPUT_FORMAT")
             .output()
             .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).unwrap()
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert!(out.status.success(), "{stderr}");
+        (String::from_utf8(out.stdout).unwrap(), stderr)
     };
-    let (plain, wrapped) = (run("plain"), run("wrapped"));
-    assert_eq!(plain.lines().count(), 5 * 2 + 1 + 5 + 5 + 1, "{plain}");
+    let (plain, _) = run(&["plain"]);
+    let (wrapped, counts) = run(&["wrapped", report_path.to_str().unwrap()]);
+    assert_eq!(plain.lines().count(), 160, "{plain}");
+    for needle in [
+        "Reqwest13 Axum POST /echo 201 Some(\"1\") b\"HELLO\"",
+        "Ureq Tower GET /chunks 200 Some(\"1\") \"aaabbbcccddd\"",
+        "Refused GET /x error",
+        "/empty 204",
+        " 404 ",
+        "status error 500",
+        " 410 ",
+    ] {
+        assert!(plain.contains(needle), "no {needle:?} in\n{plain}");
+    }
     assert!(
-        plain.contains("reqwest13 POST /echo 201 Some(\"1\") \"HELLO\""),
-        "{plain}"
+        plain == wrapped,
+        "the logs differ:\n{plain}\n---\n{wrapped}"
     );
-    assert_eq!(plain, wrapped);
+
+    let count = |k: &str| -> u64 {
+        counts
+            .split_whitespace()
+            .find_map(|kv| kv.strip_prefix(&format!("{k}=")))
+            .map_or(0, |v| v.parse().unwrap())
+    };
+    let refused = plain.lines().filter(|l| l.contains(" Refused ")).count() as u64;
+    assert!(refused > 0);
+    let r = Report::from_json(&std::fs::read_to_string(&report_path).unwrap()).unwrap();
+    let http = r.http.as_ref().unwrap();
+    let sum = |f: &dyn Fn(&&HttpEntry) -> bool| -> (u64, u64) {
+        http.iter()
+            .filter(f)
+            .fold((0, 0), |(c, e), x| (c + x.calls, e + x.errors))
+    };
+    let v12 = sum(&|e| e.label.as_deref() == Some("v12"));
+    let reqwest = sum(&|e| e.client == "reqwest");
+    let ureq = sum(&|e| e.client == "ureq");
+    assert_eq!(v12.0, count("Reqwest12"), "{http:#?}");
+    assert_eq!(reqwest.0, count("Reqwest13") + count("Reqwest12"));
+    assert_eq!(ureq.0, count("Ureq"));
+    assert_eq!(reqwest.1 + ureq.1, refused);
+    // ureq answers a 4xx or 5xx with an error (`http_status_as_error`): still a response,
+    // counted in its class, never a transport error.
+    let ureq_classes = http
+        .iter()
+        .filter(|e| e.client == "ureq")
+        .fold((0, 0), |(c4, c5), e| {
+            (c4 + e.status.status_4xx, c5 + e.status.status_5xx)
+        });
+    let in_log = |needle: &str| plain.lines().filter(|l| l.contains(needle)).count() as u64;
+    assert_eq!(
+        ureq_classes,
+        (
+            in_log("status error 404") + in_log("status error 410"),
+            in_log("status error 500")
+        )
+    );
+
+    let server = r.server.as_ref().unwrap();
+    let tower = |e: &&ServerEntry| e.route.contains("/items") || e.route.contains("/chunks");
+    let calls = |rows: Vec<&ServerEntry>| rows.iter().map(|e| e.calls).sum::<u64>();
+    assert_eq!(
+        calls(server.iter().filter(tower).collect()),
+        count("Tower"),
+        "{server:#?}"
+    );
+    assert_eq!(
+        calls(server.iter().filter(|e| !tower(e)).collect()),
+        count("Axum")
+    );
+    // Routes, never raw paths: no id and no query string in any key.
+    for e in server {
+        assert!(
+            !e.route.contains(|c: char| c.is_ascii_digit()),
+            "{}",
+            e.route
+        );
+        assert_eq!(e.in_flight, 0, "{}", e.route);
+    }
+    assert!(server.iter().any(|e| e.route == "GET /items/{id}/gone"));
+    assert!(!std::fs::read_to_string(&report_path)
+        .unwrap()
+        .contains("secret"));
 }
 
 /// What `GET <path>` answered, as the scenario printed it on stderr.

@@ -81,7 +81,7 @@ fn user_instrumentation() -> Option<Box<dyn Instrumentation>> {
     }))
 }
 
-#[derive(QueryableByName, Debug)]
+#[derive(QueryableByName)]
 struct V {
     #[diesel(sql_type = BigInt)]
     v: i64,
@@ -129,7 +129,8 @@ fn step(conn: &mut SqliteConnection, op: Op, t: &mut Tally) -> String {
         Op::Get(k) => show(
             &diesel::sql_query("SELECT v FROM kv WHERE k = ?")
                 .bind::<BigInt, _>(k)
-                .load::<V>(conn),
+                .load::<V>(conn)
+                .map(|rows| rows.into_iter().map(|r| r.v).collect::<Vec<_>>()),
         ),
         Op::Bad => {
             let r = diesel::sql_query("SELECT no_such_column FROM kv").execute(conn);
