@@ -42,6 +42,15 @@
 //! | `tokio` | `io!` on tokio's async I/O traits; `mutex!`/`rw_lock!` on `tokio::sync` locks |
 //! | `parking_lot` | `mutex!`/`rw_lock!` on `parking_lot` locks, `hotpath::wrap::parking_lot` |
 //! | `async-lock` | `mutex!`/`rw_lock!` on `async_lock` locks, `hotpath::wrap::async_lock` |
+//! | `hotpath-prometheus` | `/metrics` on the metrics server, in the Prometheus text format |
+//! | `sqlx` | `sqlx_tracing_layer()`: sqlx's queries per normalised query and issuing function (section `sql`) |
+//! | `diesel` | `instrument_diesel_sql()`: the same from diesel's instrumentation, with errors |
+//! | `reqwest-0-12`, `reqwest-0-13` | `http!(client)` and `ReqwestHttpMiddleware` on reqwest (section `http`) |
+//! | `ureq-3` | `http!(config_builder)` and `UreqHttpMiddleware` on ureq 3 (section `http`) |
+//! | `axum-0-8` | `axum!(router)`, `AxumLayer`, and `HttpServerLayer` for any tower service (section `server`) |
+//!
+//! With `tokio` and `hotpath`, `tokio_runtime!()` adds the runtime's workers, tasks and busy
+//! time (section `tokio`). Each integration is the identity without `hotpath`.
 //!
 //! Locks (`mutex!`, `rw_lock!`) of std are measured with `hotpath` alone; every function's
 //! waits (I/O, locks, channels, SQL, HTTP) make the `waits` section; `dbg!`, `val!` and

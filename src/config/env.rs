@@ -25,6 +25,8 @@ const READ_ELSEWHERE: &[&str] = &[
     "HOTPATH_TUI_REFRESH_INTERVAL_MS",
     "HOTPATH_TUI_TAB",
     "HOTPATH_TUI_AUTO_EXPAND_LOGS",
+    // src/service/mod.rs: distinct SQL, HTTP and server keys before `<other>`
+    "HOTPATH_ENTRIES_LIMIT",
 ];
 
 /// Variables hotpath 0.30 reads that mean nothing here, and why.
@@ -65,13 +67,9 @@ const NO_EFFECT: &[(&str, &str)] = &[
     ("HOTPATH_CHANNELS_LIMIT", "this build has no channels section"),
     ("HOTPATH_STREAMS_LIMIT", "this build has no streams section"),
     ("HOTPATH_FUTURES_LIMIT", "this build has no futures section"),
-    ("HOTPATH_SQL_LIMIT", "this build has no sql section"),
-    ("HOTPATH_SQL_RAW_LOGS", "this build has no sql section"),
-    ("HOTPATH_HTTP_LIMIT", "this build has no http section"),
-    ("HOTPATH_SERVER_LIMIT", "this build has no server section"),
-    ("HOTPATH_ENTRIES_LIMIT", "this build has no sql, http or server section"),
-    ("HOTPATH_ROUTE_SCOPE", "this build has no server section"),
-    ("HOTPATH_TOKIO_RUNTIME_INTERVAL_MS", "this build has no tokio section"),
+    ("HOTPATH_SQL_RAW_LOGS", "SQL is kept only normalised (literals folded), never as raw text"),
+    ("HOTPATH_ROUTE_SCOPE", "SQL queries and HTTP calls are attributed to the innermost measured function, not to the server route"),
+    ("HOTPATH_TOKIO_RUNTIME_INTERVAL_MS", "tokio runtimes are sampled on the threads monitor's tick (HOTPATH_THREADS_INTERVAL_MS), with no thread of their own"),
     ("HOTPATH_MCP_PORT", "this build has no MCP server"),
     ("HOTPATH_MCP_AUTH_TOKEN", "this build has no MCP server"),
 ];
