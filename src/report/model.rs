@@ -39,8 +39,15 @@ pub struct Report {
     /// What one timed measured call costs the program, measured at start-up, ns.
     pub overhead_per_call_ns: f64,
     /// Estimated time the profiler added to the run: timed calls × timed cost plus
-    /// counted-only calls × their cost, ns.
+    /// counted-only calls × their cost, and the same for `io!` operations, ns.
     pub overhead_ns: u64,
+    /// `io!` operations of the run (included in `overhead_ns`): absent when none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub io_ops: Option<u64>,
+    /// What one timed `io!` operation costs the program besides the operation itself,
+    /// measured at start-up, ns: absent when the run made none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overhead_per_io_op_ns: Option<f64>,
     /// The shortest span the clock measures: two back-to-back reads, measured at
     /// start-up (median), ns. A measured call's duration includes about this much of the
     /// profiler's own work; shorter per-call values are shown as `<X ns`.

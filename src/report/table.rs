@@ -130,11 +130,27 @@ fn header_details(r: &Report, out: &mut String) {
         out.push('\n');
     }
 
+    let _ = write!(
+        out,
+        "profiler overhead: {:.1} ns per timed call",
+        r.overhead_per_call_ns
+    );
+    match (r.io_ops, r.overhead_per_io_op_ns) {
+        (Some(ops), Some(per_op)) => {
+            let _ = write!(
+                out,
+                ", {per_op:.1} ns per I/O operation; {} calls and {} I/O operations",
+                count(calls),
+                count(ops)
+            );
+        }
+        _ => {
+            let _ = write!(out, "; {} calls", count(calls));
+        }
+    }
     let _ = writeln!(
         out,
-        "profiler overhead: {:.1} ns per timed call; {} calls ≈ {} ({} of the run)",
-        r.overhead_per_call_ns,
-        count(calls),
+        " ≈ {} ({} of the run)",
         duration(r.overhead_ns),
         percent(r.overhead_ns as f64, r.elapsed_ns as f64),
     );
