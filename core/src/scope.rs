@@ -20,7 +20,9 @@ use crate::meter::{Delta, Reading};
 use crate::shard::{Shard, DEAD, MAX_DEPTH};
 use crate::site::CallSite;
 use crate::slot::Slot;
+use crate::stacks::{CtxRef, FOLDED, STACKS, TRACE};
 use crate::state::{self, Sampler};
+use crate::trace::Kind;
 
 static LOST: AtomicU64 = AtomicU64::new(0);
 
@@ -52,7 +54,8 @@ pub(crate) enum Entry {
 }
 
 /// Enters a scope of `site`. Inline: every call timed on the TSC (one key compare), or
-/// sampled/counted on the TSC (a second compare and a countdown). Everything else (first
+/// sampled/counted on the TSC (a second compare and a countdown), or every call timed on
+/// the TSC with the stacks or the trace on (a third compare). Everything else (first
 /// call on a thread, new session, other clock) goes through `slow`.
 #[inline(always)]
 pub(crate) fn enter_with<R>(
@@ -66,14 +69,18 @@ pub(crate) fn enter_with<R>(
         let key = state::key();
         if shard.key.get() == key {
             if let Some(slot) = shard.slot(id) {
-                return timed(push(shard, slot, id, true, false));
+                return timed(push(shard, slot, id, true, false, false, None));
             }
         } else if shard.sample_key.get() == key {
             if let Some(slot) = shard.slot(id) {
                 if !shard.countdown(Sampler::Calls) {
                     return counted(slot);
                 }
-                return timed(push(shard, slot, id, true, false));
+                return timed(push(shard, slot, id, true, false, false, None));
+            }
+        } else if shard.extra_key.get() == key {
+            if let Some(slot) = shard.slot(id) {
+                return timed(push(shard, slot, id, true, false, true, None));
             }
         }
     }
@@ -92,16 +99,39 @@ pub(crate) fn enter_slow(id: u32) -> Entry {
     if !shard.timed(Sampler::Calls) {
         return Entry::Counted(slot);
     }
-    Entry::Timed(push(shard, slot, id, clock::is_tsc(), state::exact_cpu()))
+    Entry::Timed(push(
+        shard,
+        slot,
+        id,
+        clock::is_tsc(),
+        state::exact_cpu(),
+        extras(),
+        None,
+    ))
 }
 
-/// Pushes a frame for `site` whatever the sampling says (later polls of a timed future).
+/// Whether the stacks or the trace are on (the slow paths ask).
+#[inline(always)]
+fn extras() -> bool {
+    state::stacks() || state::trace()
+}
+
+/// Pushes a frame for `site` whatever the sampling says (later polls of a timed future),
+/// on the path `inherit` (the first poll's) when stacks are on.
 #[inline]
-pub(crate) fn enter_timed(site: &'static CallSite) -> Option<Entered> {
+pub(crate) fn enter_timed(site: &'static CallSite, inherit: Option<CtxRef>) -> Option<Entered> {
     let id = site.id();
     let shard = Shard::current()?;
     let slot = shard.slot(id)?;
-    Some(push(shard, slot, id, clock::is_tsc(), state::exact_cpu()))
+    Some(push(
+        shard,
+        slot,
+        id,
+        clock::is_tsc(),
+        state::exact_cpu(),
+        extras(),
+        inherit,
+    ))
 }
 
 #[inline(always)]
@@ -127,6 +157,20 @@ pub(crate) struct Entered {
     pub(crate) exact: bool,
     /// The clock is the TSC (read it without asking).
     pub(crate) tsc: bool,
+    /// The frame's node in the calling-context tree of `shard`; 0: none.
+    pub(crate) ctx: u32,
+    /// What the exit does beyond recording the call: `stacks::{STACKS, TRACE, FOLDED}`.
+    pub(crate) extra: u8,
+}
+
+impl Entered {
+    /// The frame's path, as a future keeps it for its later polls.
+    pub(crate) fn path(&self) -> Option<CtxRef> {
+        if self.extra & STACKS == 0 {
+            return None;
+        }
+        Some(self.shard.tree()?.at(self.ctx))
+    }
 }
 
 /// What leaving a frame measured, and where to record it.
@@ -143,7 +187,8 @@ pub(crate) struct Left {
 }
 
 /// Pushes a frame for `site` (whose slot on `shard` is `slot`), reads the meters, and
-/// reads the clock last.
+/// reads the clock last. With `extras` (stacks or trace on) the frame also gets its node
+/// of the calling-context tree (`inherit`: the path of a future's first poll).
 #[inline(always)]
 pub(crate) fn push(
     shard: &'static Shard,
@@ -151,21 +196,32 @@ pub(crate) fn push(
     site: u32,
     tsc: bool,
     exact: bool,
+    extras: bool,
+    inherit: Option<CtxRef>,
 ) -> Entered {
     let mut depth = shard.depth.load(Relaxed) as usize;
     if depth > 0 && depth <= MAX_DEPTH && shard.frames[depth - 1].seq.load(Relaxed) == DEAD {
         depth = shard.pop_dead(depth);
     }
     let seq = shard.next_seq();
+    let (mut ctx, mut extra) = (0, 0);
     if depth < MAX_DEPTH {
         let f = &shard.frames[depth];
         f.seq.store(seq, Relaxed);
         f.children.set(0);
         f.children_m.clear();
         f.site.store(site, Relaxed);
+        if extras {
+            (ctx, extra) = crate::stacks::enter(shard, depth, site, inherit);
+        } else {
+            f.ctx.store(0, Relaxed);
+        }
         slot.enter();
     } else {
         shard.depth_overflow.store(true, Relaxed);
+        if extras && state::trace() {
+            extra = TRACE;
+        }
     }
     // A sampling signal may read the stack between any two instructions of this thread:
     // the frame must be complete before the depth that exposes it.
@@ -182,6 +238,8 @@ pub(crate) fn push(
         m0,
         exact,
         tsc,
+        ctx,
+        extra,
     }
 }
 
@@ -358,5 +416,27 @@ fn exit(e: &Entered) {
     let end = now(e.tsc);
     if let Some(l) = pop(e, end) {
         l.slot.record(l.incl, l.self_, l.m_incl, l.m_self, l.outer);
+        if e.extra != 0 {
+            exit_extras(e, &l);
+        }
+    }
+}
+
+/// The stacks and trace part of a sync scope's exit.
+#[inline(never)]
+fn exit_extras(e: &Entered, l: &Left) {
+    if let Some(path) = e.path() {
+        crate::stacks::record_call(
+            path,
+            l.incl,
+            l.self_,
+            l.m_self.cpu_ns(),
+            e.extra & FOLDED != 0,
+        );
+    }
+    if e.extra & TRACE != 0 {
+        if let Some(here) = Shard::current() {
+            here.trace_write(e.site, Kind::Sync, e.start, l.end);
+        }
     }
 }

@@ -53,6 +53,8 @@ pub(crate) struct Frame {
     pub(crate) children: Cnt,
     pub(crate) children_m: ChildCells,
     pub(crate) site: AtomicU32,
+    /// The frame's node in the calling-context tree ([`crate::stacks`]); 0: none.
+    pub(crate) ctx: AtomicU32,
 }
 
 impl Frame {
@@ -62,6 +64,7 @@ impl Frame {
             children: Cnt::new(),
             children_m: ChildCells::new(),
             site: AtomicU32::new(0),
+            ctx: AtomicU32::new(0),
         }
     }
 }
@@ -80,6 +83,13 @@ pub struct Shard {
     pub(crate) key: Cnt,
     /// The global key while calls are sampled (or only counted) on the TSC, else 0.
     pub(crate) sample_key: Cnt,
+    /// The global key while every call is timed on the TSC with the stacks or the trace
+    /// on, else 0.
+    pub(crate) extra_key: Cnt,
+    /// The calling-context tree ([`crate::stacks`]), leaked on first use; null until then.
+    pub(crate) tree: AtomicPtr<crate::stacks::Tree>,
+    /// The trace ring ([`crate::trace`]), boxed on first use; null until then.
+    pub(crate) ring: AtomicPtr<crate::trace::Ring>,
     /// Per [`Sampler`]: events until the next timed one (1 = time the next).
     pub(crate) countdowns: [Cnt; Sampler::COUNT],
     /// Wrapped operations in progress on this thread (a wrapped stream under a wrapped
@@ -138,6 +148,9 @@ impl Shard {
             synced: Cnt::new(),
             key: Cnt::new(),
             sample_key: Cnt::new(),
+            extra_key: Cnt::new(),
+            tree: AtomicPtr::new(std::ptr::null_mut()),
+            ring: AtomicPtr::new(std::ptr::null_mut()),
             countdowns: [const { Cnt::new() }; Sampler::COUNT],
             op_nest: Cnt::new(),
             rng: Cnt::new(),
@@ -201,6 +214,7 @@ impl Shard {
         self.synced.set(0);
         self.key.set(0);
         self.sample_key.set(0);
+        self.extra_key.set(0);
     }
 
     /// Catches up with the global state: clears numbers of an older epoch, takes the
@@ -213,14 +227,16 @@ impl Shard {
         }
         let key = state::key();
         self.synced.set(key);
-        let (every, tsc) = state::key_parts(key);
-        self.key.set(if tsc && every { key } else { 0 });
+        let (every, tsc, extras) = state::key_parts(key);
+        self.key.set(if tsc && every && !extras { key } else { 0 });
         self.sample_key
-            .set(if tsc && !every && !state::exact_cpu() {
+            .set(if tsc && !every && !extras && !state::exact_cpu() {
                 key
             } else {
                 0
             });
+        self.extra_key
+            .set(if tsc && every && extras { key } else { 0 });
         for kind in Sampler::ALL {
             self.next_gap(kind);
         }
@@ -382,6 +398,11 @@ impl Shard {
         }
         self.depth_overflow.store(false, Relaxed);
         self.top.set(Delta::default());
+        if let Some(t) = self.tree() {
+            t.reset();
+            self.forget_ctx();
+        }
+        self.reset_ring();
         #[cfg(feature = "cpu")]
         {
             self.samples.set(0);
@@ -407,6 +428,7 @@ impl Shard {
         self.samples.set(seq);
         let depth = (self.depth.load(Relaxed) as usize).min(MAX_DEPTH);
         let mut top = None;
+        let mut ctx = 0;
         for f in &self.frames[..depth] {
             if f.seq.load(Relaxed) == DEAD {
                 continue;
@@ -414,11 +436,18 @@ impl Shard {
             if let Some(slot) = self.slot_existing(f.site.load(Relaxed)) {
                 slot.meters.cpu.sampled(seq);
                 top = Some(slot);
+                ctx = f.ctx.load(Relaxed);
             }
         }
         match top {
             Some(slot) => slot.meters.cpu.self_sampled(),
             None => self.samples_outside.add(1),
+        }
+        // The path on top: its tree exists (the frame got its node from it).
+        if ctx != 0 {
+            if let Some(t) = self.tree() {
+                t.sample(ctx);
+            }
         }
     }
 
