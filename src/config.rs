@@ -108,7 +108,7 @@ mod on {
             Section::Alloc => cfg!(feature = "hotpath-alloc"),
             Section::Cpu => cfg!(feature = "hotpath-cpu"),
             Section::Threads => cfg!(target_os = "linux"),
-            Section::Timing | Section::Io => true,
+            Section::Timing | Section::Io | Section::Stacks => true,
         }
     }
 
@@ -140,6 +140,16 @@ mod on {
         pub metrics_token: Option<String>,
         /// Most functions, I/O entries and threads in `/metrics`.
         pub metrics_limit: usize,
+        /// Keep the calling-context tree (section `stacks`).
+        pub stacks: bool,
+        /// Paths per thread in the tree.
+        pub stacks_nodes: u32,
+        /// Write a Chrome trace of the latest calls here at the end.
+        pub trace_path: Option<PathBuf>,
+        /// Calls per thread the trace keeps.
+        pub trace_capacity: u32,
+        /// Exports written at the end: `HOTPATH_EXPORT`.
+        pub exports: Vec<crate::export::Export>,
     }
 
     impl Config {
@@ -164,6 +174,11 @@ mod on {
                 metrics_host: "127.0.0.1".into(),
                 metrics_token: None,
                 metrics_limit: 200,
+                stacks: false,
+                stacks_nodes: hotpath_core::stacks::DEFAULT_NODES,
+                trace_path: None,
+                trace_capacity: hotpath_core::trace::DEFAULT_CAPACITY,
+                exports: Vec::new(),
             }
         }
 
@@ -323,6 +338,51 @@ mod on {
                     }
                 }
             }
+            if let Some(on) = env(
+                "HOTPATH_STACKS",
+                "1, true, 0 or false",
+                if self.stacks { "1" } else { "0" },
+                parse_bool,
+            ) {
+                self.stacks = on;
+            }
+            if let Some(n) = env(
+                "HOTPATH_STACKS_NODES",
+                "an integer from 16 to 4194304",
+                &self.stacks_nodes.to_string(),
+                |s| {
+                    s.parse::<u32>()
+                        .ok()
+                        .filter(|n| (16..=hotpath_core::stacks::MAX_NODES).contains(n))
+                },
+            ) {
+                self.stacks_nodes = n;
+            }
+            let current = self
+                .trace_path
+                .as_ref()
+                .map_or("off".to_string(), |p| p.display().to_string());
+            if let Some(p) = env("HOTPATH_TRACE", "a non-empty file path", &current, |s| {
+                (!s.is_empty()).then(|| PathBuf::from(s))
+            }) {
+                self.trace_path = Some(p);
+            }
+            if let Some(n) = env(
+                "HOTPATH_TRACE_CAPACITY",
+                "an integer from 16 to 16777216",
+                &self.trace_capacity.to_string(),
+                |s| s.parse::<u32>().ok().filter(|n| (16..=1 << 24).contains(n)),
+            ) {
+                self.trace_capacity = n;
+            }
+            if let Some(e) = env(
+                "HOTPATH_EXPORT",
+                crate::export::ACCEPTED,
+                "none",
+                crate::export::parse_list,
+            ) {
+                self.exports = e;
+            }
             if let Some(l) = env(
                 "HOTPATH_METRICS_LIMIT",
                 "a positive integer",
@@ -335,6 +395,14 @@ mod on {
 
         pub(crate) fn functions_limit(&self) -> usize {
             self.functions_limit.unwrap_or(self.limit)
+        }
+    }
+
+    fn parse_bool(s: &str) -> Option<bool> {
+        match s.to_ascii_lowercase().as_str() {
+            "1" | "true" | "on" | "yes" => Some(true),
+            "0" | "false" | "off" | "no" => Some(false),
+            _ => None,
         }
     }
 

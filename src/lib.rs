@@ -70,6 +70,8 @@ pub mod alloc;
 mod config;
 #[cfg(feature = "hotpath-cpu")]
 mod cpu;
+#[cfg(feature = "hotpath")]
+mod export;
 mod guard;
 #[cfg(feature = "hotpath")]
 mod live;

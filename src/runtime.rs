@@ -19,6 +19,8 @@ static ACTIVE: AtomicBool = AtomicBool::new(false);
 struct Shared {
     cfg: Config,
     start: Instant,
+    /// Clock reading at the start: the trace's time zero.
+    origin: u64,
     overhead: Overhead,
     reported: AtomicBool,
     notes: Vec<String>,
@@ -49,6 +51,17 @@ impl Session {
         }
         cfg.apply_env();
         hotpath_core::clock::init();
+        let mut notes = Vec::new();
+        if cfg.stacks && cfg.time_sampling_rate < 1.0 {
+            notes.push(format!(
+                "stacks need every call timed: time sampling rate {} ignored",
+                cfg.time_sampling_rate
+            ));
+            cfg.time_sampling_rate = 1.0;
+        }
+        // Before the calibration, so that the cost per call it measures includes them.
+        hotpath_core::stacks::configure(cfg.stacks, cfg.stacks_nodes);
+        hotpath_core::trace::configure(cfg.trace_path.is_some(), cfg.trace_capacity);
         let overhead = Overhead::measure();
         hotpath_core::begin_epoch();
         #[cfg(feature = "hotpath-alloc")]
@@ -65,9 +78,10 @@ impl Session {
         let shared = Arc::new(Shared {
             threads,
             start: Instant::now(),
+            origin: hotpath_core::clock::now(),
             overhead,
             reported: AtomicBool::new(false),
-            notes: Vec::new(),
+            notes,
             #[cfg(feature = "hotpath-cpu")]
             cpu,
             cfg,
@@ -165,6 +179,7 @@ impl crate::live::Source for Shared {
                     on
                 }
                 Section::Threads => self.threads.is_some(),
+                Section::Stacks => self.cfg.stacks,
                 _ => true,
             })
             .collect()
@@ -188,6 +203,9 @@ impl Drop for Session {
         if let Some(cpu) = &self.shared.cpu {
             cpu.stop();
         }
+        let cfg = &self.shared.cfg;
+        hotpath_core::stacks::configure(false, cfg.stacks_nodes);
+        hotpath_core::trace::configure(false, cfg.trace_capacity);
         ACTIVE.store(false, Ordering::Release);
     }
 }
@@ -257,10 +275,23 @@ fn emit(shared: &Shared) {
         return;
     }
     let cfg = &shared.cfg;
+    let report = (cfg.format != Format::None || !cfg.exports.is_empty()).then(|| build(shared));
+    // After the report: its ticks convert with the report's ratio.
+    if let Some(path) = &cfg.trace_path {
+        if let Err(e) = crate::export::write_trace(path, cfg.caller, shared.origin) {
+            warn(&format!(
+                "could not write the trace to {}: {e}",
+                path.display()
+            ));
+        }
+    }
+    let Some(report) = report else {
+        return;
+    };
+    crate::export::write_all(&cfg.exports, &report);
     if cfg.format == Format::None {
         return;
     }
-    let report = build(shared);
     let text = match cfg.format {
         Format::Table => report.to_table(cfg.functions_limit()),
         Format::Json => report.to_json() + "\n",

@@ -255,6 +255,7 @@ fn report() -> Report {
             rss_bytes: 12 << 20,
             peak_rss_bytes: 99 << 20,
         }),
+        stacks: None,
     }
 }
 

@@ -20,6 +20,8 @@ use crate::state::{
 };
 
 static ANCHOR: OnceLock<(u64, Instant)> = OnceLock::new();
+/// The last ratio [`ns_per_tick`] measured (`f64` bits; 0: none yet).
+static LAST: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 /// Which source [`now`] reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -140,6 +142,15 @@ fn invariant_tsc() -> bool {
     false
 }
 
+/// The ratio [`ns_per_tick`] returned last (measured now if it never ran): for values
+/// that must be converted exactly as a report just was (the trace written after it).
+pub fn last_ns_per_tick() -> f64 {
+    match LAST.load(std::sync::atomic::Ordering::Relaxed) {
+        0 => ns_per_tick(),
+        bits => f64::from_bits(bits),
+    }
+}
+
 /// Nanoseconds per tick, measured against `Instant` since the first clock reading.
 ///
 /// When less than 20 ms have passed since then, waits until they have, so the ratio is
@@ -150,13 +161,30 @@ pub fn ns_per_tick() -> f64 {
     }
     let (tsc0, t0) = *anchor();
     let min = Duration::from_millis(20);
+    // The two clocks are read back to back; a thread preempted between the reads would
+    // skew the ratio (by the time it waited, over the run), so the TSC reading is
+    // bracketed by two `Instant` readings and taken when they are close.
+    let mut best: Option<(Duration, Duration, u64)> = None;
+    let mut tries = 0;
     loop {
-        let el = t0.elapsed();
+        let e1 = t0.elapsed();
         let t = now();
-        if el >= min && t > tsc0 {
-            return el.as_nanos() as f64 / (t - tsc0) as f64;
+        let e2 = t0.elapsed();
+        if e2 < min || t <= tsc0 {
+            std::thread::sleep(min.saturating_sub(e2).max(Duration::from_micros(100)));
+            continue;
         }
-        std::thread::sleep(min.saturating_sub(el).max(Duration::from_micros(100)));
+        if best.is_none_or(|(b1, b2, _)| e2 - e1 < b2 - b1) {
+            best = Some((e1, e2, t));
+        }
+        tries += 1;
+        let (b1, b2, bt) = best.expect("set above");
+        if b2 - b1 <= Duration::from_micros(1) || tries >= 50 {
+            let el = (b1.as_nanos() + b2.as_nanos()) as f64 / 2.0;
+            let ratio = el / (bt - tsc0) as f64;
+            LAST.store(ratio.to_bits(), std::sync::atomic::Ordering::Relaxed);
+            return ratio;
+        }
     }
 }
 

@@ -279,9 +279,10 @@ pub struct Trace {
 }
 
 /// The trace so far. Threads still running keep writing meanwhile; take it when the
-/// session ends.
+/// session ends. Ticks convert with the ratio of the last snapshot (so the trace agrees
+/// with the report made just before it).
 pub fn collect() -> Trace {
-    let ns_per_tick = crate::clock::ns_per_tick();
+    let ns_per_tick = crate::clock::last_ns_per_tick();
     crate::internal(|| {
         let sites = crate::site::all();
         let mut threads = Vec::new();

@@ -245,6 +245,7 @@ mod tests {
                 io: None,
                 threads: Some(vec![]),
                 process_memory: None,
+                stacks: None,
             }
         }
 

@@ -6,11 +6,13 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::model::{AllocTotal, CpuInfo, Function, IoEntry, ProcessMemory, Report, ThreadRow};
+use super::model::{
+    AllocTotal, CpuInfo, Function, IoEntry, ProcessMemory, Report, StackPath, ThreadRow,
+};
 use super::section::{known_sections, Section};
 
 /// One section of the report so far: `GET /functions_timing`, `/functions_alloc`,
-/// `/functions_cpu`, `/io`, `/threads`.
+/// `/functions_cpu`, `/io`, `/threads`, `/stacks`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Fragment {
     /// Layout version, [`super::SCHEMA_VERSION`].
@@ -47,6 +49,9 @@ pub struct Fragment {
     /// Section `threads`: memory of the process.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub process_memory: Option<ProcessMemory>,
+    /// Section `stacks`: the calling-context tree.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stacks: Option<Vec<StackPath>>,
 }
 
 /// `GET /profiler_status`.
@@ -107,6 +112,7 @@ impl Report {
             io: None,
             threads: None,
             process_memory: None,
+            stacks: None,
         };
         // The functions with only `keep`'s per-function object.
         let functions = |keep: Option<Section>| {
@@ -148,6 +154,7 @@ impl Report {
                 fragment.threads = Some(self.threads.clone().unwrap_or_default());
                 fragment.process_memory = self.process_memory.clone();
             }
+            Section::Stacks => fragment.stacks = Some(self.stacks.clone().unwrap_or_default()),
         }
         fragment
     }

@@ -12,6 +12,7 @@
 #[cfg(feature = "hotpath")]
 pub(crate) mod build;
 pub mod columns;
+pub mod export;
 pub mod format;
 mod fragment;
 mod model;
@@ -21,8 +22,8 @@ mod table;
 pub use fragment::{ApiError, Fragment, ProfilerStatus};
 pub use model::{
     percentile_key, percentile_label, AllocTotal, CpuInfo, Function, FunctionAlloc, FunctionCpu,
-    FunctionIo, Histogram, IoDirection, IoEntry, Percentiles, ProcessMemory, Report, ThreadRow,
-    TimedSums, WallNs, SCHEMA_VERSION,
+    FunctionIo, Histogram, IoDirection, IoEntry, Percentiles, ProcessMemory, Report, StackPath,
+    ThreadRow, TimedSums, WallNs, SCHEMA_VERSION,
 };
 pub use section::Section;
 pub use table::render as render_table;

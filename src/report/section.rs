@@ -17,16 +17,20 @@ pub enum Section {
     Io,
     /// CPU time, state and allocations per thread; the process's memory (Linux).
     Threads,
+    /// The calling-context tree: calls and time per path of measured functions
+    /// (`HOTPATH_STACKS=1`).
+    Stacks,
 }
 
 impl Section {
     /// Every section, in report order.
-    pub const ALL: [Section; 5] = [
+    pub const ALL: [Section; 6] = [
         Section::Timing,
         Section::Alloc,
         Section::Cpu,
         Section::Io,
         Section::Threads,
+        Section::Stacks,
     ];
 
     /// The name in JSON, `HOTPATH_REPORT` and the table header: `timing`, `alloc`, ...
@@ -37,6 +41,7 @@ impl Section {
             Section::Cpu => "cpu",
             Section::Io => "io",
             Section::Threads => "threads",
+            Section::Stacks => "stacks",
         }
     }
 
@@ -57,7 +62,7 @@ impl Section {
         match self {
             Section::Alloc => Some("hotpath-alloc"),
             Section::Cpu => Some("hotpath-cpu"),
-            Section::Timing | Section::Io | Section::Threads => None,
+            Section::Timing | Section::Io | Section::Threads | Section::Stacks => None,
         }
     }
 
@@ -69,6 +74,7 @@ impl Section {
             Section::Cpu => "/functions_cpu",
             Section::Io => "/io",
             Section::Threads => "/threads",
+            Section::Stacks => "/stacks",
         }
     }
 

@@ -56,5 +56,6 @@ pub fn report(functions: Vec<Function>) -> Report {
         io: None,
         threads: None,
         process_memory: None,
+        stacks: None,
     }
 }

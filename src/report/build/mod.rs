@@ -12,6 +12,7 @@
 mod alloc;
 mod cpu;
 mod io;
+mod stacks;
 mod threads;
 mod timing;
 
@@ -105,6 +106,7 @@ pub(crate) fn report(inputs: &Inputs<'_>) -> Report {
             io: None,
             threads: None,
             process_memory: None,
+            stacks: None,
         };
         for &section in &cfg.sections {
             let present = match section {
@@ -113,6 +115,7 @@ pub(crate) fn report(inputs: &Inputs<'_>) -> Report {
                 Section::Cpu => cpu::build(&ctx, &mut r),
                 Section::Io => io::build(&ctx, &mut r),
                 Section::Threads => threads::build(&ctx, &mut r, &mut notes),
+                Section::Stacks => stacks::build(&ctx, &mut r, &mut notes),
             };
             if present {
                 r.sections.push(section);
