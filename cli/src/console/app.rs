@@ -39,7 +39,7 @@ impl Tab {
     /// The views of the tab, switched with ← and →.
     pub fn views(self) -> &'static [View] {
         match self {
-            Tab::Functions => &[View::Timing, View::Memory, View::Cpu],
+            Tab::Functions => &[View::Timing, View::Memory, View::Cpu, View::Stacks],
             Tab::Io => &[View::IoStreams, View::IoFunctions],
             Tab::Threads => &[View::Threads],
         }
@@ -129,7 +129,7 @@ pub struct App {
     now: SystemTime,
     tab: Tab,
     view_in_tab: [usize; 3],
-    selections: [Selection; 6],
+    selections: [Selection; 7],
     inspect: bool,
     page: usize,
     trend: Trend,
@@ -170,6 +170,7 @@ impl App {
                     View::IoStreams,
                     View::IoFunctions,
                     View::Threads,
+                    View::Stacks,
                 ] {
                     self.follow_selection(view);
                 }

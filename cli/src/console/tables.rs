@@ -28,6 +28,8 @@ pub enum View {
     IoFunctions,
     /// Threads (section `threads`).
     Threads,
+    /// Calls and time per path: the calling-context tree (section `stacks`).
+    Stacks,
 }
 
 impl View {
@@ -40,6 +42,7 @@ impl View {
             View::IoStreams => "Streams",
             View::IoFunctions => "By function",
             View::Threads => "Threads",
+            View::Stacks => "Stacks",
         }
     }
 
@@ -51,6 +54,7 @@ impl View {
             View::Cpu => Section::Cpu,
             View::IoStreams | View::IoFunctions => Section::Io,
             View::Threads => Section::Threads,
+            View::Stacks => Section::Stacks,
         }
     }
 
@@ -68,6 +72,8 @@ pub(crate) enum Source {
     Io(usize),
     /// `report.threads[i]`.
     Thread(usize),
+    /// `report.stacks[i]`.
+    Stack(usize),
 }
 
 /// One column: its title and whether it holds text (left-aligned, sorted A to Z first)
@@ -196,6 +202,7 @@ pub(crate) fn build(
         View::IoStreams => io_streams(report, status),
         View::IoFunctions => io_functions(report, status),
         View::Threads => threads(report, status),
+        View::Stacks => stacks(report, status),
     }
 }
 
@@ -418,6 +425,38 @@ fn io_functions(r: &Report, status: Option<&ProfilerStatus>) -> Table {
             )
         });
     }
+    t
+}
+
+/// The tree, depth first (sorted by the Path column); another column sorts the paths
+/// as a flat list.
+fn stacks(r: &Report, status: Option<&ProfilerStatus>) -> Table {
+    let cols = columns::stacks(r);
+    let mut t = Table::new("stacks: calls and time per path (tree)", &cols);
+    t.sort_by_title("Path");
+    let rows = columns::stack_rows(r);
+    if !r.has(Section::Stacks) {
+        t.empty = Some(match status {
+            Some(s) if s.sections.contains(&Section::Stacks) => {
+                "no stacks section yet: no measured call so far".into()
+            }
+            _ => "no stacks section: run the program with HOTPATH_STACKS=1 (or \
+                  .stacks(true) on its HotpathGuardBuilder)"
+                .into(),
+        });
+        return t;
+    }
+    for row in &rows {
+        t.push(&cols, row.0.path.join(";"), Source::Stack(row.1), row);
+    }
+    if rows.is_empty() {
+        t.empty = Some("no measured call has ended yet".into());
+    }
+    t.footer.push(
+        "Path: the tree, callees by total; s sorts the paths as a list; Enter shows the \
+         whole path"
+            .into(),
+    );
     t
 }
 
