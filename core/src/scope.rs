@@ -425,14 +425,22 @@ fn exit(e: &Entered) {
 /// The stacks and trace part of a sync scope's exit.
 #[inline(never)]
 fn exit_extras(e: &Entered, l: &Left) {
-    if let Some(path) = e.path() {
-        crate::stacks::record_call(
-            path,
-            l.incl,
-            l.self_,
-            l.m_self.cpu_ns(),
-            e.extra & FOLDED != 0,
-        );
+    if e.extra & STACKS != 0 {
+        let folded = e.extra & FOLDED != 0;
+        let cpu = l.m_self.cpu_ns();
+        match crate::shard::current_raw() {
+            // The usual case: the frame's own thread, its own tree.
+            Some(here) if std::ptr::eq(here, e.shard) => {
+                if let Some(t) = here.tree() {
+                    t.record(e.ctx, l.incl, l.self_, cpu, folded);
+                }
+            }
+            _ => {
+                if let Some(path) = e.path() {
+                    crate::stacks::record_call(path, l.incl, l.self_, cpu, folded);
+                }
+            }
+        }
     }
     if e.extra & TRACE != 0 {
         if let Some(here) = Shard::current() {
