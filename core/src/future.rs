@@ -62,7 +62,7 @@ struct State {
     /// on it.
     path: Option<CtxRef>,
     /// The first poll's `stacks::{STACKS, TRACE, FOLDED}` bits.
-    extra: u8,
+    extra: u32,
 }
 
 /// Not polled yet.

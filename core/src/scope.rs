@@ -20,7 +20,7 @@ use crate::meter::{Delta, Reading};
 use crate::shard::{Shard, DEAD, MAX_DEPTH};
 use crate::site::CallSite;
 use crate::slot::Slot;
-use crate::stacks::{CtxRef, FOLDED, STACKS, TRACE};
+use crate::stacks::{CtxRef, CTX, FOLDED, STACKS, TRACE};
 use crate::state::{self, Sampler};
 use crate::trace::Kind;
 
@@ -157,19 +157,25 @@ pub(crate) struct Entered {
     pub(crate) exact: bool,
     /// The clock is the TSC (read it without asking).
     pub(crate) tsc: bool,
-    /// The frame's node in the calling-context tree of `shard`; 0: none.
-    pub(crate) ctx: u32,
-    /// What the exit does beyond recording the call: `stacks::{STACKS, TRACE, FOLDED}`.
-    pub(crate) extra: u8,
+    /// What the exit does beyond recording the call (`stacks::{STACKS, TRACE, FOLDED}`)
+    /// and the frame's node in the calling-context tree of `shard` (`stacks::CTX`); 0
+    /// with stacks and trace off.
+    pub(crate) extra: u32,
 }
 
 impl Entered {
+    /// The frame's node in its shard's tree.
+    #[inline(always)]
+    pub(crate) fn ctx(&self) -> u32 {
+        self.extra & CTX
+    }
+
     /// The frame's path, as a future keeps it for its later polls.
     pub(crate) fn path(&self) -> Option<CtxRef> {
         if self.extra & STACKS == 0 {
             return None;
         }
-        Some(self.shard.tree()?.at(self.ctx))
+        Some(self.shard.tree()?.at(self.ctx()))
     }
 }
 
@@ -204,7 +210,7 @@ pub(crate) fn push(
         depth = shard.pop_dead(depth);
     }
     let seq = shard.next_seq();
-    let (mut ctx, mut extra) = (0, 0);
+    let mut extra = 0;
     if depth < MAX_DEPTH {
         let f = &shard.frames[depth];
         f.seq.store(seq, Relaxed);
@@ -212,9 +218,7 @@ pub(crate) fn push(
         f.children_m.clear();
         f.site.store(site, Relaxed);
         if extras {
-            (ctx, extra) = crate::stacks::enter(shard, depth, site, inherit);
-        } else {
-            f.ctx.store(0, Relaxed);
+            extra = crate::stacks::enter(shard, depth, site, inherit);
         }
         slot.enter();
     } else {
@@ -238,7 +242,6 @@ pub(crate) fn push(
         m0,
         exact,
         tsc,
-        ctx,
         extra,
     }
 }
@@ -413,12 +416,22 @@ impl Drop for Scope {
 /// Leaves a timed scope: reads the clock first, then pops and records.
 #[inline(never)]
 fn exit(e: &Entered) {
+    if e.extra != 0 {
+        return exit_with_extras(e);
+    }
     let end = now(e.tsc);
     if let Some(l) = pop(e, end) {
         l.slot.record(l.incl, l.self_, l.m_incl, l.m_self, l.outer);
-        if e.extra != 0 {
-            exit_extras(e, &l);
-        }
+    }
+}
+
+/// [`exit`] with the stacks or the trace on: the same, then their part.
+#[inline(never)]
+fn exit_with_extras(e: &Entered) {
+    let end = now(e.tsc);
+    if let Some(l) = pop(e, end) {
+        l.slot.record(l.incl, l.self_, l.m_incl, l.m_self, l.outer);
+        exit_extras(e, &l);
     }
 }
 
@@ -432,7 +445,7 @@ fn exit_extras(e: &Entered, l: &Left) {
             // The usual case: the frame's own thread, its own tree.
             Some(here) if std::ptr::eq(here, e.shard) => {
                 if let Some(t) = here.tree() {
-                    t.record(e.ctx, l.incl, l.self_, cpu, folded);
+                    t.record(e.ctx(), l.incl, l.self_, cpu, folded);
                 }
             }
             _ => {
@@ -443,7 +456,11 @@ fn exit_extras(e: &Entered, l: &Left) {
         }
     }
     if e.extra & TRACE != 0 {
-        if let Some(here) = Shard::current() {
+        let here = match crate::shard::current_raw() {
+            Some(here) if std::ptr::eq(here, e.shard) => Some(here),
+            _ => Shard::current(),
+        };
+        if let Some(here) = here {
             here.trace_write(e.site, Kind::Sync, e.start, l.end);
         }
     }

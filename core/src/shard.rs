@@ -237,6 +237,11 @@ impl Shard {
             });
         self.extra_key
             .set(if tsc && every && extras { key } else { 0 });
+        if extras {
+            // Frames pushed before the stacks came on hold no node, or a stale one
+            // (plain pushes leave `ctx` as it was): they get theirs again when needed.
+            self.forget_ctx();
+        }
         for kind in Sampler::ALL {
             self.next_gap(kind);
         }

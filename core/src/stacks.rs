@@ -58,12 +58,15 @@ pub const MAX_NODES: u32 = 1 << 22;
 static BUDGET: AtomicU32 = AtomicU32::new(DEFAULT_NODES);
 static GEN: AtomicU64 = AtomicU64::new(1);
 
-/// Bits of `Entered::extra`: the frame has a node.
-pub(crate) const STACKS: u8 = 1;
+/// `Entered::extra` is the frame's node (the low 24 bits: node indexes stay below
+/// `2^24`) and these bits. The frame has a node:
+pub(crate) const STACKS: u32 = 1 << 24;
 /// The scope's exit writes the trace ring.
-pub(crate) const TRACE: u8 = 2;
+pub(crate) const TRACE: u32 = 2 << 24;
 /// The frame's node is its parent's (direct recursion): inclusive time is not added.
-pub(crate) const FOLDED: u8 = 4;
+pub(crate) const FOLDED: u32 = 4 << 24;
+/// The node part of `Entered::extra`.
+pub(crate) const CTX: u32 = (1 << 24) - 1;
 
 /// Turns the calling-context tree on or off, with at most `nodes` paths per thread
 /// (clamped to `16..=MAX_NODES`). The budget applies to trees allocated from now on: a
@@ -89,12 +92,16 @@ pub(crate) struct Node {
     cpu_ns: Cnt,
     /// Written by the sampling signal handler only.
     samples: Cnt,
+    /// The child looked up last: `site << 32 | node` (a loop calling one function finds
+    /// it here without hashing).
+    memo: AtomicU64,
 }
 
 impl Node {
     fn clear(&self) {
         self.parent.store(0, Relaxed);
         self.site.store(0, Relaxed);
+        self.memo.store(0, Relaxed);
         for c in [
             &self.calls,
             &self.total,
@@ -210,19 +217,26 @@ impl Tree {
         self.gen.load(Acquire)
     }
 
-    fn site_of(&self, i: u32) -> u32 {
-        self.nodes
-            .get(i as usize)
-            .map_or(0, |n| n.site.load(Relaxed))
-    }
-
     /// The node of path `parent` + `site`, created on first use (owner only). Direct
     /// recursion folds: a site called from its own node stays in that node.
     #[inline]
     pub(crate) fn intern(&self, parent: u32, site: u32) -> u32 {
-        if parent != ROOT && self.site_of(parent) == site {
+        let Some(p) = self.nodes.get(parent as usize) else {
+            return TRUNC_ROOT;
+        };
+        if parent != ROOT && p.site.load(Relaxed) == site {
             return parent;
         }
+        let memo = p.memo.load(Relaxed);
+        if memo >> 32 == site as u64 && memo != 0 {
+            return memo as u32;
+        }
+        let child = self.lookup(parent, site);
+        p.memo.store((site as u64) << 32 | child as u64, Relaxed);
+        child
+    }
+
+    fn lookup(&self, parent: u32, site: u32) -> u32 {
         let mut h = hash(parent, site) & self.mask;
         loop {
             let i = self.index[h].load(Relaxed);
@@ -357,7 +371,17 @@ impl Shard {
 
     /// The node of frame `d` (below the top), computed from the frames below it when
     /// they were pushed without one (stacks were off, or a reset forgot them).
+    #[inline(always)]
     fn ctx_at(&self, tree: &Tree, d: usize) -> u32 {
+        match self.frames[d].ctx.load(Relaxed) {
+            0 => self.ctx_from_sites(tree, d),
+            c => c,
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn ctx_from_sites(&self, tree: &Tree, d: usize) -> u32 {
         let mut low = d + 1;
         while low > 0 && self.frames[low - 1].ctx.load(Relaxed) == 0 {
             low -= 1;
@@ -385,9 +409,9 @@ impl Shard {
 
 /// The extras of a frame being pushed at `depth < MAX_DEPTH` for `site` (the frame's
 /// site is stored): its node when stacks are on (`inherit`: the path of a future's first
-/// poll), and whether its exit writes the trace. Returns `(ctx, extra bits)`.
+/// poll), and whether its exit writes the trace: `Entered::extra`.
 #[inline(never)]
-pub(crate) fn enter(shard: &Shard, depth: usize, site: u32, inherit: Option<CtxRef>) -> (u32, u8) {
+pub(crate) fn enter(shard: &Shard, depth: usize, site: u32, inherit: Option<CtxRef>) -> u32 {
     let mut extra = if state::trace() { TRACE } else { 0 };
     let mut ctx = 0;
     if state::stacks() {
@@ -407,7 +431,7 @@ pub(crate) fn enter(shard: &Shard, depth: usize, site: u32, inherit: Option<CtxR
         }
     }
     shard.frames[depth].ctx.store(ctx, Relaxed);
-    (ctx, extra)
+    extra | (ctx & CTX)
 }
 
 /// Records one call in the calling thread's tree, on `path` (the node its frame was
