@@ -190,6 +190,8 @@ pub(crate) struct Left {
     pub(crate) m_incl: Delta,
     pub(crate) m_self: Delta,
     pub(crate) outer: bool,
+    /// Popped from its own thread's stack (not recorded on another thread).
+    pub(crate) own: bool,
 }
 
 /// Pushes a frame for `site` (whose slot on `shard` is `slot`), reads the meters, and
@@ -218,7 +220,10 @@ pub(crate) fn push(
         f.children_m.clear();
         f.site.store(site, Relaxed);
         if extras {
-            extra = crate::stacks::enter(shard, depth, site, inherit);
+            extra = match inherit {
+                None => crate::stacks::enter_fast(shard, depth, site),
+                Some(path) => crate::stacks::enter_on(shard, depth, site, path),
+            };
         }
         slot.enter();
     } else {
@@ -278,6 +283,7 @@ pub(crate) fn pop(e: &Entered, end: u64) -> Option<Left> {
             m_incl,
             m_self: f.children_m.self_of(m_incl),
             outer,
+            own: true,
         });
     }
     pop_slow(e, incl)
@@ -312,6 +318,7 @@ fn pop_slow(e: &Entered, incl: u64) -> Option<Left> {
             m_incl: Delta::ZERO,
             m_self: Delta::ZERO,
             outer,
+            own: false,
         });
     }
     let depth = shard.depth.load(Relaxed) as usize;
@@ -334,6 +341,7 @@ fn pop_slow(e: &Entered, incl: u64) -> Option<Left> {
             m_incl,
             m_self: m_incl,
             outer,
+            own: true,
         });
     }
     if depth > d + 1 && shard.frames[d].seq.load(Relaxed) == e.seq {
@@ -356,6 +364,7 @@ fn pop_slow(e: &Entered, incl: u64) -> Option<Left> {
         m_incl: Delta::ZERO,
         m_self: Delta::ZERO,
         outer,
+        own: true,
     })
 }
 
@@ -431,7 +440,20 @@ fn exit_with_extras(e: &Entered) {
     let end = now(e.tsc);
     if let Some(l) = pop(e, end) {
         l.slot.record(l.incl, l.self_, l.m_incl, l.m_self, l.outer);
-        exit_extras(e, &l);
+        if !l.own {
+            exit_extras(e, &l);
+        } else if e.extra & TRACE == 0 {
+            // Stacks alone, on the frame's own thread: its node, inline.
+            if let Some(t) = e.shard.tree() {
+                let folded = e.extra & FOLDED != 0;
+                t.record(e.ctx(), l.incl, l.self_, l.m_self.cpu_ns(), folded);
+            }
+        } else if e.extra == TRACE {
+            // The trace alone, on the frame's own thread.
+            e.shard.trace_write(e.site, Kind::Sync, e.start, l.end);
+        } else {
+            exit_extras(e, &l);
+        }
     }
 }
 
@@ -441,24 +463,20 @@ fn exit_extras(e: &Entered, l: &Left) {
     if e.extra & STACKS != 0 {
         let folded = e.extra & FOLDED != 0;
         let cpu = l.m_self.cpu_ns();
-        match crate::shard::current_raw() {
+        if l.own {
             // The usual case: the frame's own thread, its own tree.
-            Some(here) if std::ptr::eq(here, e.shard) => {
-                if let Some(t) = here.tree() {
-                    t.record(e.ctx(), l.incl, l.self_, cpu, folded);
-                }
+            if let Some(t) = e.shard.tree() {
+                t.record(e.ctx(), l.incl, l.self_, cpu, folded);
             }
-            _ => {
-                if let Some(path) = e.path() {
-                    crate::stacks::record_call(path, l.incl, l.self_, cpu, folded);
-                }
-            }
+        } else if let Some(path) = e.path() {
+            crate::stacks::record_call(path, l.incl, l.self_, cpu, folded);
         }
     }
     if e.extra & TRACE != 0 {
-        let here = match crate::shard::current_raw() {
-            Some(here) if std::ptr::eq(here, e.shard) => Some(here),
-            _ => Shard::current(),
+        let here = if l.own {
+            Some(e.shard)
+        } else {
+            Shard::current()
         };
         if let Some(here) = here {
             here.trace_write(e.site, Kind::Sync, e.start, l.end);

@@ -86,6 +86,8 @@ pub struct Shard {
     /// The global key while every call is timed on the TSC with the stacks or the trace
     /// on, else 0.
     pub(crate) extra_key: Cnt,
+    /// `stacks::{STACKS, TRACE}` as they were at the last sync.
+    pub(crate) extra_bits: Cnt,
     /// The calling-context tree ([`crate::stacks`]), leaked on first use; null until then.
     pub(crate) tree: AtomicPtr<crate::stacks::Tree>,
     /// The trace ring ([`crate::trace`]), boxed on first use; null until then.
@@ -149,6 +151,7 @@ impl Shard {
             key: Cnt::new(),
             sample_key: Cnt::new(),
             extra_key: Cnt::new(),
+            extra_bits: Cnt::new(),
             tree: AtomicPtr::new(std::ptr::null_mut()),
             ring: AtomicPtr::new(std::ptr::null_mut()),
             countdowns: [const { Cnt::new() }; Sampler::COUNT],
@@ -237,6 +240,7 @@ impl Shard {
             });
         self.extra_key
             .set(if tsc && every && extras { key } else { 0 });
+        self.extra_bits.set(crate::stacks::bits());
         if extras {
             // Frames pushed before the stacks came on hold no node, or a stale one
             // (plain pushes leave `ctx` as it was): they get theirs again when needed.

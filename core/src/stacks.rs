@@ -287,7 +287,9 @@ impl Tree {
                 n.total.add(incl);
             }
             n.self_.add(self_);
-            n.cpu_ns.add(cpu_ns);
+            if cpu_ns != 0 {
+                n.cpu_ns.add(cpu_ns);
+            }
         }
     }
 
@@ -408,10 +410,61 @@ impl Shard {
 }
 
 /// The extras of a frame being pushed at `depth < MAX_DEPTH` for `site` (the frame's
-/// site is stored): its node when stacks are on (`inherit`: the path of a future's first
-/// poll), and whether its exit writes the trace: `Entered::extra`.
+/// site is stored): its node when stacks are on, and whether its exit writes the trace:
+/// `Entered::extra`. Inline: stacks alone, and the node is the one its parent's node
+/// found last (a loop calling one function); else [`enter`].
+#[inline(always)]
+pub(crate) fn enter_fast(shard: &Shard, depth: usize, site: u32) -> u32 {
+    let bits = shard.extra_bits.get();
+    if bits == TRACE as u64 {
+        // The trace alone: no node.
+        if let Some(f) = shard.frames.get(depth) {
+            f.ctx.store(0, Relaxed);
+        }
+        return TRACE;
+    }
+    if bits == STACKS as u64 && depth > 0 {
+        if let (Some(tree), Some(below), Some(f)) = (
+            shard.tree(),
+            shard.frames.get(depth - 1),
+            shard.frames.get(depth),
+        ) {
+            let parent = below.ctx.load(Relaxed);
+            if let Some(p) = tree.nodes.get(parent as usize) {
+                let memo = p.memo.load(Relaxed);
+                // A memo never names the parent's own site (recursion folds before it).
+                if memo >> 32 == site as u64 && parent != 0 && memo != 0 {
+                    let ctx = memo as u32;
+                    f.ctx.store(ctx, Relaxed);
+                    return STACKS | (ctx & CTX);
+                }
+            }
+        }
+    }
+    enter(shard, depth, site)
+}
+
+/// [`enter_fast`]'s general case.
 #[inline(never)]
-pub(crate) fn enter(shard: &Shard, depth: usize, site: u32, inherit: Option<CtxRef>) -> u32 {
+pub(crate) fn enter(shard: &Shard, depth: usize, site: u32) -> u32 {
+    enter_with(shard, depth, site, None)
+}
+
+/// The extras bits a shard caches when it syncs: `STACKS`, `TRACE`.
+pub(crate) fn bits() -> u64 {
+    (if state::stacks() { STACKS as u64 } else { 0 })
+        | if state::trace() { TRACE as u64 } else { 0 }
+}
+
+/// [`enter`] for a later poll of a future: the frame's node is the path of its first
+/// poll, `path`.
+#[inline(never)]
+pub(crate) fn enter_on(shard: &Shard, depth: usize, site: u32, path: CtxRef) -> u32 {
+    enter_with(shard, depth, site, Some(path))
+}
+
+#[inline(always)]
+fn enter_with(shard: &Shard, depth: usize, site: u32, inherit: Option<CtxRef>) -> u32 {
     let mut extra = if state::trace() { TRACE } else { 0 };
     let mut ctx = 0;
     if state::stacks() {
@@ -430,7 +483,9 @@ pub(crate) fn enter(shard: &Shard, depth: usize, site: u32, inherit: Option<CtxR
             extra |= FOLDED;
         }
     }
-    shard.frames[depth].ctx.store(ctx, Relaxed);
+    if let Some(f) = shard.frames.get(depth) {
+        f.ctx.store(ctx, Relaxed);
+    }
     extra | (ctx & CTX)
 }
 
