@@ -160,56 +160,82 @@ fn with_cli(e: &Export, report: &Report) -> Result<(), String> {
 /// an async slice (`b`/`e`, its own `id2`) per async call; times in µs from `origin`
 /// (a clock reading at the start of the session).
 pub(crate) fn write_trace(path: &Path, caller: &str, origin: u64) -> Result<(), String> {
+    let t = hotpath_core::trace::collect();
+    let file = std::fs::File::create(path).map_err(|e| e.to_string())?;
+    let mut w = std::io::BufWriter::new(file);
+    trace_json(&t, caller, origin, &mut w)
+        .and_then(|()| w.flush())
+        .map_err(|e| e.to_string())
+}
+
+/// The trace as JSON, one event at a time (the file can hold millions).
+fn trace_json(
+    t: &hotpath_core::trace::Trace,
+    caller: &str,
+    origin: u64,
+    w: &mut impl Write,
+) -> std::io::Result<()> {
     use hotpath_core::trace::Kind;
     use serde_json::json;
-    let t = hotpath_core::trace::collect();
     let ns = |tick: u64| tick.saturating_sub(origin) as f64 * t.ns_per_tick;
     let pid = std::process::id();
-    let mut events = vec![
+    let mut first = true;
+    let mut event = |w: &mut dyn Write, v: serde_json::Value| -> std::io::Result<()> {
+        if !std::mem::take(&mut first) {
+            w.write_all(b",\n")?;
+        }
+        serde_json::to_writer(&mut *w, &v).map_err(std::io::Error::other)
+    };
+    w.write_all(b"{\"traceEvents\":[\n")?;
+    event(
+        w,
         json!({"name": "process_name", "ph": "M", "pid": pid, "tid": 0,
-        "args": {"name": caller}}),
-    ];
-    let mut dropped = 0;
+            "args": {"name": caller}}),
+    )?;
     let mut id: u64 = 0;
     for th in &t.threads {
-        dropped += th.dropped;
-        events.push(
+        event(
+            w,
             json!({"name": "thread_name", "ph": "M", "pid": pid, "tid": th.tid,
-            "args": {"name": th.name}}),
-        );
+                "args": {"name": th.name}}),
+        )?;
         for e in &th.events {
             let name = e.site.label().unwrap_or(e.site.name());
             let (start, end) = (ns(e.start), ns(e.end));
             let (ts, dur) = (export::micros(start), export::micros(end - start));
             match e.kind {
-                Kind::Sync => events.push(json!({"name": name, "cat": "sync", "ph": "X",
-                    "ts": ts, "dur": dur, "pid": pid, "tid": th.tid})),
-                Kind::Poll => events.push(json!({"name": format!("{name} (poll)"),
-                    "cat": "poll", "ph": "X", "ts": ts, "dur": dur, "pid": pid,
-                    "tid": th.tid})),
+                Kind::Sync => event(
+                    w,
+                    json!({"name": name, "cat": "sync", "ph": "X", "ts": ts, "dur": dur,
+                        "pid": pid, "tid": th.tid}),
+                )?,
+                Kind::Poll => event(
+                    w,
+                    json!({"name": format!("{name} (poll)"), "cat": "poll", "ph": "X",
+                        "ts": ts, "dur": dur, "pid": pid, "tid": th.tid}),
+                )?,
                 Kind::Async => {
                     id += 1;
                     let id2 = json!({"local": format!("0x{id:x}")});
                     for (ph, at) in [("b", ts), ("e", export::micros(end))] {
-                        events.push(json!({"name": name, "cat": "async", "ph": ph,
-                            "ts": at, "pid": pid, "tid": th.tid, "id2": id2}));
+                        event(
+                            w,
+                            json!({"name": name, "cat": "async", "ph": ph, "ts": at,
+                                "pid": pid, "tid": th.tid, "id2": id2}),
+                        )?;
                     }
                 }
             }
         }
     }
-    let doc = json!({
-        "traceEvents": events,
-        "displayTimeUnit": "ns",
-        "otherData": {
-            "hotpath_version": env!("CARGO_PKG_VERSION"),
-            "capacity_per_thread": t.capacity,
-            "dropped_events": dropped,
-            "dropped_threads": t.threads_dropped,
-        },
+    let dropped: u64 = t.threads.iter().map(|th| th.dropped).sum();
+    let other = json!({
+        "hotpath_version": env!("CARGO_PKG_VERSION"),
+        "capacity_per_thread": t.capacity,
+        "dropped_events": dropped,
+        "dropped_threads": t.threads_dropped,
     });
-    let file = std::fs::File::create(path).map_err(|e| e.to_string())?;
-    let mut w = std::io::BufWriter::new(file);
-    serde_json::to_writer(&mut w, &doc).map_err(|e| e.to_string())?;
-    w.flush().map_err(|e| e.to_string())
+    w.write_all(b"],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":")?;
+    serde_json::to_writer(&mut *w, &other).map_err(std::io::Error::other)?;
+    w.write_all(b"}\n")
 }
