@@ -52,7 +52,9 @@ fn completions_know_subcommands_and_options() {
     let bash = hotpath(&["completions", "bash"]);
     assert!(bash.contains("_hotpath() {"), "{bash}");
     assert!(
-        bash.contains("opts=\"-h -V --help --version init console report diff export completions help\""),
+        bash.contains(
+            "opts=\"-h -V --help --version init console report diff export completions help\""
+        ),
         "{bash}"
     );
     assert!(bash.contains("hotpath__subcmd__init)"), "{bash}");
