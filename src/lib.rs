@@ -38,6 +38,13 @@
 //! | `hotpath-alloc` | allocations per function (count, bytes, freed, retained; inclusive and self) through a tracking global allocator |
 //! | `hotpath-cpu` | CPU time vs waiting per function, sampled per thread (default) or read exactly at every call |
 //! | `report` | the report model and renderers alone (for tools reading saved JSON) |
+//! | `tokio` | `io!` on tokio's async I/O traits; `mutex!`/`rw_lock!` on `tokio::sync` locks |
+//! | `parking_lot` | `mutex!`/`rw_lock!` on `parking_lot` locks, `hotpath::wrap::parking_lot` |
+//! | `async-lock` | `mutex!`/`rw_lock!` on `async_lock` locks, `hotpath::wrap::async_lock` |
+//!
+//! Locks (`mutex!`, `rw_lock!`) of std are measured with `hotpath` alone; every function's
+//! waits (I/O, locks, channels, SQL, HTTP) make the `waits` section; `dbg!`, `val!` and
+//! `gauge!` keep debug values.
 //!
 //! ## What is measured
 //!
@@ -78,27 +85,33 @@ pub mod alloc;
 mod config;
 #[cfg(feature = "hotpath-cpu")]
 mod cpu;
+mod debug;
 #[cfg(feature = "hotpath")]
 mod export;
 mod guard;
 #[cfg(feature = "hotpath")]
 mod live;
+mod lock;
 #[cfg(feature = "report")]
 pub mod report;
 #[cfg(feature = "hotpath")]
 mod runtime;
 #[cfg(feature = "hotpath")]
 mod threads;
+pub mod wrap;
 
 pub use config::{CpuMode, Format};
+pub use debug::{GaugeHandle, IntoF64, ValHandle};
 pub use guard::{HotpathGuard, HotpathGuardBuilder};
 
 /// What the macro expansions name. Not a public API.
 #[cfg(feature = "hotpath")]
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::debug::on::DbgSite;
     pub use hotpath_core::{type_name_of, CallSite, MeasuredFuture, Scope, SiteKind};
     pub use hotpath_io::{wrap as io_wrap, IoSite};
+    pub use hotpath_lock::{Lock, LockKind, LockSite};
 }
 
 /// Measures a block as if it were a function, and evaluates to the block's value. The
@@ -111,7 +124,10 @@ pub mod __private {
 ///
 /// `label` must be a string constant. Cost: nothing without the `hotpath` feature; with
 /// it, the same as a `#[measure]` call. Held across `.await`, the block reports its wall
-/// time, and records on the thread where it ends.
+/// time, and records on the thread where it ends. As without the macro, temporaries of the
+/// expression (the vector in `make().len()`) live until the end of the statement around it,
+/// after the measured block; bind them in a block, `{ let v = make(); v.len() }`, to have
+/// them freed inside.
 #[macro_export]
 macro_rules! measure_block {
     ($label:expr, $expr:expr $(,)?) => {

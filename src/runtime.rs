@@ -6,6 +6,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::Instant;
 
+use hotpath_core::state::Sampler;
 use hotpath_core::{CallSite, Scope, SiteKind};
 
 use crate::config::{warn, Config};
@@ -52,12 +53,17 @@ impl Session {
         cfg.apply_env();
         hotpath_core::clock::init();
         let mut notes = Vec::new();
-        if cfg.stacks && cfg.time_sampling_rate < 1.0 {
+        let calls = cfg.rate(Sampler::Calls);
+        if cfg.stacks && calls < 1.0 {
             notes.push(format!(
-                "stacks need every call timed: time sampling rate {} ignored",
-                cfg.time_sampling_rate
+                "stacks need every call timed: time sampling rate {calls} ignored"
             ));
-            cfg.time_sampling_rate = 1.0;
+            // The functions' rate only: the locks keep theirs, also when it followed it.
+            for kind in [Sampler::Mutexes, Sampler::RwLocks] {
+                let rate = cfg.rate(kind);
+                cfg.set_rate(kind, rate);
+            }
+            cfg.set_rate(Sampler::Calls, 1.0);
         }
         // Before the calibration, so that the cost per call it measures includes them.
         hotpath_core::stacks::configure(cfg.stacks, cfg.stacks_nodes);
@@ -66,8 +72,9 @@ impl Session {
         hotpath_core::begin_epoch();
         #[cfg(feature = "hotpath-alloc")]
         hotpath_alloc::begin_session();
-        hotpath_core::set_sampling_rate(cfg.time_sampling_rate);
-        hotpath_io::set_sampling_rate(cfg.io_time_sampling_rate);
+        for kind in Sampler::ALL {
+            kind.set_rate(cfg.rate(kind));
+        }
         #[cfg(feature = "hotpath-cpu")]
         let cpu = crate::cpu::CpuRun::start(&cfg);
         let threads = if cfg.sections.contains(&Section::Threads) {
@@ -86,6 +93,14 @@ impl Session {
             cpu,
             cfg,
         });
+        // The threads started here, and the wait for the server's answer, allocate on
+        // this thread: the profiler's allocations, not the program's (the wait's
+        // allocations even depend on which thread gets there first).
+        hotpath_core::internal(|| Session::start_threads(shared))
+    }
+
+    /// The timeout thread and the metrics server, when configured.
+    fn start_threads(shared: Arc<Shared>) -> Option<Session> {
         let timer = shared.cfg.timeout.map(|after| {
             let stop: StopFlag = Arc::new((Mutex::new(false), Condvar::new()));
             let (s2, sh2) = (stop.clone(), shared.clone());
@@ -141,6 +156,8 @@ impl crate::live::Source for Shared {
             (cfg!(feature = "hotpath-prometheus"), "hotpath-prometheus"),
             (cfg!(feature = "tokio"), "tokio"),
             (cfg!(feature = "futures-io"), "futures-io"),
+            (cfg!(feature = "parking_lot"), "parking_lot"),
+            (cfg!(feature = "async-lock"), "async-lock"),
         ] {
             if on {
                 features.push(name.to_string());
@@ -217,6 +234,9 @@ struct Overhead {
     timed_ns: f64,
     /// A counted-only call (sampling), ns.
     counted_ns: f64,
+    /// Two back-to-back clock reads, ticks (median): the shortest span a measured call
+    /// can show.
+    floor_ticks: u64,
 }
 
 static CALIBRATION: CallSite = CallSite::new(
@@ -248,9 +268,18 @@ impl Overhead {
         };
         let counted_ns = per_call(0.0);
         let timed_ns = per_call(1.0);
+        let mut pairs: Vec<u64> = (0..1001)
+            .map(|_| {
+                let a = hotpath_core::clock::now();
+                let b = hotpath_core::clock::now();
+                b.saturating_sub(a)
+            })
+            .collect();
+        pairs.sort_unstable();
         Overhead {
             timed_ns,
             counted_ns,
+            floor_ticks: pairs[pairs.len() / 2],
         }
     }
 }
@@ -262,6 +291,7 @@ fn build(shared: &Shared) -> Report {
         // The run ends now; taking the snapshot may wait for the tick calibration.
         elapsed_ns: shared.start.elapsed().as_nanos() as u64,
         overhead: (shared.overhead.timed_ns, shared.overhead.counted_ns),
+        floor_ticks: shared.overhead.floor_ticks,
         notes: &shared.notes,
         #[cfg(feature = "hotpath-cpu")]
         cpu: shared.cpu.as_ref(),
@@ -293,7 +323,7 @@ fn emit(shared: &Shared) {
         return;
     }
     let text = match cfg.format {
-        Format::Table => report.to_table(cfg.functions_limit()),
+        Format::Table => crate::report::render_table_with(&report, &cfg.limits()),
         Format::Json => report.to_json() + "\n",
         Format::JsonPretty => report.to_json_pretty() + "\n",
         Format::None => return,

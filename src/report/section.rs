@@ -17,6 +17,14 @@ pub enum Section {
     Io,
     /// CPU time, state and allocations per thread; the process's memory (Linux).
     Threads,
+    /// Where each function's own time went: CPU, I/O, locks, channels, SQL, HTTP, other.
+    Waits,
+    /// Acquisitions, contention, waits and holds per `mutex!` site.
+    Mutexes,
+    /// The same per `rw_lock!` site, reads and writes apart.
+    RwLocks,
+    /// The last values of `dbg!`, `val!` and `gauge!`.
+    Debug,
     /// The calling-context tree: calls and time per path of measured functions
     /// (`HOTPATH_STACKS=1`).
     Stacks,
@@ -24,12 +32,16 @@ pub enum Section {
 
 impl Section {
     /// Every section, in report order.
-    pub const ALL: [Section; 6] = [
+    pub const ALL: [Section; 10] = [
         Section::Timing,
         Section::Alloc,
         Section::Cpu,
+        Section::Waits,
         Section::Io,
+        Section::Mutexes,
+        Section::RwLocks,
         Section::Threads,
+        Section::Debug,
         Section::Stacks,
     ];
 
@@ -41,6 +53,10 @@ impl Section {
             Section::Cpu => "cpu",
             Section::Io => "io",
             Section::Threads => "threads",
+            Section::Waits => "waits",
+            Section::Mutexes => "mutexes",
+            Section::RwLocks => "rw_locks",
+            Section::Debug => "debug",
             Section::Stacks => "stacks",
         }
     }
@@ -52,6 +68,7 @@ impl Section {
             "functions-timing" | "functions" => Some(Section::Timing),
             "functions-alloc" => Some(Section::Alloc),
             "functions-cpu" => Some(Section::Cpu),
+            "rw-locks" | "rwlocks" => Some(Section::RwLocks),
             other => Section::ALL.into_iter().find(|s| s.name() == other),
         }
     }
@@ -62,7 +79,14 @@ impl Section {
         match self {
             Section::Alloc => Some("hotpath-alloc"),
             Section::Cpu => Some("hotpath-cpu"),
-            Section::Timing | Section::Io | Section::Threads | Section::Stacks => None,
+            Section::Timing
+            | Section::Io
+            | Section::Threads
+            | Section::Waits
+            | Section::Mutexes
+            | Section::RwLocks
+            | Section::Debug
+            | Section::Stacks => None,
         }
     }
 
@@ -74,6 +98,10 @@ impl Section {
             Section::Cpu => "/functions_cpu",
             Section::Io => "/io",
             Section::Threads => "/threads",
+            Section::Waits => "/functions_waits",
+            Section::Mutexes => "/mutexes",
+            Section::RwLocks => "/rw_locks",
+            Section::Debug => "/debug",
             Section::Stacks => "/stacks",
         }
     }
