@@ -9,7 +9,8 @@
 //!
 //! ```toml
 //! [dependencies]
-//! hotpath = "0.1"
+//! # The package shares its name with another crate on crates.io: take it by path or git.
+//! hotpath = { path = "../hotpath" }
 //!
 //! [features]
 //! hotpath = ["hotpath/hotpath"]
