@@ -6,6 +6,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::Instant;
 
+use hotpath_core::state::Sampler;
 use hotpath_core::{CallSite, Scope, SiteKind};
 
 use crate::config::{warn, Config};
@@ -19,6 +20,8 @@ static ACTIVE: AtomicBool = AtomicBool::new(false);
 struct Shared {
     cfg: Config,
     start: Instant,
+    /// Clock reading at the start: the trace's time zero.
+    origin: u64,
     overhead: Overhead,
     reported: AtomicBool,
     notes: Vec<String>,
@@ -49,11 +52,27 @@ impl Session {
         }
         cfg.apply_env();
         hotpath_core::clock::init();
+        let mut notes = Vec::new();
+        let calls = cfg.rate(Sampler::Calls);
+        if cfg.stacks && calls < 1.0 {
+            notes.push(format!(
+                "stacks need every call timed: time sampling rate {calls} ignored"
+            ));
+            // The functions' rate only: the locks keep theirs, also when it followed it.
+            for kind in [Sampler::Mutexes, Sampler::RwLocks] {
+                let rate = cfg.rate(kind);
+                cfg.set_rate(kind, rate);
+            }
+            cfg.set_rate(Sampler::Calls, 1.0);
+        }
+        // Before the calibration, so that the cost per call it measures includes them.
+        hotpath_core::stacks::configure(cfg.stacks, cfg.stacks_nodes);
+        hotpath_core::trace::configure(cfg.trace_path.is_some(), cfg.trace_capacity);
         let overhead = Overhead::measure();
         hotpath_core::begin_epoch();
         #[cfg(feature = "hotpath-alloc")]
         hotpath_alloc::begin_session();
-        for kind in hotpath_core::state::Sampler::ALL {
+        for kind in Sampler::ALL {
             kind.set_rate(cfg.rate(kind));
         }
         #[cfg(feature = "hotpath-cpu")]
@@ -66,9 +85,10 @@ impl Session {
         let shared = Arc::new(Shared {
             threads,
             start: Instant::now(),
+            origin: hotpath_core::clock::now(),
             overhead,
             reported: AtomicBool::new(false),
-            notes: Vec::new(),
+            notes,
             #[cfg(feature = "hotpath-cpu")]
             cpu,
             cfg,
@@ -176,6 +196,7 @@ impl crate::live::Source for Shared {
                     on
                 }
                 Section::Threads => self.threads.is_some(),
+                Section::Stacks => self.cfg.stacks,
                 _ => true,
             })
             .collect()
@@ -199,6 +220,9 @@ impl Drop for Session {
         if let Some(cpu) = &self.shared.cpu {
             cpu.stop();
         }
+        let cfg = &self.shared.cfg;
+        hotpath_core::stacks::configure(false, cfg.stacks_nodes);
+        hotpath_core::trace::configure(false, cfg.trace_capacity);
         ACTIVE.store(false, Ordering::Release);
     }
 }
@@ -342,10 +366,23 @@ fn emit(shared: &Shared) {
         return;
     }
     let cfg = &shared.cfg;
+    let report = (cfg.format != Format::None || !cfg.exports.is_empty()).then(|| build(shared));
+    // After the report: its ticks convert with the report's ratio.
+    if let Some(path) = &cfg.trace_path {
+        if let Err(e) = crate::export::write_trace(path, cfg.caller, shared.origin) {
+            warn(&format!(
+                "could not write the trace to {}: {e}",
+                path.display()
+            ));
+        }
+    }
+    let Some(report) = report else {
+        return;
+    };
+    crate::export::write_all(&cfg.exports, &report);
     if cfg.format == Format::None {
         return;
     }
-    let report = build(shared);
     let text = match cfg.format {
         Format::Table => crate::report::render_table_with(&report, &cfg.limits()),
         Format::Json => report.to_json() + "\n",

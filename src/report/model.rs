@@ -95,6 +95,36 @@ pub struct Report {
     /// The last values of `dbg!`, `val!` and `gauge!` (section `debug`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub debug: Option<Vec<DebugEntry>>,
+    /// The calling-context tree: every path of measured functions, merged over threads,
+    /// parents before their children (section `stacks`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stacks: Option<Vec<StackPath>>,
+}
+
+/// One path of the calling-context tree (section `stacks`): the functions from the
+/// outermost measured one to this one, and what ran on exactly this path.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct StackPath {
+    /// Display names (label or name) from the outermost function; `[truncated]` stands
+    /// for paths past the per-thread node budget.
+    pub path: Vec<String>,
+    /// Calls on this path; direct recursion folds into one path, every level counted.
+    pub calls: u64,
+    /// Inclusive wall time, ns; direct recursion counts the outermost call.
+    pub total_ns: u64,
+    /// Wall time not spent in measured children, ns (async: busy time minus children).
+    pub self_ns: u64,
+    /// CPU time on this path and below it, ns (section `cpu`), else `null`.
+    pub cpu_ns: Option<u64>,
+    /// CPU time on exactly this path, ns (section `cpu`), else `null`.
+    pub self_cpu_ns: Option<u64>,
+}
+
+impl StackPath {
+    /// The function at the end of the path.
+    pub fn leaf(&self) -> &str {
+        self.path.last().map_or("", String::as_str)
+    }
 }
 
 impl Report {

@@ -14,6 +14,7 @@ mod cpu;
 mod debug;
 mod io;
 mod locks;
+mod stacks;
 mod threads;
 mod timing;
 mod waits;
@@ -139,6 +140,7 @@ pub(crate) fn report(inputs: &Inputs<'_>) -> Report {
             rw_locks_time_sampling_rate: None,
             rw_locks: None,
             debug: None,
+            stacks: None,
         };
         for &section in &cfg.sections {
             let present = match section {
@@ -147,6 +149,7 @@ pub(crate) fn report(inputs: &Inputs<'_>) -> Report {
                 Section::Cpu => cpu::build(&ctx, &mut r),
                 Section::Io => io::build(&ctx, &mut r),
                 Section::Threads => threads::build(&ctx, &mut r, &mut notes),
+                Section::Stacks => stacks::build(&ctx, &mut r, &mut notes),
                 Section::Waits => waits::build(&mut r),
                 Section::Mutexes => locks::build_mutexes(&ctx, &mut r),
                 Section::RwLocks => locks::build_rw_locks(&ctx, &mut r),
