@@ -90,6 +90,8 @@ pub(crate) use on::*;
 
 #[cfg(feature = "hotpath")]
 mod env;
+#[cfg(feature = "hotpath-mcp")]
+pub(crate) use env::valid_token;
 
 #[cfg(feature = "hotpath")]
 mod on {
@@ -152,6 +154,11 @@ mod on {
         pub metrics_token: Option<String>,
         /// Most functions, I/O entries and threads in `/metrics`.
         pub metrics_limit: usize,
+        /// Port of the MCP server (feature `hotpath-mcp`); `None`: no server. 0: any free
+        /// port.
+        pub mcp_port: Option<u16>,
+        pub mcp_host: String,
+        pub mcp_token: Option<String>,
     }
 
     impl Config {
@@ -179,6 +186,9 @@ mod on {
                 metrics_host: "127.0.0.1".into(),
                 metrics_token: None,
                 metrics_limit: 200,
+                mcp_port: None,
+                mcp_host: "127.0.0.1".into(),
+                mcp_token: None,
             }
         }
 
