@@ -10,6 +10,8 @@
 //! bodies of at most [`MAX_BODY`] bytes. Before the SDK sees a request, this module
 //! checks the bearer token (`HOTPATH_MCP_AUTH_TOKEN`, compared in constant time: 401
 //! without it), the path (404) and the sizes of the request line and headers (414, 431).
+//! Such a refusal's body is a JSON-RPC error whose message says what is wrong, so that
+//! an MCP client shows it rather than a bare status.
 //!
 //! The tools are in [`server`] (what the client sees) and [`tools`] (what they answer).
 
@@ -28,7 +30,6 @@ use rmcp::transport::streamable_http_server::session::never::NeverSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 
 use super::{Kind, Options, Server, Source, MAX_HEADERS, MAX_URL};
-use crate::report::ApiError;
 
 /// The MCP server.
 pub(crate) const MCP: Kind = Kind {
@@ -109,11 +110,7 @@ fn check(request: &Request<Incoming>, token: Option<&str>) -> Option<Response<Bo
         .map(|(k, v)| (k.as_str(), v.as_bytes()))
         .collect();
     refusal(url, &headers, token).map(|(status, error, header)| {
-        let body = serde_json::to_string(&ApiError {
-            error,
-            feature: None,
-        })
-        .unwrap_or_else(|_| "{\"error\":\"internal error\"}".into());
+        let body = refusal_body(status, &error);
         let mut response = Response::new(Full::new(Bytes::from(body)).boxed());
         *response.status_mut() =
             StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
@@ -127,6 +124,28 @@ fn check(request: &Request<Incoming>, token: Option<&str>) -> Option<Response<Bo
         }
         response
     })
+}
+
+/// JSON-RPC error code of a refusal for want of a token (the range -32000 to -32099 is
+/// the server's own).
+pub(crate) const UNAUTHORIZED: i64 = -32001;
+/// JSON-RPC error code of the other refusals: Invalid Request.
+pub(crate) const INVALID_REQUEST: i64 = -32600;
+
+/// A refusal as a JSON-RPC error (`id` null: the request was not read), which MCP
+/// clients show to their user: `{"jsonrpc":"2.0","id":null,"error":{"code":..,"message":..}}`.
+fn refusal_body(status: u16, message: &str) -> String {
+    let code = if status == 401 {
+        UNAUTHORIZED
+    } else {
+        INVALID_REQUEST
+    };
+    serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": null,
+        "error": { "code": code, "message": message },
+    })
+    .to_string()
 }
 
 /// A refused request's status, message and extra header.

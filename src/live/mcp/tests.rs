@@ -426,6 +426,10 @@ fn one_function_in_detail() {
     assert_eq!(f["alloc"]["bytes"], json!(64_000));
     assert_eq!(f["cpu"]["wait_ns"], json!(200_000));
     assert_eq!(v["share_of_run"], json!(0.2));
+    assert_eq!(
+        v["waits"],
+        json!({"wall_ns": 2_000_000, "cpu_ns": 1_800_000, "off_cpu_ns": 200_000, "io_ns": null})
+    );
     assert_eq!(v["percentiles"], json!([50.0, 99.0]));
     // With histograms; by full name, short name, file:line, a unique part.
     let v = tools::function(&fake(), "app::parse", true).unwrap();
@@ -433,6 +437,11 @@ fn one_function_in_detail() {
     for q in ["src/main.rs:30", "read_input", "read_in"] {
         let v = tools::function(&fake(), q, false).unwrap();
         assert_eq!(v["function"]["name"], json!("app::read_input"), "{q}");
+        assert_eq!(
+            v["waits"],
+            json!({"wall_ns": 5_000_000, "cpu_ns": 100_000, "off_cpu_ns": 4_900_000,
+                   "io_ns": 4_800_000})
+        );
     }
     let v = tools::function(&fake(), "main", false).unwrap();
     assert_eq!(v["function"]["running"]["total_ns"], json!(8_000_000));
@@ -588,6 +597,14 @@ fn requests_are_checked_before_the_sdk_sees_them() {
     assert_eq!(status(&long, &[], None), Some(414));
     let big = vec![b'y'; MAX_HEADERS];
     assert_eq!(status("/mcp", &[("X-Big", &big)], None), Some(431));
+    // The body is a JSON-RPC error, which MCP clients show.
+    let body: Value = serde_json::from_str(&refusal_body(401, "no token")).unwrap();
+    assert_eq!(
+        body,
+        json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32001, "message": "no token"}})
+    );
+    let body: Value = serde_json::from_str(&refusal_body(404, "no route /x")).unwrap();
+    assert_eq!(body["error"]["code"], json!(-32600));
     assert!(is_loopback("127.0.0.1") && is_loopback("localhost") && is_loopback("[::1]"));
     assert!(!is_loopback("0.0.0.0") && !is_loopback("example.com"));
 }

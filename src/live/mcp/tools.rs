@@ -319,10 +319,24 @@ pub(crate) fn function(source: &dyn Source, query: &str, histograms: bool) -> An
         "function": row,
         "share_of_run": (report.elapsed_ns > 0 && timed(f))
             .then(|| number(total as f64 / report.elapsed_ns as f64)),
+        "waits": waits(f),
         "elapsed_ns": report.elapsed_ns,
         "percentiles": report.percentiles,
         "sections": report.sections,
     }))
+}
+
+/// Where a function's completed calls spent their wall time, from what the report
+/// measured (`null` where a section is absent): on a CPU (`cpu_ns`, section cpu), not on
+/// a CPU (`off_cpu_ns`: blocked, sleeping, waiting), and inside `io!` operations while
+/// it was the innermost measured function (`io_ns`, section io).
+fn waits(f: &Function) -> Value {
+    json!({
+        "wall_ns": f.wall_ns.as_ref().map(|w| w.total),
+        "cpu_ns": f.cpu.as_ref().map(|c| c.cpu_ns),
+        "off_cpu_ns": f.cpu.as_ref().map(|c| c.wait_ns),
+        "io_ns": f.io.as_ref().map(|i| i.io_ns),
+    })
 }
 
 /// The function `query` names: its full name, label, short name or `file:line`; else
