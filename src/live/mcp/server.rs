@@ -155,8 +155,9 @@ impl Tools {
     /// One function in detail: calls, wall time (total, self, mean, min, max,
     /// percentiles), async polls, calls still running, and when measured its allocations
     /// (`alloc`), CPU time and waiting (`cpu`: cpu_ns, wait_ns, cpu_share) and I/O (`io`),
-    /// with its share of the run and `waits`: its wall time split into on-CPU, off-CPU
-    /// and inside io! operations.
+    /// with `share_of_run` (total wall time / elapsed time: above 1 when calls overlap on
+    /// several threads) and `waits`: its wall time split into on-CPU, off-CPU and inside
+    /// io! operations.
     #[tool(annotations(read_only_hint = true))]
     fn function(
         &self,

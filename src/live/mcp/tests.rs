@@ -141,7 +141,7 @@ fn fixed_report() -> Report {
         clock: "tsc".into(),
         time_sampling_rate: 1.0,
         io_time_sampling_rate: Some(1.0),
-        notes: vec![],
+        notes: vec!["one note".into(), "another note".into()],
         alloc_total: None,
         cpu: Some(CpuInfo {
             mode: "sampled".into(),
@@ -312,6 +312,11 @@ fn threads_are_listed_when_the_build_has_the_section() {
             .collect();
         assert_eq!(names, ["main", "worker"]);
         assert_eq!(v["truncated"], json!({ "threads": 3 }));
+        // Only lists of rows are cut, not the percentiles or the notes.
+        let v = tools::threads(&fake(), 1).unwrap();
+        assert_eq!(v["truncated"], json!({ "threads": 3 }));
+        assert_eq!(v["percentiles"], json!([50.0, 99.0]));
+        assert_eq!(v["notes"], json!(["one note", "another note"]));
     } else {
         assert_eq!(answer.unwrap_err(), "section threads needs Linux");
     }

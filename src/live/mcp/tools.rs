@@ -459,8 +459,9 @@ pub(crate) fn strip_histograms(v: &mut Value) {
     }
 }
 
-/// Cuts each list at the top of `v` to `limit` items (0: all), and says in `truncated`
-/// how many each had.
+/// Cuts each list of rows (an array of objects: `functions`, `io`, `threads`, ...) at
+/// the top of `v` to `limit` items (0: all), and says in `truncated` how many each had.
+/// Other lists (`percentiles`, `notes`) are kept whole.
 fn truncate_lists(v: &mut Value, limit: usize) {
     let Some(m) = v.as_object_mut() else { return };
     if limit == 0 {
@@ -469,7 +470,7 @@ fn truncate_lists(v: &mut Value, limit: usize) {
     let mut truncated = Map::new();
     for (k, item) in m.iter_mut() {
         if let Value::Array(a) = item {
-            if a.len() > limit {
+            if a.len() > limit && a.iter().all(Value::is_object) {
                 truncated.insert(k.clone(), json!(a.len()));
                 a.truncate(limit);
             }
