@@ -551,6 +551,16 @@ fn compare_says_what_is_wrong_with_the_baseline() {
         e.starts_with(&format!("cannot open {}: ", missing.display())),
         "{e}"
     );
+    let dir = std::env::temp_dir();
+    let dir = dir.to_str().unwrap();
+    let e = tools::compare(&fake(), dir, 10.0, 20).unwrap_err();
+    assert_eq!(
+        e,
+        format!(
+            "{dir} is not a regular file; give the path of a JSON report \
+             (HOTPATH_OUTPUT_FORMAT=json)"
+        )
+    );
     let file = TempFile::new("not-a-report.json", "{\"a\": 1}");
     let e = tools::compare(&fake(), file.path(), 10.0, 20).unwrap_err();
     assert_eq!(

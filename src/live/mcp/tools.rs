@@ -413,12 +413,21 @@ pub(crate) fn compare(
     Ok(v)
 }
 
-/// Reads a JSON report of at most [`MAX_BASELINE_BYTES`].
+/// Reads a JSON report of at most [`MAX_BASELINE_BYTES`] from a regular file.
 fn read_baseline(path: &str) -> Result<Report, String> {
     use std::io::Read;
     let path = path.trim();
     if path.is_empty() {
         return Err("give the path of a JSON report (HOTPATH_OUTPUT_FORMAT=json)".into());
+    }
+    // Only a regular file: opening a FIFO would block the server's one thread until a
+    // writer came, and a device could be read without end.
+    let meta = std::fs::metadata(path).map_err(|e| format!("cannot open {path}: {e}"))?;
+    if !meta.is_file() {
+        return Err(format!(
+            "{path} is not a regular file; give the path of a JSON report \
+             (HOTPATH_OUTPUT_FORMAT=json)"
+        ));
     }
     let file = std::fs::File::open(path).map_err(|e| format!("cannot open {path}: {e}"))?;
     let mut text = String::new();
