@@ -131,6 +131,70 @@ impl HotpathGuardBuilder {
         self
     }
 
+    /// Rows of the `mutexes` section; overrides [`Self::limit`].
+    #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
+    pub fn mutexes_limit(mut self, limit: usize) -> Self {
+        #[cfg(feature = "hotpath")]
+        {
+            self.cfg.mutexes_limit = Some(limit);
+        }
+        #[cfg(not(feature = "hotpath"))]
+        let _ = limit;
+        self
+    }
+
+    /// Rows of the `rw_locks` section; overrides [`Self::limit`].
+    #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
+    pub fn rw_locks_limit(mut self, limit: usize) -> Self {
+        #[cfg(feature = "hotpath")]
+        {
+            self.cfg.rw_locks_limit = Some(limit);
+        }
+        #[cfg(not(feature = "hotpath"))]
+        let _ = limit;
+        self
+    }
+
+    /// Times only a fraction `rate` (0..=1) of mutex acquisitions; every acquisition is
+    /// still counted, contended or not. Unset, the functions' rate applies.
+    /// `HOTPATH_MUTEXES_TIME_SAMPLING_RATE` overrides it, and so does
+    /// `HOTPATH_TIME_SAMPLING_RATE` when the former is not set.
+    #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
+    pub fn mutexes_time_sampling_rate(mut self, rate: f64) -> Self {
+        #[cfg(feature = "hotpath")]
+        {
+            match crate::config::parse_rate(&rate.to_string()) {
+                Some(r) => self.cfg.set_rate(hotpath_core::state::Sampler::Mutexes, r),
+                None => crate::config::warn(&format!(
+                    "mutexes time sampling rate {rate} is outside 0..=1; timing every acquisition"
+                )),
+            }
+        }
+        #[cfg(not(feature = "hotpath"))]
+        let _ = rate;
+        self
+    }
+
+    /// Times only a fraction `rate` (0..=1) of read-write lock acquisitions; every one is
+    /// still counted. Unset, the functions' rate applies.
+    /// `HOTPATH_RW_LOCKS_TIME_SAMPLING_RATE` overrides it, and so does
+    /// `HOTPATH_TIME_SAMPLING_RATE` when the former is not set.
+    #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
+    pub fn rw_locks_time_sampling_rate(mut self, rate: f64) -> Self {
+        #[cfg(feature = "hotpath")]
+        {
+            match crate::config::parse_rate(&rate.to_string()) {
+                Some(r) => self.cfg.set_rate(hotpath_core::state::Sampler::RwLocks, r),
+                None => crate::config::warn(&format!(
+                    "rw_locks time sampling rate {rate} is outside 0..=1; timing every acquisition"
+                )),
+            }
+        }
+        #[cfg(not(feature = "hotpath"))]
+        let _ = rate;
+        self
+    }
+
     /// Writes the report to this file instead of stdout; `HOTPATH_OUTPUT_PATH` overrides it.
     #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
     pub fn output_path(mut self, path: impl AsRef<Path>) -> Self {

@@ -178,6 +178,8 @@ impl crate::live::Source for Shared {
             (cfg!(feature = "hotpath-mcp"), "hotpath-mcp"),
             (cfg!(feature = "tokio"), "tokio"),
             (cfg!(feature = "futures-io"), "futures-io"),
+            (cfg!(feature = "parking_lot"), "parking_lot"),
+            (cfg!(feature = "async-lock"), "async-lock"),
         ] {
             if on {
                 features.push(name.to_string());

@@ -23,6 +23,7 @@ use std::sync::atomic::{
 };
 
 use crate::cell::Cnt;
+use crate::holders::{Holder, HolderMap, HolderTable};
 use crate::meter::{ChildCells, Delta, DeltaCells};
 use crate::slot::{Merged, Slot};
 use crate::state::{self, Sampler};
@@ -101,6 +102,9 @@ pub struct Shard {
     /// Wrapped operations in progress on this thread (a wrapped stream under a wrapped
     /// buffer or codec nests): only the outermost is charged to the function.
     pub(crate) op_nest: Cnt,
+    /// The (operation site, function) pairs of this thread, leaked on first use and never
+    /// freed; null until then.
+    holders: AtomicPtr<HolderTable>,
     pub(crate) rng: Cnt,
     pub(crate) depth_overflow: AtomicBool,
     /// What the meters counted inside outermost frames (depth 0): the attributed part
@@ -156,6 +160,7 @@ impl Shard {
             sample_key: Cnt::new(),
             countdowns: [const { Cnt::new() }; Sampler::COUNT],
             op_nest: Cnt::new(),
+            holders: AtomicPtr::new(std::ptr::null_mut()),
             rng: Cnt::new(),
             depth_overflow: AtomicBool::new(false),
             top: DeltaCells::new(),
@@ -340,6 +345,46 @@ impl Shard {
         chunk
     }
 
+    /// The holder entry of (`site`, `function`) on this thread, allocating the table on
+    /// first use; `None` when the pair finds no place (see [`crate::holders`]).
+    #[inline(always)]
+    pub(crate) fn holder(&'static self, site: u32, function: u32) -> Option<&'static Holder> {
+        let p = self.holders.load(Relaxed);
+        let table: &'static HolderTable = if p.is_null() {
+            self.new_holders()
+        } else {
+            // SAFETY: a non-null `holders` came from `Box::leak` in `new_holders` and is
+            // never freed or replaced. Only the owner thread calls `holder` and it stored
+            // the pointer, so a relaxed load sees the initialised table.
+            unsafe { &*p }
+        };
+        table.entry(site, function)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn new_holders(&'static self) -> &'static HolderTable {
+        let t: &'static HolderTable = crate::internal(|| Box::leak(HolderTable::boxed()));
+        self.holders
+            .store(t as *const HolderTable as *mut HolderTable, Release);
+        t
+    }
+
+    /// The holder table as a reader on another thread sees it.
+    fn holders_for_reader(&self) -> Option<&'static HolderTable> {
+        let p = self.holders.load(Acquire);
+        // SAFETY: as in `holder`; the `Acquire` load pairs with the `Release` store in
+        // `new_holders`, so the table's initialisation is visible here.
+        (!p.is_null()).then(|| unsafe { &*p })
+    }
+
+    /// Adds this shard's holder pairs to `out`.
+    pub(crate) fn merge_holders(&self, out: &mut HolderMap) {
+        if let Some(t) = self.holders_for_reader() {
+            t.merge_into(out);
+        }
+    }
+
     /// Next push number: unique across threads and shard reuse.
     #[inline(always)]
     pub(crate) fn next_seq(&self) -> u64 {
@@ -395,6 +440,9 @@ impl Shard {
     pub(crate) fn reset_stats(&self) {
         for (_, s) in self.slots() {
             s.clear_stats();
+        }
+        if let Some(t) = self.holders_for_reader() {
+            t.clear();
         }
         self.depth_overflow.store(false, Relaxed);
         self.top.set(Delta::default());

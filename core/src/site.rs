@@ -23,6 +23,20 @@ pub enum SiteKind {
     /// One direction of an I/O entry (`io!`): read, write, flush, shutdown or seek
     /// operations. Reported in the I/O section, not as a function.
     Io,
+    /// One mode of a lock site (`mutex!`, `rw_lock!`): its exclusive, read, write or
+    /// upgradable acquisitions. Reported in the lock sections, not as a function.
+    Lock,
+}
+
+impl SiteKind {
+    /// Whether sites of this kind are measured functions or blocks (the rows of the
+    /// timing section), as opposed to the sites of wrapped values (`io!`, locks).
+    pub const fn is_function(self) -> bool {
+        matches!(
+            self,
+            SiteKind::Function | SiteKind::AsyncFunction | SiteKind::Block
+        )
+    }
 }
 
 /// Static description of one instrumented place. Created by the macros as a `static`.
@@ -96,6 +110,25 @@ impl CallSite {
         };
         self.id.store(id, Relaxed);
         id
+    }
+
+    /// A call site named by a string known at compile time (a wrapped value's site, e.g.
+    /// `concat!(file!(), ":", line!())`); usable in a `static`.
+    pub const fn named(
+        name: &'static str,
+        label: Option<&'static str>,
+        file: &'static str,
+        line: u32,
+        kind: SiteKind,
+    ) -> Self {
+        CallSite {
+            id: AtomicU32::new(0),
+            name: Name::Str(name),
+            label,
+            file,
+            line,
+            kind,
+        }
     }
 
     /// Fully qualified name: `crate::module::Type::method`, `<crate::T as Trait>::method`,

@@ -65,8 +65,6 @@ const NO_EFFECT: &[(&str, &str)] = &[
     ("HOTPATH_CHANNELS_LIMIT", "this build has no channels section"),
     ("HOTPATH_STREAMS_LIMIT", "this build has no streams section"),
     ("HOTPATH_FUTURES_LIMIT", "this build has no futures section"),
-    ("HOTPATH_MUTEXES_LIMIT", "this build has no mutexes section"),
-    ("HOTPATH_RW_LOCKS_LIMIT", "this build has no rw_locks section"),
     ("HOTPATH_SQL_LIMIT", "this build has no sql section"),
     ("HOTPATH_SQL_RAW_LOGS", "this build has no sql section"),
     ("HOTPATH_HTTP_LIMIT", "this build has no http section"),
@@ -84,6 +82,8 @@ const APPLIED: &[&str] = &[
     "HOTPATH_FUNCTIONS_LIMIT",
     "HOTPATH_THREADS_LIMIT",
     "HOTPATH_IO_LIMIT",
+    "HOTPATH_MUTEXES_LIMIT",
+    "HOTPATH_RW_LOCKS_LIMIT",
     "HOTPATH_SHUTDOWN_MS",
     "HOTPATH_TIME_SAMPLING_RATE",
     "HOTPATH_FUNCTIONS_TIME_SAMPLING_RATE",
@@ -188,6 +188,8 @@ impl Config {
             ("HOTPATH_FUNCTIONS_LIMIT", &mut self.functions_limit),
             ("HOTPATH_THREADS_LIMIT", &mut self.threads_limit),
             ("HOTPATH_IO_LIMIT", &mut self.io_limit),
+            ("HOTPATH_MUTEXES_LIMIT", &mut self.mutexes_limit),
+            ("HOTPATH_RW_LOCKS_LIMIT", &mut self.rw_locks_limit),
         ] {
             let current = field.map_or("HOTPATH_LIMIT".to_string(), |l| l.to_string());
             if let Some(l) = env(name, rows, &current, |s| s.parse::<usize>().ok()) {
@@ -243,6 +245,11 @@ impl Config {
             let current = self.rate(kind).to_string();
             if let Some(r) = env(name, accepted, &current, parse_rate) {
                 self.set_rate(kind, r);
+                if kind == Sampler::Calls {
+                    // As in hotpath 0.30: the functions' variable overrides the builder's
+                    // lock rates too; the locks' own variables (read after) override it.
+                    self.unset_lock_rates();
+                }
             }
         }
     }

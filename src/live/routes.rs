@@ -233,6 +233,7 @@ mod tests {
                 io: None,
                 threads: Some(vec![]),
                 process_memory: None,
+                ..Report::default()
             }
         }
 

@@ -3,6 +3,13 @@
 //! their tables from these. A column has a title, an alignment, which renderer shows it,
 //! and how a row gives its cell: the text shown and the value it sorts by.
 
+mod locks;
+
+pub use locks::{
+    debug, holder_rows, holders, mutex_rows, mutexes, rw_lock_rows, rw_locks, waits, waits_rows,
+    HolderRow, RwLockRow, WaitsRow,
+};
+
 use super::format::{
     bytes, count, duration, per_call, per_call_duration, percent, rate, signed_bytes, twin_names,
     Twin,

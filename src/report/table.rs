@@ -8,6 +8,8 @@ use super::format::{bytes, count, duration, percent, shown, take, Table};
 use super::model::{percentile_label, Function, Report};
 use super::section::Section;
 
+mod locks;
+
 /// Rows shown per section: one limit for all, or one per section (0 = all rows).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Limits {
@@ -70,6 +72,10 @@ pub fn render_with(r: &Report, limits: &Limits) -> String {
             Section::Cpu => cpu(r, limit, &mut out),
             Section::Io => io(r, limit, &mut out),
             Section::Threads => threads(r, limit, &mut out),
+            Section::Waits => locks::waits(r, limit, &mut out),
+            Section::Mutexes => locks::mutexes(r, limit, &mut out),
+            Section::RwLocks => locks::rw_locks(r, limit, &mut out),
+            Section::Debug => locks::debug(r, limit, &mut out),
         }
     }
     out

@@ -58,5 +58,6 @@ pub fn report(functions: Vec<Function>) -> Report {
         io: None,
         threads: None,
         process_memory: None,
+        ..Report::default()
     }
 }

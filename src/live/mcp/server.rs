@@ -14,10 +14,12 @@ use super::tools::{self, Answer, DEFAULT_ROWS};
 /// What the server tells a client about itself on connecting.
 const INSTRUCTIONS: &str = "Profile of the running program, measured in process by hotpath. \
 Start with `status` (sections, CPU mode, clock) and `top_functions` (by total, self, calls, \
-avg, p99, alloc_bytes, cpu, wait, io, ...); `function` gives one function's percentiles, \
-allocations, CPU time and waiting. Times are nanoseconds, sizes bytes. The numbers are of \
-the run so far: calls and totals grow while the program runs. `compare` checks the run \
-against a saved JSON report (HOTPATH_OUTPUT_FORMAT=json).";
+avg, p99, alloc_bytes, cpu, off_cpu, waited, lock_wait, io, ...); `function` gives one \
+function's percentiles, allocations, CPU time and what its own time waited on (I/O, locks, \
+channels, ...). `io`, `threads` and `data_flow` (locks) cover the rest; `section` serves any \
+section. Times are nanoseconds, sizes bytes. The numbers are of the run so far: calls and \
+totals grow while the program runs. `compare` checks the run against a saved JSON report \
+(HOTPATH_OUTPUT_FORMAT=json).";
 
 /// The tools, over one running session.
 #[derive(Clone)]
@@ -52,8 +54,8 @@ pub(crate) struct SectionArgs {
 pub(crate) struct TopArgs {
     /// What to rank by: total, self, calls, avg, max, min, a percentile such as p99,
     /// alloc_bytes, self_alloc_bytes, alloc_count, alloc_per_call, retained_bytes, cpu,
-    /// self_cpu, wait, io, io_bytes, or a path into a function's JSON such as cpu.wait_ns.
-    /// Default total.
+    /// self_cpu, off_cpu, waited, lock_wait, channel_wait, io, io_bytes, or a path into a
+    /// function's JSON such as waits.sql_ns or cpu.wait_ns. Default total.
     #[serde(default)]
     pub metric: Option<String>,
     /// Most functions listed; 0 for all. Default 20.
@@ -73,7 +75,7 @@ pub(crate) struct FunctionArgs {
     pub histograms: Option<bool>,
 }
 
-/// Arguments of `io` and `threads`.
+/// Arguments of `io`, `threads` and `data_flow`.
 #[derive(Debug, Deserialize, rmcp::schemars::JsonSchema)]
 #[schemars(crate = "rmcp::schemars")]
 pub(crate) struct LimitArgs {
@@ -154,10 +156,10 @@ impl Tools {
 
     /// One function in detail: calls, wall time (total, self, mean, min, max,
     /// percentiles), async polls, calls still running, and when measured its allocations
-    /// (`alloc`), CPU time and waiting (`cpu`: cpu_ns, wait_ns, cpu_share) and I/O (`io`),
-    /// with `share_of_run` (total wall time / elapsed time: above 1 when calls overlap on
-    /// several threads) and `waits`: its wall time split into on-CPU, off-CPU and inside
-    /// io! operations.
+    /// (`alloc`), CPU time and time off the CPU (`cpu`: cpu_ns, wait_ns, cpu_share), I/O
+    /// (`io`), and `waits`: its own time split into CPU, I/O, lock, channel, SQL, HTTP
+    /// and other; with `share_of_run` (total wall time / elapsed time: above 1 when calls
+    /// overlap on several threads).
     #[tool(annotations(read_only_hint = true))]
     fn function(
         &self,
@@ -176,6 +178,18 @@ impl Tools {
     #[tool(annotations(read_only_hint = true))]
     fn io(&self, Parameters(a): Parameters<LimitArgs>) -> Result<CallToolResult, ErrorData> {
         result(tools::io(&*self.source, a.limit.unwrap_or(DEFAULT_ROWS)))
+    }
+
+    /// Data moving between threads and tasks: the locks (`mutexes`, `rw_locks`: per
+    /// `mutex!`/`rw_lock!` site, acquisitions, contention, wait and hold times and their
+    /// percentiles, the functions that waited and held longest), each as its section's
+    /// route answers it; sections absent from this run are listed with the reason.
+    #[tool(annotations(read_only_hint = true))]
+    fn data_flow(&self, Parameters(a): Parameters<LimitArgs>) -> Result<CallToolResult, ErrorData> {
+        result(tools::data_flow(
+            &*self.source,
+            a.limit.unwrap_or(DEFAULT_ROWS),
+        ))
     }
 
     /// Every thread seen (the profiler's own marked): state, CPU share average and peak,

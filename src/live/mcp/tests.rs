@@ -4,8 +4,9 @@
 use super::tools;
 use super::*;
 use crate::report::{
-    CpuInfo, Function, FunctionAlloc, FunctionCpu, FunctionIo, Histogram, IoDirection, IoEntry,
-    Percentiles, ProfilerStatus, Report, RunningCalls, Section, ThreadRow, WallNs, SCHEMA_VERSION,
+    CpuInfo, Function, FunctionAlloc, FunctionCpu, FunctionIo, FunctionWaits, Histogram,
+    IoDirection, IoEntry, LockDist, LockMode, MutexEntry, Percentiles, ProfilerStatus, Report,
+    RunningCalls, Section, ThreadRow, WallNs, SCHEMA_VERSION,
 };
 use serde_json::{json, Value};
 
@@ -72,6 +73,15 @@ fn fixed_report() -> Report {
         wall_ns: Some(wall(2_000_000, 1_500_000, 2_000, 1_800, 8_000)),
         alloc: Some(alloc(64_000, 1000, 1000)),
         cpu: Some(cpu(1_800_000, 200_000)),
+        waits: Some(FunctionWaits {
+            own_ns: 1_500_000,
+            cpu_ns: Some(1_000_000),
+            lock_ns: 300_000,
+            channel_send_ns: 20_000,
+            channel_recv_ns: 50_000,
+            other_ns: 130_000,
+            ..FunctionWaits::default()
+        }),
         ..Function::default()
     };
     let read_input = Function {
@@ -88,6 +98,13 @@ fn fixed_report() -> Report {
             read_bytes: 4096,
             write_bytes: 0,
             io_ns: 4_800_000,
+        }),
+        waits: Some(FunctionWaits {
+            own_ns: 5_000_000,
+            cpu_ns: Some(100_000),
+            io_ns: 4_800_000,
+            other_ns: 100_000,
+            ..FunctionWaits::default()
         }),
         ..Function::default()
     };
@@ -173,6 +190,30 @@ fn fixed_report() -> Report {
             thread("hotpath-mcp", 102, true),
         ]),
         process_memory: None,
+        mutexes_time_sampling_rate: Some(1.0),
+        mutexes: Some(vec![MutexEntry {
+            name: "state".into(),
+            label: Some("state".into()),
+            file: "src/main.rs".into(),
+            line: 40,
+            backend: "std".into(),
+            type_name: "std::sync::Mutex<app::State>".into(),
+            instances: 1,
+            lock: LockMode {
+                acquisitions: 1000,
+                contended: 10,
+                wait_ns: Some(LockDist {
+                    total: 300_000,
+                    hist: Some(Histogram {
+                        sum: 300_000,
+                        buckets: vec![(30_000, 10)],
+                    }),
+                    ..LockDist::default()
+                }),
+                ..LockMode::default()
+            },
+        }]),
+        ..Report::default()
     }
 }
 
@@ -295,7 +336,8 @@ fn a_section_is_its_fragment_cut_to_the_limit_without_histograms() {
     let e = tools::section(&fake(), "nope", 20, false).unwrap_err();
     assert_eq!(
         e,
-        "no section \"nope\"; sections: timing, alloc, cpu, io, threads"
+        "no section \"nope\"; sections: timing, alloc, cpu, waits, io, mutexes, rw_locks, \
+         threads, debug"
     );
 }
 
@@ -320,6 +362,24 @@ fn threads_are_listed_when_the_build_has_the_section() {
     } else {
         assert_eq!(answer.unwrap_err(), "section threads needs Linux");
     }
+}
+
+#[test]
+fn data_flow_is_the_lock_sections_this_run_has() {
+    let v = tools::data_flow(&fake(), 20).unwrap();
+    let mutexes = &v["sections"]["mutexes"];
+    assert_eq!(mutexes["section"], json!("mutexes"));
+    assert_eq!(mutexes["mutexes"][0]["name"], json!("state"));
+    assert_eq!(mutexes["mutexes"][0]["contended"], json!(10));
+    assert_eq!(mutexes["mutexes"][0]["wait_ns"]["total"], json!(300_000));
+    assert!(mutexes["mutexes"][0]["wait_ns"].get("hist").is_none());
+    // The same as the section tool answers.
+    assert_eq!(
+        *mutexes,
+        tools::section(&fake(), "mutexes", 20, false).unwrap()
+    );
+    assert!(v["sections"]["rw_locks"].is_object());
+    assert_eq!(v["absent"], json!({}));
 }
 
 #[test]
@@ -375,8 +435,26 @@ fn top_functions_ranks_by_any_metric() {
         names(&[("app::parse", 1_800_000), ("app::read_input", 100_000)])
     );
     assert_eq!(
-        ranking(&top("wait", 0)),
+        ranking(&top("off_cpu", 0)),
         names(&[("app::read_input", 4_900_000), ("app::parse", 200_000)])
+    );
+    assert_eq!(top("wait", 0)["metric"], json!("off_cpu"));
+    // The waits section: own time in wrapped operations, by kind.
+    assert_eq!(
+        ranking(&top("waited", 0)),
+        names(&[("app::read_input", 4_800_000), ("app::parse", 370_000)])
+    );
+    assert_eq!(
+        ranking(&top("lock_wait", 0)),
+        names(&[("app::parse", 300_000), ("app::read_input", 0)])
+    );
+    assert_eq!(
+        ranking(&top("channel_wait", 0)),
+        names(&[("app::parse", 70_000), ("app::read_input", 0)])
+    );
+    assert_eq!(
+        ranking(&top("waits.channel_recv_ns", 1)),
+        names(&[("app::parse", 50_000)])
     );
     assert_eq!(
         ranking(&top("io", 0)),
@@ -431,9 +509,12 @@ fn one_function_in_detail() {
     assert_eq!(f["alloc"]["bytes"], json!(64_000));
     assert_eq!(f["cpu"]["wait_ns"], json!(200_000));
     assert_eq!(v["share_of_run"], json!(0.2));
+    // Its waits, as the report has them.
     assert_eq!(
-        v["waits"],
-        json!({"wall_ns": 2_000_000, "cpu_ns": 1_800_000, "off_cpu_ns": 200_000, "io_ns": null})
+        f["waits"],
+        json!({"own_ns": 1_500_000, "cpu_ns": 1_000_000, "io_ns": 0, "lock_ns": 300_000,
+               "channel_send_ns": 20_000, "channel_recv_ns": 50_000, "sql_ns": 0,
+               "http_ns": 0, "other_ns": 130_000})
     );
     assert_eq!(v["percentiles"], json!([50.0, 99.0]));
     // With histograms; by full name, short name, file:line, a unique part.
@@ -442,11 +523,7 @@ fn one_function_in_detail() {
     for q in ["src/main.rs:30", "read_input", "read_in"] {
         let v = tools::function(&fake(), q, false).unwrap();
         assert_eq!(v["function"]["name"], json!("app::read_input"), "{q}");
-        assert_eq!(
-            v["waits"],
-            json!({"wall_ns": 5_000_000, "cpu_ns": 100_000, "off_cpu_ns": 4_900_000,
-                   "io_ns": 4_800_000})
-        );
+        assert_eq!(v["function"]["waits"]["io_ns"], json!(4_800_000));
     }
     let v = tools::function(&fake(), "main", false).unwrap();
     assert_eq!(v["function"]["running"]["total_ns"], json!(8_000_000));
@@ -690,6 +767,7 @@ fn the_sdk_lists_and_calls_the_tools() {
         listed,
         [
             "compare",
+            "data_flow",
             "function",
             "io",
             "section",

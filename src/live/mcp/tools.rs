@@ -157,10 +157,32 @@ const METRICS: &[Metric] = &[
         value: |f| f.cpu.as_ref().map(|c| c.self_cpu_ns as f64),
     },
     Metric {
-        names: &["wait", "waits"],
+        names: &["off_cpu", "wait"],
         unit: "ns",
         about: "wall time not on a CPU: blocked, sleeping, waiting (hotpath-cpu)",
         value: |f| f.cpu.as_ref().map(|c| c.wait_ns as f64),
+    },
+    Metric {
+        names: &["waited"],
+        unit: "ns",
+        about: "own time waiting in wrapped operations: I/O, locks, channels, SQL, HTTP (section waits)",
+        value: |f| f.waits.as_ref().map(|w| w.waited_ns() as f64),
+    },
+    Metric {
+        names: &["lock_wait"],
+        unit: "ns",
+        about: "own time waiting for measured locks and their condition variables (section waits)",
+        value: |f| f.waits.as_ref().map(|w| w.lock_ns as f64),
+    },
+    Metric {
+        names: &["channel_wait"],
+        unit: "ns",
+        about: "own time waiting to send on full or receive from empty channels (section waits)",
+        value: |f| {
+            f.waits
+                .as_ref()
+                .map(|w| w.channel_send_ns.saturating_add(w.channel_recv_ns) as f64)
+        },
     },
     Metric {
         names: &["io"],
@@ -319,24 +341,10 @@ pub(crate) fn function(source: &dyn Source, query: &str, histograms: bool) -> An
         "function": row,
         "share_of_run": (report.elapsed_ns > 0 && timed(f))
             .then(|| number(total as f64 / report.elapsed_ns as f64)),
-        "waits": waits(f),
         "elapsed_ns": report.elapsed_ns,
         "percentiles": report.percentiles,
         "sections": report.sections,
     }))
-}
-
-/// Where a function's completed calls spent their wall time, from what the report
-/// measured (`null` where a section is absent): on a CPU (`cpu_ns`, section cpu), not on
-/// a CPU (`off_cpu_ns`: blocked, sleeping, waiting), and inside `io!` operations while
-/// it was the innermost measured function (`io_ns`, section io).
-fn waits(f: &Function) -> Value {
-    json!({
-        "wall_ns": f.wall_ns.as_ref().map(|w| w.total),
-        "cpu_ns": f.cpu.as_ref().map(|c| c.cpu_ns),
-        "off_cpu_ns": f.cpu.as_ref().map(|c| c.wait_ns),
-        "io_ns": f.io.as_ref().map(|i| i.io_ns),
-    })
 }
 
 /// The function `query` names: its full name, label, short name or `file:line`; else
@@ -390,6 +398,28 @@ pub(crate) fn io(source: &dyn Source, limit: usize) -> Answer {
 /// `threads`: every thread seen (by CPU time) and the process's memory.
 pub(crate) fn threads(source: &dyn Source, limit: usize) -> Answer {
     section(source, Section::Threads.name(), limit, false)
+}
+
+/// The sections of data moving between threads and tasks: the console's Data flow tab
+/// (locks now; channels, streams and futures join it when the report has them).
+pub(crate) const DATA_FLOW: [Section; 2] = [Section::Mutexes, Section::RwLocks];
+
+/// `data_flow`: each data-flow section this session serves, as its route answers it
+/// (rows cut to `limit`, 0: all; no histograms), and why the others are absent.
+pub(crate) fn data_flow(source: &dyn Source, limit: usize) -> Answer {
+    let mut sections = Map::new();
+    let mut absent = Map::new();
+    for s in DATA_FLOW {
+        match super::super::unavailable(source, s) {
+            Some((why, _)) => {
+                absent.insert(s.name().into(), json!(why));
+            }
+            None => {
+                sections.insert(s.name().into(), section(source, s.name(), limit, false)?);
+            }
+        }
+    }
+    Ok(json!({ "sections": sections, "absent": absent }))
 }
 
 /// `compare`: the report so far against a saved JSON report at `path`.

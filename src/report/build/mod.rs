@@ -11,11 +11,14 @@
 
 mod alloc;
 mod cpu;
+mod debug;
 mod io;
+mod locks;
 mod threads;
 mod timing;
+mod waits;
 
-use hotpath_core::{SiteKind, SiteStats, Snapshot};
+use hotpath_core::{SiteStats, Snapshot};
 
 use crate::config::Config;
 use crate::report::{Function, Report, Section, SCHEMA_VERSION};
@@ -92,7 +95,7 @@ pub(crate) fn report(inputs: &Inputs<'_>) -> Report {
         let (timed_calls, counted_calls) = snap
             .sites
             .iter()
-            .filter(|s| s.site.kind() != SiteKind::Io)
+            .filter(|s| s.site.kind().is_function())
             .fold((0u64, 0u64), |(t, c), s| {
                 (t + s.timed, c + s.calls.saturating_sub(s.timed))
             });
@@ -119,6 +122,11 @@ pub(crate) fn report(inputs: &Inputs<'_>) -> Report {
             io: None,
             threads: None,
             process_memory: None,
+            mutexes_time_sampling_rate: None,
+            mutexes: None,
+            rw_locks_time_sampling_rate: None,
+            rw_locks: None,
+            debug: None,
         };
         for &section in &cfg.sections {
             let present = match section {
@@ -127,6 +135,10 @@ pub(crate) fn report(inputs: &Inputs<'_>) -> Report {
                 Section::Cpu => cpu::build(&ctx, &mut r),
                 Section::Io => io::build(&ctx, &mut r),
                 Section::Threads => threads::build(&ctx, &mut r, &mut notes),
+                Section::Waits => waits::build(&mut r),
+                Section::Mutexes => locks::build_mutexes(&ctx, &mut r),
+                Section::RwLocks => locks::build_rw_locks(&ctx, &mut r),
+                Section::Debug => debug::build(&mut r, &mut notes),
             };
             if present {
                 r.sections.push(section);
