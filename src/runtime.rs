@@ -38,7 +38,8 @@ type StopFlag = Arc<(Mutex<bool>, Condvar)>;
 pub(crate) struct Session {
     shared: Arc<Shared>,
     timer: Option<(StopFlag, JoinHandle<()>)>,
-    server: Option<crate::live::MetricsServer>,
+    server: Option<crate::live::Server>,
+    mcp: Option<crate::live::Server>,
 }
 
 impl Session {
@@ -122,7 +123,7 @@ impl Session {
             (stop, handle)
         });
         let server = shared.cfg.metrics_port.and_then(|port| {
-            crate::live::MetricsServer::start(
+            crate::live::start_metrics(
                 crate::live::Options {
                     host: shared.cfg.metrics_host.clone(),
                     port,
@@ -131,12 +132,52 @@ impl Session {
                 shared.clone(),
             )
         });
+        let mcp = shared
+            .cfg
+            .mcp_port
+            .and_then(|port| start_mcp(port, &shared));
         Some(Session {
             shared,
             timer,
             server,
+            mcp,
         })
     }
+}
+
+/// The MCP server on `port`, when the build has it and its token is usable.
+#[cfg(feature = "hotpath-mcp")]
+fn start_mcp(port: u16, shared: &Arc<Shared>) -> Option<crate::live::Server> {
+    let token = shared.cfg.mcp_token.clone();
+    if token
+        .as_deref()
+        .is_some_and(|t| !crate::config::valid_token(t))
+    {
+        warn(
+            "the MCP server's auth token is not valid (accepted: a non-empty token of \
+             visible ASCII characters, no spaces); the MCP server is not started, so that \
+             it is never open without it",
+        );
+        return None;
+    }
+    crate::live::mcp::start(
+        crate::live::Options {
+            host: shared.cfg.mcp_host.clone(),
+            port,
+            token,
+        },
+        shared.clone(),
+    )
+}
+
+/// Without the feature: one warning, and the program runs on.
+#[cfg(not(feature = "hotpath-mcp"))]
+fn start_mcp(_port: u16, _shared: &Arc<Shared>) -> Option<crate::live::Server> {
+    warn(
+        "the MCP server (HOTPATH_MCP_PORT, mcp_port) needs the feature hotpath-mcp of \
+         hotpath; running without it",
+    );
+    None
 }
 
 impl crate::live::Source for Shared {
@@ -154,6 +195,7 @@ impl crate::live::Source for Shared {
             (cfg!(feature = "hotpath-alloc"), "hotpath-alloc"),
             (cfg!(feature = "hotpath-cpu"), "hotpath-cpu"),
             (cfg!(feature = "hotpath-prometheus"), "hotpath-prometheus"),
+            (cfg!(feature = "hotpath-mcp"), "hotpath-mcp"),
             (cfg!(feature = "tokio"), "tokio"),
             (cfg!(feature = "futures-io"), "futures-io"),
             (cfg!(feature = "parking_lot"), "parking_lot"),
@@ -206,7 +248,7 @@ impl crate::live::Source for Shared {
 impl Drop for Session {
     fn drop(&mut self) {
         // No request is answered from a session that is ending.
-        if let Some(mut server) = self.server.take() {
+        for mut server in [self.server.take(), self.mcp.take()].into_iter().flatten() {
             server.stop();
         }
         if let Some((stop, handle)) = self.timer.take() {
