@@ -12,6 +12,7 @@
 #[cfg(feature = "hotpath")]
 pub(crate) mod build;
 pub mod columns;
+pub mod export;
 pub mod format;
 mod fragment;
 mod model;
@@ -26,8 +27,9 @@ pub use model::{
     percentile_key, percentile_label, AllocTotal, CpuInfo, DebugEntry, Dist, Function,
     FunctionAlloc, FunctionCpu, FunctionIo, FunctionWaits, Histogram, HttpEntry, IoDirection,
     IoEntry, LockDist, LockHolder, LockMode, MutexEntry, Percentiles, ProcessMemory, Report,
-    RunningCalls, RwLockEntry, ServerEntry, SqlEntry, StatusClasses, ThreadRow, TimedSums,
-    TokioGauge, TokioRuntime, TokioWorker, WallNs, OLDEST_SCHEMA_VERSION, SCHEMA_VERSION,
+    RunningCalls, RwLockEntry, ServerEntry, SqlEntry, StackPath, StatusClasses, ThreadRow,
+    TimedSums, TokioGauge, TokioRuntime, TokioWorker, WallNs, OLDEST_SCHEMA_VERSION,
+    SCHEMA_VERSION,
 };
 pub use section::Section;
 pub use table::{render as render_table, render_with as render_table_with, Limits};

@@ -25,6 +25,9 @@ pub enum Section {
     RwLocks,
     /// The last values of `dbg!`, `val!` and `gauge!`.
     Debug,
+    /// The calling-context tree: calls and time per path of measured functions
+    /// (`HOTPATH_STACKS=1`).
+    Stacks,
     /// SQL queries per normalised query and issuing function (features `sqlx`, `diesel`).
     Sql,
     /// HTTP client calls per endpoint and calling function (features `reqwest-0-12`,
@@ -38,7 +41,7 @@ pub enum Section {
 
 impl Section {
     /// Every section, in report order.
-    pub const ALL: [Section; 13] = [
+    pub const ALL: [Section; 14] = [
         Section::Timing,
         Section::Alloc,
         Section::Cpu,
@@ -52,6 +55,7 @@ impl Section {
         Section::Tokio,
         Section::Threads,
         Section::Debug,
+        Section::Stacks,
     ];
 
     /// The name in JSON, `HOTPATH_REPORT` and the table header: `timing`, `alloc`, ...
@@ -66,6 +70,7 @@ impl Section {
             Section::Mutexes => "mutexes",
             Section::RwLocks => "rw_locks",
             Section::Debug => "debug",
+            Section::Stacks => "stacks",
             Section::Sql => "sql",
             Section::Http => "http",
             Section::Server => "server",
@@ -102,7 +107,8 @@ impl Section {
             | Section::Waits
             | Section::Mutexes
             | Section::RwLocks
-            | Section::Debug => None,
+            | Section::Debug
+            | Section::Stacks => None,
         }
     }
 
@@ -118,6 +124,7 @@ impl Section {
             Section::Mutexes => "/mutexes",
             Section::RwLocks => "/rw_locks",
             Section::Debug => "/debug",
+            Section::Stacks => "/stacks",
             Section::Sql => "/sql",
             Section::Http => "/http",
             Section::Server => "/server",

@@ -39,6 +39,8 @@ pub enum View {
     RwLocks,
     /// The last values of `dbg!`, `val!` and `gauge!` (section `debug`).
     Debug,
+    /// Calls and time per path: the calling-context tree (section `stacks`).
+    Stacks,
     /// SQL queries per normalised query and source (section `sql`).
     Sql,
     /// HTTP client requests per endpoint and source (section `http`).
@@ -51,7 +53,7 @@ pub enum View {
 
 impl View {
     /// Every view, in the order of [`View::index`].
-    pub const ALL: [View; 14] = [
+    pub const ALL: [View; 15] = [
         View::Timing,
         View::Memory,
         View::Cpu,
@@ -62,6 +64,7 @@ impl View {
         View::Mutexes,
         View::RwLocks,
         View::Debug,
+        View::Stacks,
         View::Sql,
         View::Http,
         View::Server,
@@ -81,6 +84,7 @@ impl View {
             View::Mutexes => "Mutexes",
             View::RwLocks => "RwLocks",
             View::Debug => "Debug",
+            View::Stacks => "Stacks",
             View::Sql => "SQL",
             View::Http => "HTTP",
             View::Server => "Server",
@@ -100,6 +104,7 @@ impl View {
             View::Mutexes => Section::Mutexes,
             View::RwLocks => Section::RwLocks,
             View::Debug => Section::Debug,
+            View::Stacks => Section::Stacks,
             View::Sql => Section::Sql,
             View::Http => Section::Http,
             View::Server => Section::Server,
@@ -127,6 +132,8 @@ pub(crate) enum Source {
     RwLock(usize, &'static str),
     /// `report.debug[i]`.
     Debug(usize),
+    /// `report.stacks[i]`.
+    Stack(usize),
     /// `report.sql[i]`.
     Sql(usize),
     /// `report.http[i]`.
@@ -267,6 +274,7 @@ pub(crate) fn build(
         View::Mutexes => locks::mutexes(report, status),
         View::RwLocks => locks::rw_locks(report, status),
         View::Debug => locks::debug(report, status),
+        View::Stacks => stacks(report, status),
         View::Sql => service::sql(report, status),
         View::Http => service::http(report, status),
         View::Server => service::server(report, status),
@@ -493,6 +501,38 @@ fn io_functions(r: &Report, status: Option<&ProfilerStatus>) -> Table {
             )
         });
     }
+    t
+}
+
+/// The tree, depth first (sorted by the Path column); another column sorts the paths
+/// as a flat list.
+fn stacks(r: &Report, status: Option<&ProfilerStatus>) -> Table {
+    let cols = columns::stacks(r);
+    let mut t = Table::new("stacks: calls and time per path (tree)", &cols);
+    t.sort_by_title("Path");
+    let rows = columns::stack_rows(r);
+    if !r.has(Section::Stacks) {
+        t.empty = Some(match status {
+            Some(s) if s.sections.contains(&Section::Stacks) => {
+                "no stacks section yet: no measured call so far".into()
+            }
+            _ => "no stacks section: run the program with HOTPATH_STACKS=1 (or \
+                  .stacks(true) on its HotpathGuardBuilder)"
+                .into(),
+        });
+        return t;
+    }
+    for row in &rows {
+        t.push(&cols, row.0.path.join(";"), Source::Stack(row.1), row);
+    }
+    if rows.is_empty() {
+        t.empty = Some("no measured call has ended yet".into());
+    }
+    t.footer.push(
+        "Path: the tree, callees by total; s sorts the paths as a list; Enter shows the \
+         whole path"
+            .into(),
+    );
     t
 }
 
