@@ -16,6 +16,9 @@
 //!   a reqwest 0.13 client, plain, through reqwest-middleware with a middleware that only
 //!   forwards, and with `http!`: `http` − `noop_middleware` is hotpath's work per
 //!   request, `noop_middleware` − `bare` what reqwest-middleware itself costs.
+//! - `client_stub/{reqwest_noop,reqwest_http,ureq_bare,ureq_http}`: the same without a
+//!   network (a middleware at the end of the chain answers at once), so the difference
+//!   is not lost in the noise of a loopback request.
 use std::convert::Infallible;
 use std::hint::black_box;
 
@@ -161,12 +164,77 @@ fn client(c: &mut Criterion) {
     g.finish();
 }
 
+/// The end of a middleware chain that answers without a network: `ok`, status 200.
+struct Stub;
+
+#[async_trait::async_trait]
+impl reqwest_middleware_05::Middleware for Stub {
+    async fn handle(
+        &self,
+        _req: reqwest_013::Request,
+        _extensions: &mut http::Extensions,
+        _next: reqwest_middleware_05::Next<'_>,
+    ) -> reqwest_middleware_05::Result<reqwest_013::Response> {
+        Ok(http::Response::new("ok").into())
+    }
+}
+
+/// The clients' own work per request, no network: a chain ending in a middleware that
+/// answers at once, with a forwarding middleware (`noop`) or hotpath's (`http`) before
+/// it (reqwest 0.13); ureq 3 with the answering middleware alone (`bare`) or after
+/// hotpath's (`http`). The differences are hotpath's work per request.
+fn client_stub(c: &mut Criterion) {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let mut g = c.benchmark_group("client_stub");
+    let url = "http://127.0.0.1:9/users/7";
+    for (name, client) in [
+        (
+            "reqwest_noop",
+            reqwest_middleware_05::ClientBuilder::new(reqwest_013::Client::new())
+                .with(Noop)
+                .with(Stub)
+                .build(),
+        ),
+        (
+            "reqwest_http",
+            reqwest_middleware_05::ClientBuilder::new(reqwest_013::Client::new())
+                .with(hotpath::ReqwestHttpMiddleware::new())
+                .with(Stub)
+                .build(),
+        ),
+    ] {
+        g.bench_function(name, |b| {
+            b.iter(|| rt.block_on(async { black_box(client.get(url).send().await.unwrap()) }))
+        });
+    }
+    let stub = |_: http::Request<ureq::SendBody>, _: ureq::middleware::MiddlewareNext| {
+        Ok(http::Response::new(ureq::Body::builder().data("ok")))
+    };
+    let bare: ureq::Agent = ureq::Agent::config_builder()
+        .middleware(stub)
+        .build()
+        .into();
+    let wrapped: ureq::Agent = hotpath::http!(ureq::Agent::config_builder())
+        .middleware(stub)
+        .build()
+        .into();
+    for (name, agent) in [("ureq_bare", bare), ("ureq_http", wrapped)] {
+        g.bench_function(name, |b| {
+            b.iter(|| black_box(agent.get(url).call().unwrap()))
+        });
+    }
+    g.finish();
+}
+
 fn all(c: &mut Criterion) {
     let _guard = hotpath::HotpathGuardBuilder::new("bench")
         .format(hotpath::Format::None)
         .build();
     sql(c);
     server(c);
+    client_stub(c);
     client(c);
 }
 
