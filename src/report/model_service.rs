@@ -169,7 +169,9 @@ pub struct TokioGauge {
 pub struct TokioWorker {
     /// Worker index, from 0.
     pub index: u64,
-    /// Time the worker spent running tasks, ns.
+    /// Time the worker spent running tasks, ns: tokio's counter, to which a worker adds a
+    /// busy period when it parks (or every 61 scheduler ticks), so a worker still busy at
+    /// the report shows its time up to its last park.
     pub busy_ns: u64,
     /// `busy_ns` over the runtime's `elapsed_ns` (0 to 1).
     pub busy_share: f64,
