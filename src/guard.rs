@@ -164,7 +164,10 @@ impl HotpathGuardBuilder {
         #[cfg(feature = "hotpath")]
         {
             match crate::config::parse_rate(&rate.to_string()) {
-                Some(r) => self.cfg.set_rate(hotpath_core::state::Sampler::Calls, r),
+                Some(r) => self.cfg.set_rate(
+                    hotpath_core::state::Sampler::Calls,
+                    crate::config::usable_rate(&format!("time_sampling_rate({rate:e})"), r),
+                ),
                 None => crate::config::warn(&format!(
                     "time sampling rate {rate} is outside 0..=1; timing every call"
                 )),
@@ -218,7 +221,10 @@ impl HotpathGuardBuilder {
         #[cfg(feature = "hotpath")]
         {
             match crate::config::parse_rate(&rate.to_string()) {
-                Some(r) => self.cfg.set_rate(hotpath_core::state::Sampler::Io, r),
+                Some(r) => self.cfg.set_rate(
+                    hotpath_core::state::Sampler::Io,
+                    crate::config::usable_rate(&format!("io_time_sampling_rate({rate:e})"), r),
+                ),
                 None => crate::config::warn(&format!(
                     "I/O time sampling rate {rate} is outside 0..=1; timing every operation"
                 )),

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use hotpath_core::state::Sampler;
 
-use super::{parse_rate, parse_sections, warn, Config, CpuMode, Focus, Format};
+use super::{parse_rate, parse_sections, usable_rate, warn, Config, CpuMode, Focus, Format};
 
 /// Variables read outside [`Config::apply_env`]: by the core at start-up, the CPU meter,
 /// the `hotpath` command, or the examples and tests of this repository.
@@ -235,7 +235,8 @@ impl Config {
         ] {
             let current = self.rate(kind).to_string();
             if let Some(r) = env(name, accepted, &current, parse_rate) {
-                self.set_rate(kind, r);
+                let raw = std::env::var(name).unwrap_or_default();
+                self.set_rate(kind, usable_rate(&format!("{name}={:?}", raw.trim()), r));
             }
         }
     }

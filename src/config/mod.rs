@@ -252,6 +252,25 @@ mod on {
         s.parse::<f64>().ok().filter(|r| (0.0..=1.0).contains(r))
     }
 
+    /// Smallest sampling rate that can mean anything: one call timed in 10^12 (at a few
+    /// ns per call, one in hours of calls). Below it a rate is indistinguishable from 0.
+    pub(crate) const MIN_RATE: f64 = 1e-12;
+
+    /// A valid rate (`0..=1`) as it is applied: a positive rate below [`MIN_RATE`] warns
+    /// once, naming `what` (the variable or builder method that set it), and counts
+    /// without timing (0).
+    pub(crate) fn usable_rate(what: &str, rate: f64) -> f64 {
+        if rate > 0.0 && rate < MIN_RATE {
+            warn(&format!(
+                "{what} is below {MIN_RATE:e}, the smallest sampling rate that times any \
+                 call in practice; using 0 (every call counted, none timed)"
+            ));
+            0.0
+        } else {
+            rate
+        }
+    }
+
     /// `all`, or section names separated by commas; `-name` removes one. The names of
     /// hotpath 0.30 (`functions-timing`, ...) are understood. Sections this build does
     /// not produce are left out silently; unknown names make the spec invalid.
