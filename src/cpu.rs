@@ -3,7 +3,7 @@
 
 use hotpath_cpu::{ClockSource, SamplerConfig, SamplerSource};
 
-use crate::config::{warn, Config};
+use crate::config::{warn, Config, CpuClock, CpuSampler};
 use crate::CpuMode;
 
 /// CPU measurement running for a session.
@@ -48,9 +48,9 @@ impl CpuRun {
         match cfg.cpu_mode {
             CpuMode::Off => None,
             CpuMode::Sampled => {
-                let (force, why) = match std::env::var("HOTPATH_CPU_SAMPLER").as_deref() {
-                    Ok("timer") => (Some(SamplerSource::CpuTimeTimer), None),
-                    Ok("perf") => (None, None),
+                let (force, why) = match cfg.cpu_sampler {
+                    Some(CpuSampler::Timer) => (Some(SamplerSource::CpuTimeTimer), None),
+                    Some(CpuSampler::Perf) => (None, None),
                     _ if hotpath_cpu::virtualized() => (
                         Some(SamplerSource::CpuTimeTimer),
                         Some(
@@ -80,20 +80,23 @@ impl CpuRun {
                         warn(&format!(
                             "CPU sampling is not available ({e}); measuring CPU exactly instead"
                         ));
-                        Self::exact(process0, Some(format!("sampling unavailable: {e}")))
+                        Self::exact(
+                            cfg.cpu_clock,
+                            process0,
+                            Some(format!("sampling unavailable: {e}")),
+                        )
                     }
                 }
             }
-            CpuMode::Exact => Self::exact(process0, None),
+            CpuMode::Exact => Self::exact(cfg.cpu_clock, process0, None),
         }
     }
 
-    fn exact(process0: u64, why: Option<String>) -> Option<CpuRun> {
-        let force = match std::env::var("HOTPATH_CPU_CLOCK").as_deref() {
-            Ok("thread") => Some(ClockSource::ThreadCputime),
-            Ok("perf") => Some(ClockSource::PerfTaskClock),
-            _ => None,
-        };
+    fn exact(clock: Option<CpuClock>, process0: u64, why: Option<String>) -> Option<CpuRun> {
+        let force = clock.map(|c| match c {
+            CpuClock::Thread => ClockSource::ThreadCputime,
+            CpuClock::Perf => ClockSource::PerfTaskClock,
+        });
         match hotpath_cpu::start_exact(force) {
             Ok(info) => Some(CpuRun {
                 mode: CpuMode::Exact,

@@ -10,7 +10,10 @@ use std::time::Duration;
 
 use hotpath_core::state::Sampler;
 
-use super::{parse_rate, parse_sections, usable_rate, warn, Config, CpuMode, Focus, Format};
+use super::{
+    parse_rate, parse_sections, usable_rate, warn, Config, CpuClock, CpuMode, CpuSampler, Focus,
+    Format,
+};
 
 /// Variables read outside [`Config::apply_env`]: by the core at start-up, the CPU meter,
 /// the `hotpath` command, or the examples and tests of this repository.
@@ -133,6 +136,22 @@ fn env<T>(
     }
 }
 
+/// An IP address (v4 or v6), or a host name: dot-separated labels of ASCII letters,
+/// digits and `-`, none empty or longer than 63 bytes, 253 bytes at most.
+pub(crate) fn valid_host(s: &str) -> bool {
+    if s.parse::<std::net::IpAddr>().is_ok() {
+        return true;
+    }
+    !s.is_empty()
+        && s.len() <= 253
+        && s.split('.').all(|l| {
+            !l.is_empty()
+                && l.len() <= 63
+                && !l.starts_with('-')
+                && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+        })
+}
+
 /// `1`/`true`/`0`/`false`.
 fn flag(s: &str) -> Option<bool> {
     match s {
@@ -167,13 +186,16 @@ impl Config {
             .output_path
             .as_ref()
             .map_or("stdout".to_string(), |p| p.display().to_string());
-        if let Some(p) = env(
-            "HOTPATH_OUTPUT_PATH",
-            "a non-empty file path",
-            &current,
-            |s| (!s.is_empty()).then(|| PathBuf::from(s)),
-        ) {
-            self.output_path = Some(p);
+        // Not through `env`: a path need not be UTF-8.
+        if let Some(raw) = std::env::var_os("HOTPATH_OUTPUT_PATH") {
+            if raw.is_empty() {
+                warn(&format!(
+                    "HOTPATH_OUTPUT_PATH=\"\" is not valid (accepted: a non-empty file path); \
+                     using {current}"
+                ));
+            } else {
+                self.output_path = Some(PathBuf::from(raw));
+            }
         }
         let rows = "a non-negative integer (0 = all rows)";
         if let Some(l) = env("HOTPATH_LIMIT", rows, &self.limit.to_string(), |s| {
@@ -259,9 +281,41 @@ impl Config {
     }
 
     fn apply_cpu_and_threads(&mut self) {
-        let _ = env("HOTPATH_CLOCK", "tsc, monotonic", "tsc", |s| {
-            matches!(s, "tsc" | "monotonic").then_some(())
-        });
+        // Applied by the core's clock (which may start before the session), parsed by
+        // the same function there; validated here so that a wrong value is said aloud.
+        let _ = env(
+            "HOTPATH_CLOCK",
+            "tsc, monotonic",
+            "tsc if invariant, else monotonic",
+            hotpath_core::clock::parse_choice,
+        );
+        if let Some(s) = env(
+            "HOTPATH_CPU_SAMPLER",
+            "perf, timer",
+            "perf; timer on a virtual CPU",
+            CpuSampler::parse,
+        ) {
+            self.cpu_sampler = Some(s);
+        }
+        if let Some(c) = env(
+            "HOTPATH_CPU_CLOCK",
+            "perf, thread",
+            "perf if perf_event is allowed, else thread",
+            CpuClock::parse,
+        ) {
+            self.cpu_clock = Some(c);
+        }
+        let _ = env(
+            "HOTPATH_CPU_SIMULATE",
+            "perf-denied, no-pmu, or both separated by a comma",
+            "none",
+            |s| {
+                s.split(',')
+                    .map(str::trim)
+                    .all(|p| matches!(p, "perf-denied" | "no-pmu"))
+                    .then_some(())
+            },
+        );
         if let Some(m) = env(
             "HOTPATH_CPU_MODE",
             CpuMode::ACCEPTED,
@@ -329,7 +383,7 @@ impl Config {
             "HOTPATH_METRICS_HOST",
             "an IP address or host name, e.g. 127.0.0.1 or 0.0.0.0",
             &self.metrics_host.clone(),
-            |s| (!s.is_empty() && !s.contains(char::is_whitespace)).then(|| s.to_string()),
+            |s| valid_host(s).then(|| s.to_string()),
         ) {
             self.metrics_host = host;
         }
@@ -417,6 +471,30 @@ fn distance(a: &str, b: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hosts_are_addresses_or_names() {
+        for ok in [
+            "127.0.0.1",
+            "0.0.0.0",
+            "::1",
+            "localhost",
+            "metrics-1.example.org",
+        ] {
+            assert!(valid_host(ok), "{ok}");
+        }
+        for bad in [
+            "",
+            "bad host",
+            "a..b",
+            "-a.b",
+            "host_name",
+            "[::1]",
+            "h\u{e9}te",
+        ] {
+            assert!(!valid_host(bad), "{bad}");
+        }
+    }
 
     #[test]
     fn every_variable_is_read_or_explained_and_typos_get_a_suggestion() {

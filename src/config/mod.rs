@@ -79,6 +79,50 @@ impl CpuMode {
     }
 }
 
+/// Which signal source samples CPU time (`HOTPATH_CPU_SAMPLER`).
+#[cfg_attr(not(feature = "hotpath"), allow(dead_code))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum CpuSampler {
+    /// perf_event `task-clock` overflow signals.
+    Perf,
+    /// `timer_create(CLOCK_THREAD_CPUTIME_ID)`.
+    Timer,
+}
+
+#[cfg_attr(not(feature = "hotpath"), allow(dead_code))]
+impl CpuSampler {
+    /// `perf` or `timer` (any case).
+    pub(crate) fn parse(s: &str) -> Option<CpuSampler> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "perf" => Some(CpuSampler::Perf),
+            "timer" => Some(CpuSampler::Timer),
+            _ => None,
+        }
+    }
+}
+
+/// Which clock exact CPU mode reads (`HOTPATH_CPU_CLOCK`).
+#[cfg_attr(not(feature = "hotpath"), allow(dead_code))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum CpuClock {
+    /// A perf_event `task-clock` counter.
+    Perf,
+    /// `clock_gettime(CLOCK_THREAD_CPUTIME_ID)`.
+    Thread,
+}
+
+#[cfg_attr(not(feature = "hotpath"), allow(dead_code))]
+impl CpuClock {
+    /// `perf` or `thread` (any case).
+    pub(crate) fn parse(s: &str) -> Option<CpuClock> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "perf" => Some(CpuClock::Perf),
+            "thread" => Some(CpuClock::Thread),
+            _ => None,
+        }
+    }
+}
+
 impl std::fmt::Display for Format {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
@@ -93,7 +137,7 @@ mod env;
 
 #[cfg(feature = "hotpath")]
 mod on {
-    use super::{CpuMode, Format};
+    use super::{CpuClock, CpuMode, CpuSampler, Format};
     use crate::report::Section;
     use hotpath_core::state::Sampler;
     use std::path::PathBuf;
@@ -143,6 +187,12 @@ mod on {
         pub exclude_wrapper: bool,
         pub cpu_mode: CpuMode,
         pub cpu_hz: u32,
+        /// `HOTPATH_CPU_SAMPLER`: the sampling signal's source, if forced.
+        #[cfg_attr(not(feature = "hotpath-cpu"), allow(dead_code))]
+        pub cpu_sampler: Option<CpuSampler>,
+        /// `HOTPATH_CPU_CLOCK`: exact mode's clock, if forced.
+        #[cfg_attr(not(feature = "hotpath-cpu"), allow(dead_code))]
+        pub cpu_clock: Option<CpuClock>,
         pub threads_interval: Duration,
         /// Port of the metrics server; `None`: no server. 0: any free port.
         pub metrics_port: Option<u16>,
@@ -171,6 +221,8 @@ mod on {
                 exclude_wrapper: false,
                 cpu_mode: CpuMode::Sampled,
                 cpu_hz: 1000,
+                cpu_sampler: None,
+                cpu_clock: None,
                 threads_interval: Duration::from_millis(100),
                 metrics_port: None,
                 metrics_host: "127.0.0.1".into(),

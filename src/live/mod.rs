@@ -142,8 +142,9 @@ impl MetricsServer {
             Ok(Err(e)) => {
                 let _ = thread.join();
                 warn(&format!(
-                    "metrics server: cannot listen on {where_}: {e}; running without it \
-                     (HOTPATH_METRICS_PORT picks another port, 0 any free one)"
+                    "metrics server: cannot listen on {where_} (HOTPATH_METRICS_HOST, \
+                     HOTPATH_METRICS_PORT): {e}; running without it (HOTPATH_METRICS_PORT \
+                     picks another port, 0 any free one)"
                 ));
                 None
             }
