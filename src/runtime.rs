@@ -99,6 +99,7 @@ impl Session {
                     host: shared.cfg.metrics_host.clone(),
                     port,
                     token: shared.cfg.metrics_token.clone(),
+                    allowed_hosts: shared.cfg.metrics_allowed_hosts.clone(),
                 },
                 shared.clone(),
             )

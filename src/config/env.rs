@@ -110,6 +110,7 @@ const APPLIED: &[&str] = &[
     "HOTPATH_METRICS_SERVER_OFF",
     "HOTPATH_METRICS_HOST",
     "HOTPATH_METRICS_AUTH_TOKEN",
+    "HOTPATH_METRICS_ALLOWED_HOSTS",
     "HOTPATH_METRICS_LIMIT",
 ];
 
@@ -386,6 +387,22 @@ impl Config {
             |s| valid_host(s).then(|| s.to_string()),
         ) {
             self.metrics_host = host;
+        }
+        if let Some(hosts) = env(
+            "HOTPATH_METRICS_ALLOWED_HOSTS",
+            "host names separated by commas, e.g. metrics.internal,box.lan",
+            "IP addresses, localhost and HOTPATH_METRICS_HOST only",
+            |s| {
+                let names: Vec<String> = s
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|n| !n.is_empty())
+                    .map(str::to_string)
+                    .collect();
+                (!names.is_empty() && names.iter().all(|n| valid_host(n))).then_some(names)
+            },
+        ) {
+            self.metrics_allowed_hosts = hosts;
         }
         // Not through `env`: its warning would print the value.
         if let Some(raw) = std::env::var_os("HOTPATH_METRICS_AUTH_TOKEN") {

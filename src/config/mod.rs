@@ -198,6 +198,9 @@ mod on {
         pub metrics_port: Option<u16>,
         pub metrics_host: String,
         pub metrics_token: Option<String>,
+        /// `HOTPATH_METRICS_ALLOWED_HOSTS`: host names the server answers besides IP
+        /// addresses, `localhost` and `metrics_host`.
+        pub metrics_allowed_hosts: Vec<String>,
         /// Most functions, I/O entries and threads in `/metrics`.
         pub metrics_limit: usize,
     }
@@ -227,6 +230,7 @@ mod on {
                 metrics_port: None,
                 metrics_host: "127.0.0.1".into(),
                 metrics_token: None,
+                metrics_allowed_hosts: Vec::new(),
                 metrics_limit: 200,
             }
         }

@@ -10,6 +10,7 @@
 //! [`MAX_BUF`] bytes of request head buffered per connection, [`HEADER_TIMEOUT`] to send
 //! a request head and [`CONNECTION_LIFETIME`] for a whole connection.
 
+mod access;
 mod connections;
 #[cfg(feature = "hotpath-prometheus")]
 pub(crate) mod prometheus;
@@ -62,6 +63,8 @@ pub(crate) struct Options {
     pub host: String,
     pub port: u16,
     pub token: Option<String>,
+    /// Host names answered besides addresses, `localhost` and `host`.
+    pub allowed_hosts: Vec<String>,
 }
 
 /// The running server; stopped and joined on drop.
@@ -79,6 +82,7 @@ impl MetricsServer {
         let stop = Arc::new(Notify::new());
         let stop2 = stop.clone();
         let where_ = format!("{}:{}", options.host, options.port);
+        let has_token = options.token.is_some();
         let spawned = std::thread::Builder::new()
             .name(THREAD_NAME.into())
             .spawn(move || {
@@ -106,6 +110,7 @@ impl MetricsServer {
                         }
                     };
                     let token = options.token;
+                    let hosts = Arc::new((options.host, options.allowed_hosts));
                     rt.block_on(async move {
                         let listener = match tokio::net::TcpListener::from_std(listener) {
                             Ok(l) => l,
@@ -117,7 +122,7 @@ impl MetricsServer {
                         if tx.send(Ok(addr)).is_err() {
                             return;
                         }
-                        serve(listener, &stop2, token.map(Arc::from), source).await;
+                        serve(listener, &stop2, token.map(Arc::from), hosts, source).await;
                     });
                 });
             });
@@ -133,6 +138,13 @@ impl MetricsServer {
         match rx.recv_timeout(Duration::from_secs(5)) {
             Ok(Ok(addr)) => {
                 eprintln!("[hotpath] metrics server on http://{addr}");
+                if !addr.ip().is_loopback() && !has_token {
+                    warn(&format!(
+                        "the metrics server listens on {addr}, not a loopback address, without \
+                         a token: anyone who can reach it can read the report; set \
+                         HOTPATH_METRICS_AUTH_TOKEN, or bind 127.0.0.1 (HOTPATH_METRICS_HOST)"
+                    ));
+                }
                 Some(MetricsServer {
                     stop,
                     port: addr.port(),
@@ -188,6 +200,7 @@ async fn serve(
     listener: tokio::net::TcpListener,
     stop: &Notify,
     token: Option<Arc<str>>,
+    hosts: Arc<(String, Vec<String>)>,
     source: Arc<dyn Source>,
 ) {
     let connections = Arc::new(Connections::default());
@@ -206,12 +219,20 @@ async fn serve(
         let _ = stream.set_nodelay(true);
         let (id, close) = connections.open();
         let entry = Entry(connections.clone(), id);
-        let (token, source) = (token.clone(), source.clone());
+        let (token, source, hosts) = (token.clone(), source.clone(), hosts.clone());
         tokio::spawn(async move {
             // The service owns `entry`: the place is given up when the connection ends.
             let service = hyper::service::service_fn(move |request: Request<Incoming>| {
                 entry.0.active(entry.1);
-                let answer = routes::answer(&request, token.as_deref(), &*source);
+                let host = request
+                    .headers()
+                    .get(hyper::header::HOST)
+                    .map(|h| h.to_str().unwrap_or("\u{fffd}"));
+                let answer = if access::host_allowed(host, &hosts.0, &hosts.1) {
+                    routes::answer(&request, token.as_deref(), &*source)
+                } else {
+                    access::forbidden(host.unwrap_or(""))
+                };
                 async move { Ok::<_, Infallible>(answer) }
             });
             let connection = hyper::server::conn::http1::Builder::new()
