@@ -72,6 +72,8 @@ mod config;
 mod cpu;
 mod guard;
 #[cfg(feature = "hotpath")]
+mod host;
+#[cfg(feature = "hotpath")]
 mod live;
 #[cfg(feature = "report")]
 pub mod report;

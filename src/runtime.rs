@@ -2,7 +2,7 @@
 
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex, Weak};
 use std::thread::JoinHandle;
 use std::time::Instant;
 
@@ -14,10 +14,62 @@ use crate::Format;
 
 static ACTIVE: AtomicBool = AtomicBool::new(false);
 
+/// The running session, for the process's exit and signal hooks (`crate::host`).
+static LIVE: Mutex<Option<Weak<Shared>>> = Mutex::new(None);
+
+thread_local! {
+    /// [`LIVE`], held by the thread calling `fork()` between [`fork_prepare`] and
+    /// [`fork_release`].
+    static FORK_HELD: std::cell::RefCell<Option<std::sync::MutexGuard<'static, Option<Weak<Shared>>>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Before `fork()`: takes [`LIVE`] (the last lock of the fixed order in `crate::host`).
+pub(crate) fn fork_prepare() {
+    let g = LIVE.lock().unwrap_or_else(|e| e.into_inner());
+    let _ = FORK_HELD.try_with(|h| *h.borrow_mut() = Some(g));
+}
+
+/// After `fork()`, in either process: releases it.
+pub(crate) fn fork_release() {
+    let _ = FORK_HELD.try_with(|h| h.borrow_mut().take());
+}
+
+/// The running session, if there is one and no other thread is starting or ending it.
+fn live() -> Option<Arc<Shared>> {
+    let g = match LIVE.try_lock() {
+        Ok(g) => g,
+        Err(std::sync::TryLockError::Poisoned(e)) => e.into_inner(),
+        Err(std::sync::TryLockError::WouldBlock) => return None,
+    };
+    g.as_ref().and_then(Weak::upgrade)
+}
+
+/// The process is exiting (`atexit`): writes the report of a session still running,
+/// in the process that started it, or in a forked child that asked for its own.
+pub(crate) fn at_exit() {
+    if let Some(shared) = live() {
+        if shared.pid == std::process::id() {
+            emit(&shared);
+        } else if shared.cfg.report_forks {
+            emit_child(&shared);
+        }
+    }
+}
+
+/// SIGTERM or SIGINT arrived and the session handles it: writes the report (the caller
+/// then ends the process with the signal).
+#[cfg_attr(not(unix), allow(dead_code))]
+pub(crate) fn at_signal(_sig: i32) {
+    at_exit();
+}
+
 /// State shared with the timeout thread.
 #[derive(Debug)]
 struct Shared {
     cfg: Config,
+    /// The process the session started in (a forked child has another).
+    pid: u32,
     start: Instant,
     overhead: Overhead,
     reported: AtomicBool,
@@ -36,6 +88,7 @@ pub(crate) struct Session {
     shared: Arc<Shared>,
     timer: Option<(StopFlag, JoinHandle<()>)>,
     server: Option<crate::live::MetricsServer>,
+    signals: Option<crate::host::Signals>,
 }
 
 impl Session {
@@ -48,6 +101,7 @@ impl Session {
             return None;
         }
         cfg.apply_env();
+        crate::host::register_process_hooks();
         hotpath_core::clock::init();
         let overhead = Overhead::measure();
         hotpath_core::begin_epoch();
@@ -67,6 +121,7 @@ impl Session {
             threads,
             start: Instant::now(),
             overhead,
+            pid: std::process::id(),
             reported: AtomicBool::new(false),
             notes: Vec::new(),
             #[cfg(feature = "hotpath-cpu")]
@@ -104,10 +159,13 @@ impl Session {
                 shared.clone(),
             )
         });
+        *LIVE.lock().unwrap_or_else(|e| e.into_inner()) = Some(Arc::downgrade(&shared));
+        let signals = crate::host::Signals::install();
         Some(Session {
             shared,
             timer,
             server,
+            signals,
         })
     }
 }
@@ -173,8 +231,35 @@ impl crate::live::Source for Shared {
     }
 }
 
+impl Session {
+    /// Ends the session in a forked child: the parent's threads (server, timeout,
+    /// monitor, signals) do not exist here, so nothing is joined or stopped; everything
+    /// that refers to them is leaked. The report is written only when
+    /// `HOTPATH_REPORT_FORKS=1` asks for one per process.
+    fn end_in_fork_child(&mut self) {
+        std::mem::forget(self.server.take());
+        std::mem::forget(self.timer.take());
+        std::mem::forget(self.signals.take());
+        if self.shared.cfg.report_forks {
+            emit_child(&self.shared);
+        }
+        *LIVE.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        // The monitor in `Shared` would join its thread when dropped.
+        std::mem::forget(self.shared.clone());
+        ACTIVE.store(false, Ordering::Release);
+    }
+}
+
 impl Drop for Session {
     fn drop(&mut self) {
+        if self.shared.pid != std::process::id() {
+            self.end_in_fork_child();
+            return;
+        }
+        *LIVE.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        if let Some(signals) = self.signals.take() {
+            signals.uninstall();
+        }
         // No request is answered from a session that is ending.
         if let Some(mut server) = self.server.take() {
             server.stop();
@@ -253,6 +338,61 @@ fn build(shared: &Shared) -> Report {
     })
 }
 
+/// The report of a forked child (`HOTPATH_REPORT_FORKS=1`): everything the process
+/// recorded, the parent's calls before the fork included; CPU time and threads are
+/// not measured in a child (their samplers and monitor are the parent's).
+fn build_child(shared: &Shared) -> Report {
+    let notes = [
+        shared.notes.clone(),
+        vec![format!(
+            "forked child (pid {}) of pid {}: includes what the parent recorded before the \
+             fork; CPU time and threads are not measured in a forked child",
+            std::process::id(),
+            shared.pid
+        )],
+    ]
+    .concat();
+    crate::report::build::report(&crate::report::build::Inputs {
+        cfg: &shared.cfg,
+        elapsed_ns: shared.start.elapsed().as_nanos() as u64,
+        overhead: (shared.overhead.timed_ns, shared.overhead.counted_ns),
+        notes: &notes,
+        #[cfg(feature = "hotpath-cpu")]
+        cpu: None,
+        threads: None,
+    })
+}
+
+/// Writes a forked child's own report once: to `<output path>.<pid>`, or to stdout
+/// through the file descriptor itself (the standard output's lock may have been held by
+/// a thread of the parent when it forked).
+fn emit_child(shared: &Shared) {
+    if shared.reported.swap(true, Ordering::AcqRel) || shared.cfg.format == Format::None {
+        return;
+    }
+    let Some(text) = render(&shared.cfg, &build_child(shared)) else {
+        return;
+    };
+    if let Some(path) = &shared.cfg.output_path {
+        let mut p = path.clone().into_os_string();
+        p.push(format!(".{}", std::process::id()));
+        if std::fs::write(&p, &text).is_ok() {
+            return;
+        }
+    }
+    crate::host::write_stdout(text.as_bytes());
+}
+
+/// The report as text in the configured format (`None` for `Format::None`).
+fn render(cfg: &Config, report: &Report) -> Option<String> {
+    Some(match cfg.format {
+        Format::Table => crate::report::render_table_with(report, &cfg.limits()),
+        Format::Json => report.to_json() + "\n",
+        Format::JsonPretty => report.to_json_pretty() + "\n",
+        Format::None => return None,
+    })
+}
+
 /// Writes the report once per session (the timeout thread and the guard may both try).
 fn emit(shared: &Shared) {
     if shared.reported.swap(true, Ordering::AcqRel) {
@@ -262,12 +402,8 @@ fn emit(shared: &Shared) {
     if cfg.format == Format::None {
         return;
     }
-    let report = build(shared);
-    let text = match cfg.format {
-        Format::Table => crate::report::render_table_with(&report, &cfg.limits()),
-        Format::Json => report.to_json() + "\n",
-        Format::JsonPretty => report.to_json_pretty() + "\n",
-        Format::None => return,
+    let Some(text) = render(cfg, &build(shared)) else {
+        return;
     };
     if let Some(path) = &cfg.output_path {
         match std::fs::write(path, &text) {

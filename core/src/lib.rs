@@ -29,6 +29,7 @@ mod cell;
 pub mod clock;
 #[allow(unsafe_code)]
 mod dist;
+pub mod fork;
 mod future;
 pub mod hist;
 #[allow(unsafe_code)]

@@ -7,8 +7,9 @@
 //! registry lock while they read, so a shard is never reassigned under a reader. Memory
 //! is bounded by (call sites × most threads alive at once).
 
-use std::sync::atomic::Ordering::Relaxed;
-use std::sync::Mutex;
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering::Relaxed};
+use std::sync::{Mutex, MutexGuard};
 
 use crate::meter::Delta;
 use crate::shard::Shard;
@@ -59,7 +60,78 @@ static REGISTRY: Mutex<Registry> = Mutex::new(Registry {
 });
 
 fn registry() -> std::sync::MutexGuard<'static, Registry> {
-    REGISTRY.lock().unwrap_or_else(|e| e.into_inner())
+    let mut r = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());
+    if FORKED.swap(false, Relaxed) {
+        r.adopt_orphans();
+    }
+    r
+}
+
+/// Set in a forked child (by [`fork_unlock`]): the shards of the parent's other threads
+/// are still registered as live, and the next holder of the lock retires them.
+static FORKED: AtomicBool = AtomicBool::new(false);
+/// The shard of the thread that called `fork()`: the only one alive in the child.
+static SURVIVOR: AtomicPtr<Shard> = AtomicPtr::new(std::ptr::null_mut());
+
+thread_local! {
+    /// The registry lock, held by the thread calling `fork()` from [`fork_lock`] until
+    /// [`fork_unlock`], in the parent and in the child.
+    static HELD: RefCell<Option<MutexGuard<'static, Registry>>> = const { RefCell::new(None) };
+}
+
+/// Takes the registry lock before `fork()` (a `pthread_atfork` prepare handler): no
+/// other thread then holds it when the address space is copied.
+pub(crate) fn fork_lock() {
+    let g = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());
+    let _ = HELD.try_with(|h| *h.borrow_mut() = Some(g));
+}
+
+/// Releases the lock taken by [`fork_lock`], in the parent or (`child`) in the child,
+/// where the shards of threads that were not copied are marked for retirement. Does
+/// not allocate.
+pub(crate) fn fork_unlock(child: bool) {
+    if child {
+        let me = crate::shard::current_raw()
+            .map_or(std::ptr::null_mut(), |s| s as *const Shard as *mut Shard);
+        SURVIVOR.store(me, Relaxed);
+        FORKED.store(true, Relaxed);
+    }
+    let _ = HELD.try_with(|h| h.borrow_mut().take());
+}
+
+impl Registry {
+    /// In a forked child: the threads of the parent other than the one that forked do
+    /// not exist here. Their shards keep what they recorded (merged as if they had
+    /// exited: a report made in the child includes what the parent recorded before the
+    /// fork) and go to the free list, so that no call of theirs shows as running.
+    fn adopt_orphans(&mut self) {
+        crate::internal(|| {
+            let survivor = SURVIVOR.load(Relaxed) as *const Shard;
+            let epoch = crate::state::epoch();
+            let orphans: Vec<&'static Shard> = self
+                .live
+                .iter()
+                .copied()
+                .filter(|s| !std::ptr::eq(*s, survivor))
+                .collect();
+            for shard in orphans {
+                if shard.epoch.load(Relaxed) == epoch {
+                    shard.merge_into(&mut self.retired.sites);
+                    self.retired.depth_overflow |= shard.depth_overflow.load(Relaxed);
+                    self.retired.top = self.retired.top.plus(shard.top.get());
+                    #[cfg(feature = "cpu")]
+                    {
+                        self.retired.samples.0 += shard.samples.get();
+                        self.retired.samples.1 += shard.samples_outside.get();
+                    }
+                }
+                shard.reset_stats();
+                shard.reset_stack();
+                self.live.retain(|s| !std::ptr::eq(*s, shard));
+                self.free.push(shard);
+            }
+        })
+    }
 }
 
 /// A shard for the calling thread: a free one, or a new one.

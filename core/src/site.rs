@@ -158,6 +158,24 @@ enum Name {
 static PLACEHOLDER: CallSite = CallSite::new(|| "", None, "", 0, SiteKind::Internal);
 static SITES: Mutex<Vec<&'static CallSite>> = Mutex::new(Vec::new());
 
+thread_local! {
+    /// The sites lock, held by the thread calling `fork()` between [`fork_lock`] and
+    /// [`fork_unlock`].
+    static HELD: std::cell::RefCell<Option<std::sync::MutexGuard<'static, Vec<&'static CallSite>>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Takes the sites lock before `fork()` (see [`crate::fork`]).
+pub(crate) fn fork_lock() {
+    let g = SITES.lock().unwrap_or_else(|e| e.into_inner());
+    let _ = HELD.try_with(|h| *h.borrow_mut() = Some(g));
+}
+
+/// Releases the lock taken by [`fork_lock`] (parent or child).
+pub(crate) fn fork_unlock() {
+    let _ = HELD.try_with(|h| h.borrow_mut().take());
+}
+
 /// Every numbered site, indexed by id (index 0 is a placeholder).
 pub(crate) fn all() -> Vec<&'static CallSite> {
     let sites = SITES.lock().unwrap_or_else(|e| e.into_inner());

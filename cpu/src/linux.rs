@@ -585,6 +585,38 @@ pub(crate) fn start_sampling(cfg: &SamplerConfig) -> Result<SamplingInfo, CpuErr
     })
 }
 
+thread_local! {
+    /// [`HANDLER`], held by the thread calling `fork()` between `fork_prepare` and
+    /// `fork_release`.
+    static FORK_HELD: std::cell::RefCell<Option<std::sync::MutexGuard<'static, bool>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+pub(crate) fn fork_prepare() {
+    let g = HANDLER.lock().unwrap_or_else(|e| e.into_inner());
+    let _ = FORK_HELD.try_with(|h| *h.borrow_mut() = Some(g));
+}
+
+pub(crate) fn fork_release() {
+    let _ = FORK_HELD.try_with(|h| h.borrow_mut().take());
+}
+
+/// In a forked child: no sampling. The perf_event file is a copy of the parent's (it
+/// samples the parent's thread): close it; a CPU-time timer is not inherited, so its id
+/// must not be deleted (it could name a timer the child makes later).
+pub(crate) fn fork_child() {
+    SAMPLING.store(false, Relaxed);
+    core_cpu::set_thread_hooks(None, None);
+    if let Ok((PERF, fd)) = ARMED.try_with(|c| c.replace((NONE, 0))) {
+        close(fd as libc::c_int);
+    }
+    // Exact mode: the counters are copies of the parent thread's too; without them the
+    // child's thread reads its own CPU clock.
+    EXACT_HW.store(false, Relaxed);
+    EXACT_PERF.store(false, Relaxed);
+    close_exact_current();
+}
+
 pub(crate) fn stop_sampling() {
     SAMPLING.store(false, Relaxed);
     core_cpu::set_thread_hooks(None, None);

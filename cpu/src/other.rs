@@ -50,6 +50,12 @@ pub(crate) fn start_sampling(_: &SamplerConfig) -> Result<SamplingInfo, CpuError
 
 pub(crate) fn stop_sampling() {}
 
+pub(crate) fn fork_prepare() {}
+
+pub(crate) fn fork_release() {}
+
+pub(crate) fn fork_child() {}
+
 pub(crate) fn simulate_failures(_: bool, _: bool) {}
 
 pub(crate) fn start_exact(_: Option<ClockSource>) -> Result<ExactInfo, CpuError> {

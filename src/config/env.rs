@@ -102,6 +102,7 @@ const APPLIED: &[&str] = &[
     "HOTPATH_REPORT_LABEL",
     "HOTPATH_FOCUS",
     "HOTPATH_EXCLUDE_WRAPPER",
+    "HOTPATH_REPORT_FORKS",
     "HOTPATH_CPU_MODE",
     "HOTPATH_CPU_HZ",
     "HOTPATH_THREADS_INTERVAL_MS",
@@ -240,6 +241,9 @@ impl Config {
         }
         if let Some(on) = env("HOTPATH_EXCLUDE_WRAPPER", "1, true, 0 or false", "0", flag) {
             self.exclude_wrapper = on;
+        }
+        if let Some(on) = env("HOTPATH_REPORT_FORKS", "1, true, 0 or false", "0", flag) {
+            self.report_forks = on;
         }
     }
 

@@ -185,6 +185,9 @@ mod on {
         pub focus: Option<Focus>,
         /// `HOTPATH_EXCLUDE_WRAPPER`: the function that started profiling gets no row.
         pub exclude_wrapper: bool,
+        /// `HOTPATH_REPORT_FORKS`: a forked child that ends the session writes its own
+        /// report (to `<output path>.<pid>`, or stdout).
+        pub report_forks: bool,
         pub cpu_mode: CpuMode,
         pub cpu_hz: u32,
         /// `HOTPATH_CPU_SAMPLER`: the sampling signal's source, if forced.
@@ -222,6 +225,7 @@ mod on {
                 report_label: None,
                 focus: None,
                 exclude_wrapper: false,
+                report_forks: false,
                 cpu_mode: CpuMode::Sampled,
                 cpu_hz: 1000,
                 cpu_sampler: None,
