@@ -26,7 +26,7 @@ struct Registry {
 #[derive(Clone, Default)]
 struct Retired {
     sites: Vec<Option<Merged>>,
-    depth_overflow: bool,
+    deep_calls: u64,
     top: Delta,
     #[cfg(feature = "cpu")]
     samples: (u64, u64),
@@ -36,8 +36,8 @@ struct Retired {
 pub(crate) struct Collected {
     /// Per site id.
     pub(crate) sites: Vec<Option<Merged>>,
-    /// Some thread nested deeper than [`crate::MAX_DEPTH`].
-    pub(crate) depth_overflow: bool,
+    /// Calls that ran deeper than [`crate::MAX_DEPTH`].
+    pub(crate) deep_calls: u64,
     /// What the meters counted inside outermost frames, over all threads.
     #[allow(dead_code)]
     pub(crate) top: Delta,
@@ -51,7 +51,7 @@ static REGISTRY: Mutex<Registry> = Mutex::new(Registry {
     free: Vec::new(),
     retired: Retired {
         sites: Vec::new(),
-        depth_overflow: false,
+        deep_calls: 0,
         top: Delta::ZERO,
         #[cfg(feature = "cpu")]
         samples: (0, 0),
@@ -117,7 +117,7 @@ impl Registry {
             for shard in orphans {
                 if shard.epoch.load(Relaxed) == epoch {
                     shard.merge_into(&mut self.retired.sites);
-                    self.retired.depth_overflow |= shard.depth_overflow.load(Relaxed);
+                    self.retired.deep_calls += shard.deep_calls.get();
                     self.retired.top = self.retired.top.plus(shard.top.get());
                     #[cfg(feature = "cpu")]
                     {
@@ -154,7 +154,7 @@ pub(crate) fn retire(shard: &'static Shard) {
         let mut r = registry();
         if shard.epoch.load(Relaxed) == crate::state::epoch() {
             shard.merge_into(&mut r.retired.sites);
-            r.retired.depth_overflow |= shard.depth_overflow.load(Relaxed);
+            r.retired.deep_calls += shard.deep_calls.get();
             r.retired.top = r.retired.top.plus(shard.top.get());
             #[cfg(feature = "cpu")]
             {
@@ -183,7 +183,7 @@ pub(crate) fn collect() -> Collected {
         let epoch = crate::state::epoch();
         let mut c = Collected {
             sites: r.retired.sites.clone(),
-            depth_overflow: r.retired.depth_overflow,
+            deep_calls: r.retired.deep_calls,
             top: r.retired.top,
             #[cfg(feature = "cpu")]
             samples: r.retired.samples,
@@ -191,7 +191,7 @@ pub(crate) fn collect() -> Collected {
         for s in &r.live {
             if s.epoch.load(Relaxed) == epoch {
                 s.merge_into(&mut c.sites);
-                c.depth_overflow |= s.depth_overflow.load(Relaxed);
+                c.deep_calls += s.deep_calls.get();
                 c.top = c.top.plus(s.top.get());
                 #[cfg(feature = "cpu")]
                 {

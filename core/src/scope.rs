@@ -165,7 +165,7 @@ pub(crate) fn push(
         f.site.store(site, Relaxed);
         slot.enter();
     } else {
-        shard.depth_overflow.store(true, Relaxed);
+        shard.deep_calls.add(1);
     }
     // A sampling signal may read the stack between any two instructions of this thread:
     // the frame must be complete before the depth that exposes it.
@@ -261,22 +261,21 @@ fn pop_slow(e: &Entered, incl: u64) -> Option<Left> {
     let depth = shard.depth.load(Relaxed) as usize;
     let m_incl = Reading::now(e.exact).since(e.m0);
     if d >= MAX_DEPTH {
-        // Beyond the tracked depth: no frame, no children known.
+        // Beyond the tracked depth: no frame, so no children known. Its time stays in
+        // the self time of the deepest tracked frame (which does not count it as a
+        // child), and it records no self time of its own: self never exceeds total,
+        // and the self times of a thread still add up to its measured time.
         if depth == d + 1 {
             shard.depth.store(d as u32, Relaxed);
-            if d == MAX_DEPTH {
-                shard.frames[d - 1].children.add(incl);
-                shard.frames[d - 1].children_m.add(m_incl);
-            }
         }
         let outer = !e.slot.is_active();
         return Some(Left {
             slot: e.slot,
             end,
             incl,
-            self_: incl,
+            self_: 0,
             m_incl,
-            m_self: m_incl,
+            m_self: Delta::ZERO,
             outer,
         });
     }

@@ -18,7 +18,7 @@
 
 use std::cell::Cell;
 use std::sync::atomic::{
-    AtomicBool, AtomicPtr, AtomicU32, AtomicU64,
+    AtomicPtr, AtomicU32, AtomicU64,
     Ordering::{Acquire, Relaxed, Release},
 };
 
@@ -32,7 +32,9 @@ pub(crate) const CHUNK: usize = 64;
 /// Chunks per shard.
 pub(crate) const DIR: usize = 256;
 /// Deepest nesting of measured scopes tracked per thread. Deeper scopes are still
-/// counted and timed; their self time then includes their measured children.
+/// counted and timed (inclusive); their self time is counted in the scope at this depth,
+/// the deepest with a frame, so that self never exceeds total and self times still add
+/// up to the run.
 pub const MAX_DEPTH: usize = 512;
 /// `seq` of a frame whose guard was dropped on another thread.
 pub(crate) const DEAD: u64 = u64::MAX;
@@ -102,7 +104,8 @@ pub struct Shard {
     /// buffer or codec nests): only the outermost is charged to the function.
     pub(crate) op_nest: Cnt,
     pub(crate) rng: Cnt,
-    pub(crate) depth_overflow: AtomicBool,
+    /// Calls that ran deeper than [`MAX_DEPTH`] (no frame of their own).
+    pub(crate) deep_calls: Cnt,
     /// What the meters counted inside outermost frames (depth 0): the attributed part
     /// of this thread's totals.
     pub(crate) top: DeltaCells,
@@ -157,7 +160,7 @@ impl Shard {
             countdowns: [const { Cnt::new() }; Sampler::COUNT],
             op_nest: Cnt::new(),
             rng: Cnt::new(),
-            depth_overflow: AtomicBool::new(false),
+            deep_calls: Cnt::new(),
             top: DeltaCells::new(),
             #[cfg(feature = "cpu")]
             samples: Cnt::new(),
@@ -396,7 +399,7 @@ impl Shard {
         for (_, s) in self.slots() {
             s.clear_stats();
         }
-        self.depth_overflow.store(false, Relaxed);
+        self.deep_calls.set(0);
         self.top.set(Delta::default());
         #[cfg(feature = "cpu")]
         {

@@ -256,6 +256,9 @@ pub struct Snapshot {
     pub sites_overflowed: bool,
     /// Some thread nested measured scopes deeper than [`crate::MAX_DEPTH`].
     pub depth_overflowed: bool,
+    /// Calls that ran deeper than [`crate::MAX_DEPTH`]: counted and timed (inclusive),
+    /// their self time counted in the function at the deepest tracked level.
+    pub calls_beyond_depth: u64,
     /// Calls dropped because their thread was tearing down.
     pub lost_calls: u64,
     /// Nanoseconds per clock tick used for the conversion.
@@ -380,7 +383,8 @@ pub fn snapshot() -> Snapshot {
         sites: stats,
         running,
         sites_overflowed: site::overflowed(),
-        depth_overflowed: collected.depth_overflow,
+        depth_overflowed: collected.deep_calls > 0,
+        calls_beyond_depth: collected.deep_calls,
         lost_calls: crate::scope::lost_calls(),
         ns_per_tick,
         attributed: collected.top,

@@ -160,7 +160,10 @@ fn snapshot_notes(snap: &Snapshot) -> Vec<String> {
     }
     if snap.depth_overflowed {
         notes.push(format!(
-            "measured scopes nested deeper than {}; below that depth self time includes children",
+            "{} calls ran deeper than {} nested measured levels: they are counted and \
+             timed, and their self time is in the function at level {}",
+            crate::report::format::count(snap.calls_beyond_depth),
+            hotpath_core::MAX_DEPTH,
             hotpath_core::MAX_DEPTH
         ));
     }
