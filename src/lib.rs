@@ -58,7 +58,9 @@
 //! * A `measure_block!` held across `.await` reports its wall time; its self time then
 //!   includes what it awaited. Prefer `#[measure]` on an `async fn`.
 //! * Calls made while a thread's thread-locals are being destroyed are counted as lost.
-//! * At most 16,383 call sites and 512 levels of nesting per thread are tracked.
+//! * At most 16,383 call sites are numbered; calls of later ones are counted in overflow
+//!   rows. At most 512 levels of nesting per thread are tracked; deeper calls are counted
+//!   and timed, their self time counted at level 512. The report says when either happens.
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
 

@@ -1,13 +1,31 @@
 //! Call sites: one `static` per instrumented function, block or stream, numbered on
 //! first use.
 
-use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
 
-/// Most call sites one process can number; later ones are counted but not measured.
+/// Most call sites one process can number, the overflow rows included. A site first
+/// used after the others took every number shares the overflow row of its kind
+/// ([`OVERFLOW_NAMES`]): its calls are counted and timed there.
 pub const MAX_SITES: usize = crate::shard::DIR * crate::shard::CHUNK - 1;
-/// Id given to sites past [`MAX_SITES`].
-pub(crate) const OVERFLOW: u32 = u32::MAX;
+
+/// Names of the overflow rows, one per kind of site that can overflow.
+pub const OVERFLOW_NAMES: [&str; 4] = [
+    "(more call sites: functions)",
+    "(more call sites: async functions)",
+    "(more call sites: blocks)",
+    "(more call sites: I/O)",
+];
+
+static OVERFLOW_SITES: [CallSite; 4] = [
+    CallSite::overflow(0, SiteKind::Function),
+    CallSite::overflow(1, SiteKind::AsyncFunction),
+    CallSite::overflow(2, SiteKind::Block),
+    CallSite::overflow(3, SiteKind::Io),
+];
+
+/// Sites that were given an overflow row's number.
+static OVERFLOWED: AtomicU64 = AtomicU64::new(0);
 
 /// What a call site instruments.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -88,14 +106,37 @@ impl CallSite {
         if sites.is_empty() {
             sites.push(&PLACEHOLDER);
         }
-        let id = if sites.len() > MAX_SITES {
-            OVERFLOW
+        // The last numbers go to the overflow rows, pushed when the others are taken.
+        let first_overflow = MAX_SITES + 1 - OVERFLOW_SITES.len();
+        if sites.len() == first_overflow {
+            crate::internal(|| sites.extend(OVERFLOW_SITES.iter()));
+        }
+        let id = if sites.len() > first_overflow {
+            OVERFLOWED.fetch_add(1, Relaxed);
+            let k = match self.kind {
+                SiteKind::Function | SiteKind::Internal => 0,
+                SiteKind::AsyncFunction => 1,
+                SiteKind::Block => 2,
+                SiteKind::Io => 3,
+            };
+            (first_overflow + k) as u32
         } else {
             crate::internal(|| sites.push(self));
             (sites.len() - 1) as u32
         };
         self.id.store(id, Relaxed);
         id
+    }
+
+    const fn overflow(i: usize, kind: SiteKind) -> Self {
+        CallSite {
+            id: AtomicU32::new(0),
+            name: Name::Str(OVERFLOW_NAMES[i]),
+            label: None,
+            file: "",
+            line: 0,
+            kind,
+        }
     }
 
     /// Fully qualified name: `crate::module::Type::method`, `<crate::T as Trait>::method`,
@@ -182,9 +223,9 @@ pub(crate) fn all() -> Vec<&'static CallSite> {
     crate::internal(|| sites.clone())
 }
 
-/// Sites that could not be numbered because [`MAX_SITES`] were taken.
-pub(crate) fn overflowed() -> bool {
-    SITES.lock().unwrap_or_else(|e| e.into_inner()).len() > MAX_SITES
+/// Sites that share an overflow row because [`MAX_SITES`] numbers were taken.
+pub(crate) fn overflowed() -> u64 {
+    OVERFLOWED.load(Relaxed)
 }
 
 /// Strips the helper items the macros use to name a function

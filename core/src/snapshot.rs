@@ -254,6 +254,9 @@ pub struct Snapshot {
     pub sites: Vec<SiteStats>,
     /// More call sites were used than could be numbered ([`crate::MAX_SITES`]).
     pub sites_overflowed: bool,
+    /// Call sites beyond [`crate::MAX_SITES`]: their calls are in the overflow rows
+    /// ([`crate::OVERFLOW_NAMES`]).
+    pub sites_beyond_limit: u64,
     /// Some thread nested measured scopes deeper than [`crate::MAX_DEPTH`].
     pub depth_overflowed: bool,
     /// Calls that ran deeper than [`crate::MAX_DEPTH`]: counted and timed (inclusive),
@@ -382,7 +385,8 @@ pub fn snapshot() -> Snapshot {
     Snapshot {
         sites: stats,
         running,
-        sites_overflowed: site::overflowed(),
+        sites_overflowed: site::overflowed() > 0,
+        sites_beyond_limit: site::overflowed(),
         depth_overflowed: collected.deep_calls > 0,
         calls_beyond_depth: collected.deep_calls,
         lost_calls: crate::scope::lost_calls(),

@@ -153,10 +153,25 @@ fn filter_functions(cfg: &Config, functions: &mut Vec<Function>, notes: &mut Vec
 fn snapshot_notes(snap: &Snapshot) -> Vec<String> {
     let mut notes = Vec::new();
     if snap.sites_overflowed {
-        notes.push(format!(
-            "more than {} call sites were used; later ones are not measured",
-            hotpath_core::MAX_SITES
-        ));
+        let io_ops: u64 = snap
+            .sites
+            .iter()
+            .filter(|s| s.site.name() == hotpath_core::OVERFLOW_NAMES[3])
+            .map(|s| s.calls)
+            .sum();
+        let mut note = format!(
+            "{} call sites beyond the limit of {}: their calls are counted and timed in \
+             the rows named \"(more call sites: ...)\"",
+            crate::report::format::count(snap.sites_beyond_limit),
+            crate::report::format::count(hotpath_core::MAX_SITES as u64)
+        );
+        if io_ops > 0 {
+            note.push_str(&format!(
+                "; {} I/O operations of such sites are in no I/O row",
+                crate::report::format::count(io_ops)
+            ));
+        }
+        notes.push(note);
     }
     if snap.depth_overflowed {
         notes.push(format!(
