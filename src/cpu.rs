@@ -23,6 +23,8 @@ pub(crate) struct CpuRun {
     pub(crate) hw_unavailable: Option<String>,
     /// The process's CPU time when the session started, ns.
     pub(crate) process0: u64,
+    /// `CLOCK_MONOTONIC` when the session started, ns (sampled mode).
+    pub(crate) started_mono_ns: u64,
 }
 
 /// CPU time of the whole process so far (user + system), ns.
@@ -75,6 +77,7 @@ impl CpuRun {
                         fallback_reason: info.fallback_reason.or(why),
                         hw_unavailable: None,
                         process0,
+                        started_mono_ns: hotpath_cpu::monotonic_ns(),
                     }),
                     Err(e) => {
                         warn(&format!(
@@ -109,6 +112,7 @@ impl CpuRun {
                 },
                 hw_unavailable: info.hw_unavailable,
                 process0,
+                started_mono_ns: 0,
             }),
             Err(e) => {
                 warn(&format!(
@@ -125,6 +129,35 @@ impl CpuRun {
             CpuMode::Sampled => hotpath_cpu::stop_sampling(),
             _ => hotpath_cpu::stop_exact(),
         }
+    }
+
+    /// What the reader must know about sampling: that it stopped (the program took its
+    /// signal over) and when, or that threads blocked its signal.
+    pub(crate) fn notes(&self) -> Vec<String> {
+        let mut notes = Vec::new();
+        if self.mode != CpuMode::Sampled {
+            return notes;
+        }
+        let signal = hotpath_cpu::signal_name();
+        if let Some(at) = hotpath_cpu::check_sampling() {
+            let after = at.saturating_sub(self.started_mono_ns);
+            notes.push(format!(
+                "CPU sampling stopped {} into the run: the program installed its own handler \
+                 of the sampling signal ({signal}); CPU figures cover the run until then",
+                crate::report::format::duration(after)
+            ));
+        }
+        let blocked = hotpath_cpu::blocked_threads();
+        if blocked > 0 {
+            notes.push(format!(
+                "{blocked} thread{} that ran measured code block{} the sampling signal \
+                 ({signal}): {} CPU time is not sampled, so it counts as waiting",
+                if blocked == 1 { "" } else { "s" },
+                if blocked == 1 { "s" } else { "" },
+                if blocked == 1 { "its" } else { "their" },
+            ));
+        }
+        notes
     }
 
     /// `sampled` or `exact`, and what measures it.

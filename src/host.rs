@@ -128,13 +128,13 @@ mod unix {
         // SAFETY: getpid is async-signal-safe and cannot fail.
         let me = unsafe { libc::getpid() };
         let w = PIPE_W.load(Relaxed);
-        // SAFETY: `write` of one byte from a live local is async-signal-safe; `w` is the
-        // session's pipe, open while the handler is installed.
-        if me == PID.load(Relaxed)
-            && w >= 0
-            && unsafe { libc::write(w, [sig as u8].as_ptr().cast(), 1) } == 1
-        {
-            return;
+        if me == PID.load(Relaxed) && w >= 0 {
+            let byte = [sig as u8];
+            // SAFETY: `write` of one byte from a live local is async-signal-safe; `w` is
+            // the session's pipe, open while the handler is installed.
+            if unsafe { libc::write(w, byte.as_ptr().cast(), 1) } == 1 {
+                return;
+            }
         }
         // A forked child, or no way to reach the session: end as without the handler.
         reraise(sig);

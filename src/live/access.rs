@@ -66,9 +66,7 @@ fn strip_port(host: &str) -> &str {
 /// name in any case, as RFC 9110 says; the token compared in constant time).
 pub(crate) fn bearer_ok(authorization: &str, token: &str) -> bool {
     let value = authorization.trim();
-    let (scheme, given) = value
-        .split_once(|c: char| c == ' ' || c == '\t')
-        .unwrap_or((value, ""));
+    let (scheme, given) = value.split_once([' ', '\t']).unwrap_or((value, ""));
     let scheme_ok = scheme.eq_ignore_ascii_case("bearer");
     let token_ok = constant_time_eq(given.trim().as_bytes(), token.as_bytes());
     scheme_ok & token_ok

@@ -44,6 +44,7 @@ pub(crate) fn register_profiler_thread_name(name: &'static str) {
 thread_local! {
     /// The registration locks, held by the thread calling `fork()` between
     /// [`fork_prepare`] and [`fork_release`].
+    #[allow(clippy::type_complexity)]
     static FORK_HELD: std::cell::RefCell<Option<(MutexGuard<'static, Vec<u64>>, MutexGuard<'static, Vec<&'static str>>)>> =
         const { std::cell::RefCell::new(None) };
 }
@@ -103,6 +104,9 @@ fn run(shared: &Shared, interval: Duration) {
             }
         }
         lock(&shared.sampler).sample();
+        // The program may have taken the CPU sampler's signal over: stop sending it.
+        #[cfg(feature = "hotpath-cpu")]
+        let _ = hotpath_cpu::check_sampling();
     }
 }
 

@@ -112,7 +112,7 @@ pub(crate) fn report(inputs: &Inputs<'_>) -> Report {
             let present = match section {
                 Section::Timing => true,
                 Section::Alloc => alloc::build(&ctx, &mut r, &mut notes),
-                Section::Cpu => cpu::build(&ctx, &mut r),
+                Section::Cpu => cpu::build(&ctx, &mut r, &mut notes),
                 Section::Io => io::build(&ctx, &mut r),
                 Section::Threads => threads::build(&ctx, &mut r, &mut notes),
             };
