@@ -31,6 +31,7 @@ pub mod clock;
 mod dist;
 pub mod fork;
 mod future;
+#[allow(unsafe_code)]
 pub mod hist;
 #[allow(unsafe_code)]
 pub mod meter;

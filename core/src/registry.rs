@@ -139,7 +139,7 @@ pub(crate) fn acquire() -> &'static Shard {
     let mut r = registry();
     let shard = match r.free.pop() {
         Some(s) => s,
-        None => Box::leak(Box::new(Shard::new(0))),
+        None => Box::leak(crate::shard::Shard::boxed()),
     };
     let serial = r.next_serial;
     r.next_serial += 1;
@@ -164,6 +164,9 @@ pub(crate) fn retire(shard: &'static Shard) {
         }
         shard.reset_stats();
         shard.reset_stack();
+        // The numbers are merged and no thread owns the shard: its slot memory goes
+        // back to the allocator (the next owner allocates what it uses).
+        shard.release_memory();
         r.live.retain(|s| !std::ptr::eq(*s, shard));
         r.free.push(shard);
     })

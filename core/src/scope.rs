@@ -6,6 +6,11 @@
 //! whether the scope was the outermost frame of its call site on this thread (recursion
 //! adds to the total once).
 //!
+//! In a debug build the per-call functions are not forced inline (they are in every
+//! optimised build): forced inline at `opt-level = 0`, their locals would all be in the
+//! measured function's stack frame (about 2 KiB for each measured function, and more in
+//! the exit path), which a deep recursion or thousands of threads pay in stack memory.
+//!
 //! Frames that did not leave in order are repaired, never trusted:
 //! * frames above the one leaving (guards forgotten, or suspended inside a future whose
 //!   poll is ending) are discarded;
@@ -144,7 +149,8 @@ pub(crate) struct Left {
 
 /// Pushes a frame for `site` (whose slot on `shard` is `slot`), reads the meters, and
 /// reads the clock last.
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
+#[cfg_attr(debug_assertions, inline(never))]
 pub(crate) fn push(
     shard: &'static Shard,
     slot: &'static Slot,
@@ -153,12 +159,17 @@ pub(crate) fn push(
     exact: bool,
 ) -> Entered {
     let mut depth = shard.depth.load(Relaxed) as usize;
-    if depth > 0 && depth <= MAX_DEPTH && shard.frames[depth - 1].seq.load(Relaxed) == DEAD {
+    if depth > 0
+        && depth <= MAX_DEPTH
+        && shard
+            .frame(depth - 1)
+            .is_some_and(|f| f.seq.load(Relaxed) == DEAD)
+    {
         depth = shard.pop_dead(depth);
     }
     let seq = shard.next_seq();
     if depth < MAX_DEPTH {
-        let f = &shard.frames[depth];
+        let f = shard.push_frame(depth);
         f.seq.store(seq, Relaxed);
         f.children.set(0);
         f.children_m.clear();
@@ -175,7 +186,7 @@ pub(crate) fn push(
     let start = now(tsc);
     if depth < MAX_DEPTH {
         // For reports made while the call runs (`registry::running`).
-        shard.frames[depth].start.set(start);
+        shard.push_frame(depth).start.set(start);
     }
     Entered {
         shard,
@@ -191,23 +202,23 @@ pub(crate) fn push(
 }
 
 /// Pops the frame `e` whose clock read `end` (the meters are read now).
-#[inline(always)]
+#[cfg_attr(not(debug_assertions), inline(always))]
+#[cfg_attr(debug_assertions, inline(never))]
 pub(crate) fn pop(e: &Entered, end: u64) -> Option<Left> {
     let incl = end.saturating_sub(e.start);
     let shard = e.shard;
     let d = e.depth as usize;
-    if d < MAX_DEPTH
-        && shard.depth.load(Relaxed) as usize == d + 1
-        && shard.frames[d].seq.load(Relaxed) == e.seq
-        && shard.is_current()
-    {
+    let f = if d < MAX_DEPTH && shard.depth.load(Relaxed) as usize == d + 1 {
+        shard.frame(d)
+    } else {
+        None
+    };
+    if let Some(f) = f.filter(|f| f.seq.load(Relaxed) == e.seq && shard.is_current()) {
         let m_incl = Reading::now(e.exact).since(e.m0);
-        let f = &shard.frames[d];
         let children = f.children.get();
 
         shard.depth.store(d as u32, Relaxed);
-        if d > 0 {
-            let parent = &shard.frames[d - 1];
+        if let Some(parent) = d.checked_sub(1).and_then(|p| shard.frame(p)) {
             parent.children.add(incl);
             parent.children_m.add(m_incl);
         } else {
@@ -237,10 +248,8 @@ fn pop_slow(e: &Entered, incl: u64) -> Option<Left> {
         // Dropped on another thread: mark the frame dead for its owner to pop, and
         // record on this thread. The meters are per thread: what they counted here says
         // nothing about the call, so it records none.
-        if d < MAX_DEPTH {
-            let _ = shard.frames[d]
-                .seq
-                .compare_exchange(e.seq, DEAD, Relaxed, Relaxed);
+        if let Some(f) = shard.frame(d) {
+            let _ = f.seq.compare_exchange(e.seq, DEAD, Relaxed, Relaxed);
         }
         let Some(here) = Shard::current() else {
             LOST.fetch_add(1, Relaxed);
@@ -268,9 +277,12 @@ fn pop_slow(e: &Entered, incl: u64) -> Option<Left> {
         if depth == d + 1 {
             shard.depth.store(d as u32, Relaxed);
         }
-        let outer = !e.slot.is_active();
+        // Looked up again: a guard of an earlier owner of this shard must not reach
+        // memory released when that owner exited.
+        let slot = shard.slot(e.site)?;
+        let outer = !slot.is_active();
         return Some(Left {
-            slot: e.slot,
+            slot,
             end,
             incl,
             self_: 0,
@@ -279,7 +291,7 @@ fn pop_slow(e: &Entered, incl: u64) -> Option<Left> {
             outer,
         });
     }
-    if depth > d + 1 && shard.frames[d].seq.load(Relaxed) == e.seq {
+    if depth > d + 1 && shard.frame(d).is_some_and(|f| f.seq.load(Relaxed) == e.seq) {
         // Frames above ours outlived their guards' place on this stack: discard them.
         for i in (d + 1..depth.min(MAX_DEPTH)).rev() {
             shard.discard_frame(i);
@@ -290,9 +302,10 @@ fn pop_slow(e: &Entered, incl: u64) -> Option<Left> {
     // Our frame was discarded while the guard lived on (suspended across a poll, or
     // below a frame that was popped out of order): its children are unknown, and other
     // work ran on this thread meanwhile, so the meters say nothing about this call.
-    let outer = !e.slot.is_active();
+    let slot = shard.slot(e.site)?;
+    let outer = !slot.is_active();
     Some(Left {
-        slot: e.slot,
+        slot,
         end,
         incl,
         self_: incl,
@@ -320,7 +333,8 @@ impl std::fmt::Debug for Scope {
 
 impl Scope {
     /// Enters a scope of `site`.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline(never))]
     pub fn enter(site: &'static CallSite) -> Scope {
         enter_with(
             site,
@@ -348,7 +362,8 @@ impl Scope {
 
 impl Drop for Scope {
     /// Small on purpose: the check inlines into the measured function, the exit does not.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline(never))]
     fn drop(&mut self) {
         if let Some(e) = &self.e {
             exit(e);

@@ -10,8 +10,18 @@
 //!   a guard pushed by the owner is dropped on that other thread. The owner only ever
 //!   stores a fresh, globally unique `seq` into a frame it pushes, so that CAS succeeds
 //!   only while the frame it names is still the one it pushed.
-//! * Shards are never freed: the [`registry`](crate::registry) retires a shard when its
-//!   thread exits and hands it to the next new thread.
+//! * Shards and their frame segments are never freed (a guard dropped on another thread
+//!   may still compare-and-swap a frame of a shard whose thread has exited): the
+//!   [`registry`](crate::registry) retires a shard when its thread exits and hands it to
+//!   the next new thread. What is freed at retirement is the slot memory: sub-directories,
+//!   chunks and their histograms ([`Shard::release_memory`]). The registry lock is held
+//!   meanwhile, so no snapshot reads them; the owner thread is gone; every pointer is
+//!   swapped to null (unreachable) before what it pointed to is dropped; and guards
+//!   never reach a slot of a shard through an older assignment (a guard whose frame's
+//!   `seq` no longer matches looks its slot up again).
+//! * Memory of a live thread is small until used: the first [`INLINE_FRAMES`] frames are
+//!   inline, deeper ones in segments of [`SEGMENT`] allocated on first use; slots live in
+//!   chunks of [`CHUNK`], reached through a sub-directory of [`SUB`] chunks.
 //! * Data belongs to an epoch ([`crate::state::epoch`]). A new session makes every
 //!   shard's numbers stale; the owner clears them on its next call, snapshots skip stale
 //!   shards.
@@ -19,7 +29,7 @@
 use std::cell::Cell;
 use std::sync::atomic::{
     AtomicPtr, AtomicU32, AtomicU64,
-    Ordering::{Acquire, Relaxed, Release},
+    Ordering::{AcqRel, Acquire, Relaxed, Release},
 };
 
 use crate::cell::Cnt;
@@ -28,9 +38,18 @@ use crate::slot::{Merged, Slot};
 use crate::state::{self, Sampler};
 
 /// Call-site slots per chunk.
-pub(crate) const CHUNK: usize = 64;
-/// Chunks per shard.
-pub(crate) const DIR: usize = 256;
+pub(crate) const CHUNK: usize = 8;
+/// Chunks per sub-directory.
+pub(crate) const SUB: usize = 64;
+/// Sub-directories per shard.
+pub(crate) const TOP: usize = 32;
+/// Slots a shard can address: one per call-site id.
+pub(crate) const SLOTS: usize = TOP * SUB * CHUNK;
+/// Frames held in the shard itself.
+pub(crate) const INLINE_FRAMES: usize = 16;
+/// Frames per segment beyond those.
+pub(crate) const SEGMENT: usize = 16;
+const SEGMENTS: usize = (MAX_DEPTH - INLINE_FRAMES) / SEGMENT;
 /// Deepest nesting of measured scopes tracked per thread. Deeper scopes are still
 /// counted and timed (inclusive); their self time is counted in the scope at this depth,
 /// the deepest with a frame, so that self never exceeds total and self times still add
@@ -47,6 +66,33 @@ pub(crate) fn current_raw() -> Option<&'static Shard> {
 
 struct Chunk {
     slots: [Slot; CHUNK],
+}
+
+struct SubDir {
+    chunks: [AtomicPtr<Chunk>; SUB],
+}
+
+struct Segment {
+    frames: [Frame; SEGMENT],
+}
+
+/// A heap allocation of a `T` whose bytes are all zero, made without building the value
+/// on the stack first (a debug build would: a stack page per thread that stays resident).
+///
+/// # Safety
+///
+/// The all-zero bit pattern must be a valid `T` (here: atomics, counters and null
+/// pointers only).
+unsafe fn zeroed_box<T>() -> Box<T> {
+    let layout = std::alloc::Layout::new::<T>();
+    // SAFETY: `T` is not zero-sized (every caller's type holds atomics).
+    let p = unsafe { std::alloc::alloc_zeroed(layout) } as *mut T;
+    if p.is_null() {
+        std::alloc::handle_alloc_error(layout);
+    }
+    // SAFETY: `p` was allocated with `T`'s layout by the global allocator, and zero is
+    // a valid `T` (the caller's contract).
+    unsafe { Box::from_raw(p) }
 }
 
 /// One entry of the scope stack.
@@ -86,9 +132,13 @@ pub(crate) struct Running {
 
 /// The aggregation state of one thread: its call-site slots and its scope stack.
 pub struct Shard {
-    /// Chunks of slots, leaked on first use and never freed; null until then.
-    dir: [AtomicPtr<Chunk>; DIR],
-    pub(crate) frames: [Frame; MAX_DEPTH],
+    /// Sub-directories of chunks of slots, allocated on first use (null until then) and
+    /// freed when the shard is retired.
+    dir: [AtomicPtr<SubDir>; TOP],
+    /// The first frames of the scope stack.
+    frames: [Frame; INLINE_FRAMES],
+    /// Deeper frames, a segment at a time, allocated on first use and never freed.
+    deep: [AtomicPtr<Segment>; SEGMENTS],
     pub(crate) depth: AtomicU32,
     pub(crate) seq: Cnt,
     pub(crate) epoch: AtomicU64,
@@ -149,8 +199,9 @@ impl Drop for Owner {
 impl Shard {
     pub(crate) const fn new(epoch: u64) -> Self {
         Shard {
-            dir: [const { AtomicPtr::new(std::ptr::null_mut()) }; DIR],
-            frames: [const { Frame::new() }; MAX_DEPTH],
+            dir: [const { AtomicPtr::new(std::ptr::null_mut()) }; TOP],
+            frames: [const { Frame::new() }; INLINE_FRAMES],
+            deep: [const { AtomicPtr::new(std::ptr::null_mut()) }; SEGMENTS],
             depth: AtomicU32::new(0),
             seq: Cnt::new(),
             epoch: AtomicU64::new(epoch),
@@ -169,6 +220,12 @@ impl Shard {
             #[cfg(feature = "cpu")]
             armed_epoch: AtomicU64::new(0),
         }
+    }
+
+    /// A new shard on the heap (never built on the stack).
+    pub(crate) fn boxed() -> Box<Shard> {
+        // SAFETY: `Shard::new(0)` is all zero bytes (checked by a test below).
+        unsafe { zeroed_box() }
     }
 
     /// The calling thread's shard, created on first use; `None` while the thread's
@@ -297,50 +354,151 @@ impl Shard {
         self.countdowns[kind as usize].set(gap);
     }
 
+    /// Frame `d` of the stack, if its memory exists (`d < MAX_DEPTH`, and for deep
+    /// frames their segment was allocated by a push). Any thread may read it.
+    #[inline(always)]
+    pub(crate) fn frame(&self, d: usize) -> Option<&Frame> {
+        if d < INLINE_FRAMES {
+            return Some(&self.frames[d]);
+        }
+        self.deep_frame(d)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn deep_frame(&self, d: usize) -> Option<&Frame> {
+        let s = (d - INLINE_FRAMES) / SEGMENT;
+        let p = self.deep.get(s)?.load(Acquire);
+        // SAFETY: a non-null segment pointer came from `zeroed_box` in `push_frame` and
+        // is never freed or replaced; the `Acquire` load pairs with its `Release` store,
+        // so the segment's initialisation is visible.
+        (!p.is_null()).then(|| unsafe { &(*p).frames[(d - INLINE_FRAMES) % SEGMENT] })
+    }
+
+    /// Frame `d < MAX_DEPTH` for the owner to push into, allocating its segment first
+    /// if needed.
+    #[inline(always)]
+    pub(crate) fn push_frame(&self, d: usize) -> &Frame {
+        if d < INLINE_FRAMES {
+            return &self.frames[d];
+        }
+        self.push_deep_frame(d)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn push_deep_frame(&self, d: usize) -> &Frame {
+        if let Some(f) = self.deep_frame(d) {
+            return f;
+        }
+        let s = (d - INLINE_FRAMES) / SEGMENT;
+        // SAFETY: a `Segment` is frames of atomics, valid when all zero.
+        let seg: &'static Segment = crate::internal(|| Box::leak(unsafe { zeroed_box() }));
+        self.deep[s].store(seg as *const Segment as *mut Segment, Release);
+        &seg.frames[(d - INLINE_FRAMES) % SEGMENT]
+    }
+
     /// The slot of call site `id`, allocating its chunk on first use.
     #[inline(always)]
     pub(crate) fn slot(&'static self, id: u32) -> Option<&'static Slot> {
-        let (c, i) = (id as usize / CHUNK, id as usize % CHUNK);
-        let p = self.dir.get(c)?.load(Relaxed);
-        let chunk: &'static Chunk = if p.is_null() {
-            self.new_chunk(c)
-        } else {
-            // SAFETY: a non-null directory entry came from `Box::leak` in `new_chunk` and is
-            // never freed or replaced. Only the owner thread calls `slot` and it stored the
-            // pointer, so a relaxed load sees the initialised chunk.
-            unsafe { &*p }
-        };
-        Some(&chunk.slots[i])
+        let id = id as usize;
+        let sub = self.dir.get(id / (SUB * CHUNK))?.load(Relaxed);
+        if sub.is_null() {
+            return self.new_chunk(id);
+        }
+        // SAFETY: a non-null directory entry came from `zeroed_box` in `new_chunk` and is
+        // freed only by `release_memory`, when no thread owns the shard. Only the owner
+        // calls `slot` and it stored the pointer, so a relaxed load sees it initialised.
+        let p = unsafe { &*sub }.chunks[(id / CHUNK) % SUB].load(Relaxed);
+        if p.is_null() {
+            return self.new_chunk(id);
+        }
+        // SAFETY: as above, for the chunk.
+        Some(unsafe { &(*p).slots[id % CHUNK] })
     }
 
     /// The slot of `id` if its chunk exists: never allocates (signal handlers use it).
     #[cfg(feature = "cpu")]
     pub(crate) fn slot_existing(&self, id: u32) -> Option<&'static Slot> {
-        let (c, i) = (id as usize / CHUNK, id as usize % CHUNK);
-        let p = self.dir.get(c)?.load(Relaxed);
-        // SAFETY: as in `slot`: non-null entries are leaked chunks, never freed; this runs
-        // on the owner thread (in its signal handler), which stored the pointer.
-        (!p.is_null()).then(|| unsafe { &(*p).slots[i] })
+        let id = id as usize;
+        let sub = self.dir.get(id / (SUB * CHUNK))?.load(Relaxed);
+        if sub.is_null() {
+            return None;
+        }
+        // SAFETY: as in `slot`; this runs on the owner thread (in its signal handler).
+        let p = unsafe { &*sub }.chunks[(id / CHUNK) % SUB].load(Relaxed);
+        // SAFETY: as in `slot`.
+        (!p.is_null()).then(|| unsafe { &(*p).slots[id % CHUNK] })
     }
 
-    /// A chunk as a reader on another thread sees it.
-    fn chunk_for_reader(&self, c: usize) -> Option<&'static Chunk> {
-        let p = self.dir[c].load(Acquire);
-        // SAFETY: as in `slot`; the `Acquire` load pairs with the `Release` store in
-        // `new_chunk`, so the chunk's initialisation is visible here.
-        (!p.is_null()).then(|| unsafe { &*p })
+    /// The chunks as a reader on another thread sees them, with the id of their first
+    /// slot (under the registry lock, so none is freed meanwhile).
+    fn chunks_for_reader(&self) -> impl Iterator<Item = (usize, &Chunk)> {
+        self.dir.iter().enumerate().flat_map(|(t, sub)| {
+            let sub = sub.load(Acquire);
+            // SAFETY: as in `slot`; the `Acquire` load pairs with the `Release` store in
+            // `new_chunk`, so the initialisation is visible, and the registry lock keeps
+            // `release_memory` from freeing it while the caller reads.
+            let sub: Option<&SubDir> = (!sub.is_null()).then(|| unsafe { &*sub });
+            sub.into_iter().flat_map(move |sub| {
+                sub.chunks.iter().enumerate().filter_map(move |(c, p)| {
+                    let p = p.load(Acquire);
+                    // SAFETY: as above, for the chunk.
+                    (!p.is_null()).then(|| ((t * SUB + c) * CHUNK, unsafe { &*p }))
+                })
+            })
+        })
     }
 
     #[cold]
     #[inline(never)]
-    fn new_chunk(&'static self, c: usize) -> &'static Chunk {
-        let chunk: &'static Chunk = crate::internal(|| {
-            Box::leak(Box::new(Chunk {
-                slots: [const { Slot::new() }; CHUNK],
-            }))
-        });
-        self.dir[c].store(chunk as *const Chunk as *mut Chunk, Release);
-        chunk
+    fn new_chunk(&'static self, id: usize) -> Option<&'static Slot> {
+        let top = self.dir.get(id / (SUB * CHUNK))?;
+        let mut sub = top.load(Relaxed);
+        if sub.is_null() {
+            // SAFETY: a `SubDir` is null pointers, valid when all zero.
+            let b: Box<SubDir> = crate::internal(|| unsafe { zeroed_box() });
+            sub = Box::into_raw(b);
+            top.store(sub, Release);
+        }
+        // SAFETY: `sub` is this shard's live sub-directory (just loaded or stored by this,
+        // the owner thread).
+        let entry = &unsafe { &*sub }.chunks[(id / CHUNK) % SUB];
+        let mut p = entry.load(Relaxed);
+        if p.is_null() {
+            // SAFETY: a `Chunk` is slots of atomics and null pointers, valid when all zero.
+            let b: Box<Chunk> = crate::internal(|| unsafe { zeroed_box() });
+            p = Box::into_raw(b);
+            entry.store(p, Release);
+        }
+        // SAFETY: `p` is this shard's live chunk.
+        Some(unsafe { &(*p).slots[id % CHUNK] })
+    }
+
+    /// Frees the slot memory of a retired shard: sub-directories, chunks and their
+    /// distributions. Call with the registry lock held, after the numbers were merged,
+    /// when no thread owns the shard. Each pointer is made null before its target is
+    /// dropped.
+    pub(crate) fn release_memory(&self) {
+        crate::internal(|| {
+            for top in &self.dir {
+                let sub = top.swap(std::ptr::null_mut(), AcqRel);
+                if sub.is_null() {
+                    continue;
+                }
+                // SAFETY: the pointer came from `Box::into_raw` in `new_chunk` and is now
+                // unreachable from the shard: this is its only owner.
+                let sub = unsafe { Box::from_raw(sub) };
+                for entry in &sub.chunks {
+                    let p = entry.swap(std::ptr::null_mut(), AcqRel);
+                    if !p.is_null() {
+                        // SAFETY: as above, for the chunk. Dropping it drops its
+                        // distributions' histograms.
+                        drop(unsafe { Box::from_raw(p) });
+                    }
+                }
+            }
+        })
     }
 
     /// Next push number: unique across threads and shard reuse.
@@ -355,7 +513,12 @@ impl Shard {
     #[cold]
     #[inline(never)]
     pub(crate) fn pop_dead(&'static self, mut depth: usize) -> usize {
-        while depth > 0 && depth <= MAX_DEPTH && self.frames[depth - 1].seq.load(Relaxed) == DEAD {
+        while depth > 0
+            && depth <= MAX_DEPTH
+            && self
+                .frame(depth - 1)
+                .is_some_and(|f| f.seq.load(Relaxed) == DEAD)
+        {
             depth -= 1;
             self.discard_frame(depth);
         }
@@ -365,8 +528,8 @@ impl Shard {
 
     /// Forgets frame `i` (its guard is gone or suspended elsewhere).
     pub(crate) fn discard_frame(&'static self, i: usize) {
-        if i < MAX_DEPTH {
-            let site = self.frames[i].site.load(Relaxed);
+        if let Some(f) = self.frame(i) {
+            let site = f.site.load(Relaxed);
             if let Some(slot) = self.slot(site) {
                 slot.leave();
             }
@@ -380,19 +543,17 @@ impl Shard {
         if depth == 0 || depth > MAX_DEPTH {
             return None;
         }
-        Some(self.frames[depth - 1].site.load(Relaxed))
+        Some(self.frame(depth - 1)?.site.load(Relaxed))
     }
 
     /// Every slot that has a chunk, with its site id.
     pub(crate) fn slots(&self) -> impl Iterator<Item = (u32, &Slot)> {
-        (0..DIR)
-            .filter_map(|c| self.chunk_for_reader(c).map(|ch| (c, ch)))
-            .flat_map(|(c, ch)| {
-                ch.slots
-                    .iter()
-                    .enumerate()
-                    .map(move |(i, s)| ((c * CHUNK + i) as u32, s))
-            })
+        self.chunks_for_reader().flat_map(|(first, ch)| {
+            ch.slots
+                .iter()
+                .enumerate()
+                .map(move |(i, s)| ((first + i) as u32, s))
+        })
     }
 
     pub(crate) fn reset_stats(&self) {
@@ -426,7 +587,7 @@ impl Shard {
         self.samples.set(seq);
         let depth = (self.depth.load(Relaxed) as usize).min(MAX_DEPTH);
         let mut top = None;
-        for f in &self.frames[..depth] {
+        for f in (0..depth).map_while(|d| self.frame(d)) {
             if f.seq.load(Relaxed) == DEAD {
                 continue;
             }
@@ -446,8 +607,8 @@ impl Shard {
     /// a site's running calls and total once, at its outermost frame.
     pub(crate) fn running_into(&self, now: u64, out: &mut Vec<(u32, Running)>) {
         let depth = (self.depth.load(Relaxed) as usize).min(MAX_DEPTH);
-        let frames: Vec<&Frame> = self.frames[..depth]
-            .iter()
+        let frames: Vec<&Frame> = (0..depth)
+            .map_while(|d| self.frame(d))
             .filter(|f| f.seq.load(Relaxed) != DEAD)
             .collect();
         for (i, f) in frames.iter().enumerate() {
@@ -487,5 +648,38 @@ impl Shard {
             }
             s.merge_into(out[i].get_or_insert_with(Merged::default));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The bytes of `v`.
+    fn bytes_of<T>(v: &T) -> Vec<u8> {
+        // SAFETY: reading `size_of::<T>()` bytes of a live value; these types have no
+        // padding-dependent meaning here, only atomics and pointers.
+        unsafe { std::slice::from_raw_parts(v as *const T as *const u8, std::mem::size_of::<T>()) }
+            .to_vec()
+    }
+
+    #[test]
+    fn the_memory_allocated_zeroed_is_the_empty_value() {
+        let slot = Slot::new();
+        assert!(bytes_of(&slot).iter().all(|b| *b == 0));
+        let frame = Frame::new();
+        assert!(bytes_of(&frame).iter().all(|b| *b == 0));
+        let shard = Shard::new(0);
+        assert!(bytes_of(&shard).iter().all(|b| *b == 0));
+    }
+
+    #[test]
+    fn a_shard_is_small_until_used() {
+        // The inline frames, the directory, the counters: a few KiB, not 20.
+        assert!(
+            std::mem::size_of::<Shard>() < 4096,
+            "{}",
+            std::mem::size_of::<Shard>()
+        );
     }
 }

@@ -7,7 +7,7 @@ use std::sync::Mutex;
 /// Most call sites one process can number, the overflow rows included. A site first
 /// used after the others took every number shares the overflow row of its kind
 /// ([`OVERFLOW_NAMES`]): its calls are counted and timed there.
-pub const MAX_SITES: usize = crate::shard::DIR * crate::shard::CHUNK - 1;
+pub const MAX_SITES: usize = crate::shard::SLOTS - 1;
 
 /// Names of the overflow rows, one per kind of site that can overflow.
 pub const OVERFLOW_NAMES: [&str; 4] = [

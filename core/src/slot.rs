@@ -90,6 +90,9 @@ impl Merged {
 }
 
 impl Slot {
+    /// The empty value: all zero bytes, which is how shards allocate chunks of slots
+    /// (checked by a test in `shard.rs`).
+    #[cfg_attr(not(test), allow(dead_code))]
     pub(crate) const fn new() -> Self {
         Slot {
             c: Counts::new(),
@@ -102,7 +105,8 @@ impl Slot {
     /// Records one timed call: `incl` and `self_` in ticks, the meters' inclusive and
     /// self deltas; `outer` when no frame of the same site was below it, so that
     /// recursion adds to the totals once.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline(never))]
     pub(crate) fn record(&self, incl: u64, self_: u64, m_incl: Delta, m_self: Delta, outer: bool) {
         let c = &self.c;
         c.timed.add(1);
