@@ -168,25 +168,27 @@ pub(crate) fn push(
         depth = shard.pop_dead(depth);
     }
     let seq = shard.next_seq();
-    if depth < MAX_DEPTH {
+    let frame = if depth < MAX_DEPTH {
         let f = shard.push_frame(depth);
         f.seq.store(seq, Relaxed);
         f.children.set(0);
         f.children_m.clear();
         f.site.store(site, Relaxed);
         slot.enter();
+        Some(f)
     } else {
         shard.deep_calls.add(1);
-    }
+        None
+    };
     // A sampling signal may read the stack between any two instructions of this thread:
     // the frame must be complete before the depth that exposes it.
     std::sync::atomic::compiler_fence(std::sync::atomic::Ordering::Release);
     shard.depth.store(depth as u32 + 1, Relaxed);
     let m0 = Reading::now(exact);
     let start = now(tsc);
-    if depth < MAX_DEPTH {
+    if let Some(f) = frame {
         // For reports made while the call runs (`registry::running`).
-        shard.push_frame(depth).start.set(start);
+        f.start.set(start);
     }
     Entered {
         shard,

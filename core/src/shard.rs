@@ -132,8 +132,12 @@ pub(crate) struct Running {
 
 /// The aggregation state of one thread: its call-site slots and its scope stack.
 pub struct Shard {
-    /// Sub-directories of chunks of slots, allocated on first use (null until then) and
-    /// freed when the shard is retired.
+    /// The chunks of the first `SUB * CHUNK` ids (most programs have no more call sites),
+    /// one load away: allocated on first use (null until then), freed when the shard is
+    /// retired.
+    direct: [AtomicPtr<Chunk>; SUB],
+    /// Sub-directories of chunks of the ids beyond (entry 0 unused: those are `direct`),
+    /// likewise.
     dir: [AtomicPtr<SubDir>; TOP],
     /// The first frames of the scope stack.
     frames: [Frame; INLINE_FRAMES],
@@ -199,6 +203,7 @@ impl Drop for Owner {
 impl Shard {
     pub(crate) const fn new(epoch: u64) -> Self {
         Shard {
+            direct: [const { AtomicPtr::new(std::ptr::null_mut()) }; SUB],
             dir: [const { AtomicPtr::new(std::ptr::null_mut()) }; TOP],
             frames: [const { Frame::new() }; INLINE_FRAMES],
             deep: [const { AtomicPtr::new(std::ptr::null_mut()) }; SEGMENTS],
@@ -402,6 +407,14 @@ impl Shard {
     #[inline(always)]
     pub(crate) fn slot(&'static self, id: u32) -> Option<&'static Slot> {
         let id = id as usize;
+        if id < SUB * CHUNK {
+            let p = self.direct[id / CHUNK].load(Relaxed);
+            if p.is_null() {
+                return self.new_chunk(id);
+            }
+            // SAFETY: as below, for a chunk of `direct`.
+            return Some(unsafe { &(*p).slots[id % CHUNK] });
+        }
         let sub = self.dir.get(id / (SUB * CHUNK))?.load(Relaxed);
         if sub.is_null() {
             return self.new_chunk(id);
@@ -421,6 +434,11 @@ impl Shard {
     #[cfg(feature = "cpu")]
     pub(crate) fn slot_existing(&self, id: u32) -> Option<&'static Slot> {
         let id = id as usize;
+        if id < SUB * CHUNK {
+            let p = self.direct[id / CHUNK].load(Relaxed);
+            // SAFETY: as in `slot`.
+            return (!p.is_null()).then(|| unsafe { &(*p).slots[id % CHUNK] });
+        }
         let sub = self.dir.get(id / (SUB * CHUNK))?.load(Relaxed);
         if sub.is_null() {
             return None;
@@ -434,7 +452,13 @@ impl Shard {
     /// The chunks as a reader on another thread sees them, with the id of their first
     /// slot (under the registry lock, so none is freed meanwhile).
     fn chunks_for_reader(&self) -> impl Iterator<Item = (usize, &Chunk)> {
-        self.dir.iter().enumerate().flat_map(|(t, sub)| {
+        let direct = self.direct.iter().enumerate().filter_map(|(c, p)| {
+            let p = p.load(Acquire);
+            // SAFETY: as in `slot`; the `Acquire` load pairs with the `Release` store in
+            // `new_chunk`, and the registry lock keeps `release_memory` away.
+            (!p.is_null()).then(|| (c * CHUNK, unsafe { &*p }))
+        });
+        direct.chain(self.dir.iter().enumerate().skip(1).flat_map(|(t, sub)| {
             let sub = sub.load(Acquire);
             // SAFETY: as in `slot`; the `Acquire` load pairs with the `Release` store in
             // `new_chunk`, so the initialisation is visible, and the registry lock keeps
@@ -447,12 +471,20 @@ impl Shard {
                     (!p.is_null()).then(|| ((t * SUB + c) * CHUNK, unsafe { &*p }))
                 })
             })
-        })
+        }))
     }
 
     #[cold]
     #[inline(never)]
     fn new_chunk(&'static self, id: usize) -> Option<&'static Slot> {
+        if id < SUB * CHUNK {
+            // SAFETY: a `Chunk` is slots of atomics and null pointers, valid when all zero.
+            let b: Box<Chunk> = crate::internal(|| unsafe { zeroed_box() });
+            let p = Box::into_raw(b);
+            self.direct[id / CHUNK].store(p, Release);
+            // SAFETY: `p` is this shard's live chunk.
+            return Some(unsafe { &(*p).slots[id % CHUNK] });
+        }
         let top = self.dir.get(id / (SUB * CHUNK))?;
         let mut sub = top.load(Relaxed);
         if sub.is_null() {
@@ -481,6 +513,13 @@ impl Shard {
     /// dropped.
     pub(crate) fn release_memory(&self) {
         crate::internal(|| {
+            for entry in &self.direct {
+                let p = entry.swap(std::ptr::null_mut(), AcqRel);
+                if !p.is_null() {
+                    // SAFETY: from `Box::into_raw` in `new_chunk`, now unreachable.
+                    drop(unsafe { Box::from_raw(p) });
+                }
+            }
             for top in &self.dir {
                 let sub = top.swap(std::ptr::null_mut(), AcqRel);
                 if sub.is_null() {
