@@ -202,7 +202,9 @@ mod unix {
                 .name("hotpath-signals".into())
                 .spawn(move || {
                     crate::threads::register_profiler_thread();
-                    watch(r);
+                    // The report is written on the exiting path; the rest of this
+                    // thread's work is the profiler's.
+                    hotpath_core::internal(|| watch(r));
                 });
             let Ok(thread) = thread else {
                 close(r);

@@ -107,65 +107,70 @@ impl Session {
         hotpath_core::begin_epoch();
         #[cfg(feature = "hotpath-alloc")]
         hotpath_alloc::begin_session();
-        for kind in hotpath_core::state::Sampler::ALL {
-            kind.set_rate(cfg.rate(kind));
-        }
-        #[cfg(feature = "hotpath-cpu")]
-        let cpu = crate::cpu::CpuRun::start(&cfg);
-        let threads = if cfg.sections.contains(&Section::Threads) {
-            crate::threads::start_monitor(cfg.threads_interval)
-        } else {
-            None
-        };
-        let shared = Arc::new(Shared {
-            threads,
-            start: Instant::now(),
-            overhead,
-            pid: std::process::id(),
-            reported: AtomicBool::new(false),
-            notes: Vec::new(),
+        // Everything the session sets up from here (threads, buffers, the server) is the
+        // profiler's: not counted as the program's allocations, whose baseline was just
+        // taken. Profiler threads do the same for everything they allocate.
+        hotpath_core::internal(move || {
+            for kind in hotpath_core::state::Sampler::ALL {
+                kind.set_rate(cfg.rate(kind));
+            }
             #[cfg(feature = "hotpath-cpu")]
-            cpu,
-            cfg,
-        });
-        let timer = shared.cfg.timeout.map(|after| {
-            let stop: StopFlag = Arc::new((Mutex::new(false), Condvar::new()));
-            let (s2, sh2) = (stop.clone(), shared.clone());
-            let handle = std::thread::Builder::new()
-                .name("hotpath-timeout".into())
-                .spawn(move || {
-                    crate::threads::register_profiler_thread();
-                    let (lock, cv) = &*s2;
-                    let guard = lock.lock().unwrap_or_else(|e| e.into_inner());
-                    let (stopped, _) = cv
-                        .wait_timeout_while(guard, after, |stopped| !*stopped)
-                        .unwrap_or_else(|e| e.into_inner());
-                    if !*stopped {
-                        emit(&sh2);
-                        std::process::exit(0);
-                    }
-                })
-                .expect("spawn the hotpath timeout thread");
-            (stop, handle)
-        });
-        let server = shared.cfg.metrics_port.and_then(|port| {
-            crate::live::MetricsServer::start(
-                crate::live::Options {
-                    host: shared.cfg.metrics_host.clone(),
-                    port,
-                    token: shared.cfg.metrics_token.clone(),
-                    allowed_hosts: shared.cfg.metrics_allowed_hosts.clone(),
-                },
-                shared.clone(),
-            )
-        });
-        *LIVE.lock().unwrap_or_else(|e| e.into_inner()) = Some(Arc::downgrade(&shared));
-        let signals = crate::host::Signals::install();
-        Some(Session {
-            shared,
-            timer,
-            server,
-            signals,
+            let cpu = crate::cpu::CpuRun::start(&cfg);
+            let threads = if cfg.sections.contains(&Section::Threads) {
+                crate::threads::start_monitor(cfg.threads_interval)
+            } else {
+                None
+            };
+            let shared = Arc::new(Shared {
+                threads,
+                start: Instant::now(),
+                overhead,
+                pid: std::process::id(),
+                reported: AtomicBool::new(false),
+                notes: Vec::new(),
+                #[cfg(feature = "hotpath-cpu")]
+                cpu,
+                cfg,
+            });
+            let timer = shared.cfg.timeout.map(|after| {
+                let stop: StopFlag = Arc::new((Mutex::new(false), Condvar::new()));
+                let (s2, sh2) = (stop.clone(), shared.clone());
+                let handle = std::thread::Builder::new()
+                    .name("hotpath-timeout".into())
+                    .spawn(move || {
+                        crate::threads::register_profiler_thread();
+                        let (lock, cv) = &*s2;
+                        let guard = lock.lock().unwrap_or_else(|e| e.into_inner());
+                        let (stopped, _) = cv
+                            .wait_timeout_while(guard, after, |stopped| !*stopped)
+                            .unwrap_or_else(|e| e.into_inner());
+                        if !*stopped {
+                            emit(&sh2);
+                            std::process::exit(0);
+                        }
+                    })
+                    .expect("spawn the hotpath timeout thread");
+                (stop, handle)
+            });
+            let server = shared.cfg.metrics_port.and_then(|port| {
+                crate::live::MetricsServer::start(
+                    crate::live::Options {
+                        host: shared.cfg.metrics_host.clone(),
+                        port,
+                        token: shared.cfg.metrics_token.clone(),
+                        allowed_hosts: shared.cfg.metrics_allowed_hosts.clone(),
+                    },
+                    shared.clone(),
+                )
+            });
+            *LIVE.lock().unwrap_or_else(|e| e.into_inner()) = Some(Arc::downgrade(&shared));
+            let signals = crate::host::Signals::install();
+            Some(Session {
+                shared,
+                timer,
+                server,
+                signals,
+            })
         })
     }
 }
@@ -256,20 +261,24 @@ impl Drop for Session {
             self.end_in_fork_child();
             return;
         }
-        *LIVE.lock().unwrap_or_else(|e| e.into_inner()) = None;
-        if let Some(signals) = self.signals.take() {
-            signals.uninstall();
-        }
-        // No request is answered from a session that is ending.
-        if let Some(mut server) = self.server.take() {
-            server.stop();
-        }
-        if let Some((stop, handle)) = self.timer.take() {
-            let (lock, cv) = &*stop;
-            *lock.lock().unwrap_or_else(|e| e.into_inner()) = true;
-            cv.notify_all();
-            let _ = handle.join();
-        }
+        // Stopping the profiler's threads is the profiler's work: what it allocates is
+        // not the program's (the report below is made after it).
+        hotpath_core::internal(|| {
+            *LIVE.lock().unwrap_or_else(|e| e.into_inner()) = None;
+            if let Some(signals) = self.signals.take() {
+                signals.uninstall();
+            }
+            // No request is answered from a session that is ending.
+            if let Some(mut server) = self.server.take() {
+                server.stop();
+            }
+            if let Some((stop, handle)) = self.timer.take() {
+                let (lock, cv) = &*stop;
+                *lock.lock().unwrap_or_else(|e| e.into_inner()) = true;
+                cv.notify_all();
+                let _ = handle.join();
+            }
+        });
         emit(&self.shared);
         #[cfg(feature = "hotpath-cpu")]
         if let Some(cpu) = &self.shared.cpu {

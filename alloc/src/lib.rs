@@ -207,6 +207,19 @@ fn retire(ptr: *mut Counters) {
     }
 }
 
+/// Forgets what the calling thread has counted so far, as if it had not allocated: for a
+/// thread of the profiler, whose start-up allocations (made by the standard library
+/// before the thread's own code runs) are not the program's. Everything such a thread
+/// allocates afterwards is ignored anyway (`hotpath_core::internal`).
+pub fn forget_current_thread() {
+    let _g = READERS.lock().unwrap_or_else(|e| e.into_inner());
+    let _ = with_counters(|c| {
+        if c.mode() & COUNTING != 0 {
+            c.reset();
+        }
+    });
+}
+
 /// Allocations counted on the calling thread so far.
 #[inline]
 pub fn thread_totals() -> Totals {

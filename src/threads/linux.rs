@@ -18,15 +18,22 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// Registers the calling thread as one of the profiler's. What it allocates for that is
+/// the profiler's, not the program's (it runs on a thread of the profiler that may start
+/// after the session's allocation baseline, and before or after a report).
 pub(crate) fn register_profiler_thread() {
+    #[cfg(feature = "hotpath-alloc")]
+    hotpath_alloc::forget_current_thread();
     let tid = sys::gettid();
-    let mut tids = lock(&PROFILER_TIDS);
-    if !tids.contains(&tid) {
-        if tids.len() >= MAX_PROFILER_TIDS {
-            tids.remove(0);
+    hotpath_core::internal(|| {
+        let mut tids = lock(&PROFILER_TIDS);
+        if !tids.contains(&tid) {
+            if tids.len() >= MAX_PROFILER_TIDS {
+                tids.remove(0);
+            }
+            tids.push(tid);
         }
-        tids.push(tid);
-    }
+    })
 }
 
 /// Names that only the profiler's threads carry: a thread a library might start on
@@ -35,10 +42,12 @@ pub(crate) fn register_profiler_thread() {
 static PROFILER_NAMES: Mutex<Vec<&'static str>> = Mutex::new(Vec::new());
 
 pub(crate) fn register_profiler_thread_name(name: &'static str) {
-    let mut names = lock(&PROFILER_NAMES);
-    if !names.contains(&name) {
-        names.push(name);
-    }
+    hotpath_core::internal(|| {
+        let mut names = lock(&PROFILER_NAMES);
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    })
 }
 
 thread_local! {

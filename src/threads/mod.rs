@@ -148,7 +148,10 @@ mod imp {
 
     use super::ThreadsSnapshot;
 
-    pub(crate) fn register_profiler_thread() {}
+    pub(crate) fn register_profiler_thread() {
+        #[cfg(feature = "hotpath-alloc")]
+        hotpath_alloc::forget_current_thread();
+    }
 
     pub(crate) fn register_profiler_thread_name(_name: &'static str) {}
 
