@@ -131,6 +131,68 @@ impl HotpathGuardBuilder {
         self
     }
 
+    /// Rows of the `mutexes` section; overrides [`Self::limit`].
+    #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
+    pub fn mutexes_limit(mut self, limit: usize) -> Self {
+        #[cfg(feature = "hotpath")]
+        {
+            self.cfg.mutexes_limit = Some(limit);
+        }
+        #[cfg(not(feature = "hotpath"))]
+        let _ = limit;
+        self
+    }
+
+    /// Rows of the `rw_locks` section; overrides [`Self::limit`].
+    #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
+    pub fn rw_locks_limit(mut self, limit: usize) -> Self {
+        #[cfg(feature = "hotpath")]
+        {
+            self.cfg.rw_locks_limit = Some(limit);
+        }
+        #[cfg(not(feature = "hotpath"))]
+        let _ = limit;
+        self
+    }
+
+    /// Times only a fraction `rate` (0..=1) of mutex acquisitions; every acquisition is
+    /// still counted, contended or not. Unset, the functions' rate applies.
+    /// `HOTPATH_MUTEXES_TIME_SAMPLING_RATE` overrides it, and so does
+    /// `HOTPATH_TIME_SAMPLING_RATE` when the former is not set.
+    #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
+    pub fn mutexes_time_sampling_rate(mut self, rate: f64) -> Self {
+        #[cfg(feature = "hotpath")]
+        set_rate(
+            &mut self.cfg,
+            hotpath_core::state::Sampler::Mutexes,
+            "mutexes_time_sampling_rate",
+            rate,
+            "timing every acquisition",
+        );
+        #[cfg(not(feature = "hotpath"))]
+        let _ = rate;
+        self
+    }
+
+    /// Times only a fraction `rate` (0..=1) of read-write lock acquisitions; every one is
+    /// still counted. Unset, the functions' rate applies.
+    /// `HOTPATH_RW_LOCKS_TIME_SAMPLING_RATE` overrides it, and so does
+    /// `HOTPATH_TIME_SAMPLING_RATE` when the former is not set.
+    #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
+    pub fn rw_locks_time_sampling_rate(mut self, rate: f64) -> Self {
+        #[cfg(feature = "hotpath")]
+        set_rate(
+            &mut self.cfg,
+            hotpath_core::state::Sampler::RwLocks,
+            "rw_locks_time_sampling_rate",
+            rate,
+            "timing every acquisition",
+        );
+        #[cfg(not(feature = "hotpath"))]
+        let _ = rate;
+        self
+    }
+
     /// Writes the report to this file instead of stdout; `HOTPATH_OUTPUT_PATH` overrides it.
     #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
     pub fn output_path(mut self, path: impl AsRef<Path>) -> Self {
@@ -162,17 +224,13 @@ impl HotpathGuardBuilder {
     #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
     pub fn time_sampling_rate(mut self, rate: f64) -> Self {
         #[cfg(feature = "hotpath")]
-        {
-            match crate::config::parse_rate(&rate.to_string()) {
-                Some(r) => self.cfg.set_rate(
-                    hotpath_core::state::Sampler::Calls,
-                    crate::config::usable_rate(&format!("time_sampling_rate({rate:e})"), r),
-                ),
-                None => crate::config::warn(&format!(
-                    "time sampling rate {rate} is outside 0..=1; timing every call"
-                )),
-            }
-        }
+        set_rate(
+            &mut self.cfg,
+            hotpath_core::state::Sampler::Calls,
+            "time_sampling_rate",
+            rate,
+            "timing every call",
+        );
         #[cfg(not(feature = "hotpath"))]
         let _ = rate;
         self
@@ -219,17 +277,13 @@ impl HotpathGuardBuilder {
     #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
     pub fn io_time_sampling_rate(mut self, rate: f64) -> Self {
         #[cfg(feature = "hotpath")]
-        {
-            match crate::config::parse_rate(&rate.to_string()) {
-                Some(r) => self.cfg.set_rate(
-                    hotpath_core::state::Sampler::Io,
-                    crate::config::usable_rate(&format!("io_time_sampling_rate({rate:e})"), r),
-                ),
-                None => crate::config::warn(&format!(
-                    "I/O time sampling rate {rate} is outside 0..=1; timing every operation"
-                )),
-            }
-        }
+        set_rate(
+            &mut self.cfg,
+            hotpath_core::state::Sampler::Io,
+            "io_time_sampling_rate",
+            rate,
+            "timing every operation",
+        );
         #[cfg(not(feature = "hotpath"))]
         let _ = rate;
         self
@@ -253,6 +307,20 @@ impl HotpathGuardBuilder {
         }
         #[cfg(not(feature = "hotpath"))]
         let _ = spec;
+        self
+    }
+
+    /// Tables show each function's full path instead of its short name (the fewest
+    /// trailing segments that tell it apart: `Parser::next`); `HOTPATH_FULL_NAMES`
+    /// overrides it. JSON reports always carry the full name.
+    #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
+    pub fn full_names(mut self, on: bool) -> Self {
+        #[cfg(feature = "hotpath")]
+        {
+            self.cfg.full_names = on;
+        }
+        #[cfg(not(feature = "hotpath"))]
+        let _ = on;
         self
     }
 
@@ -340,5 +408,25 @@ impl HotpathGuard {
         {
             false
         }
+    }
+}
+
+/// Applies a builder method's sampling rate: outside `0..=1` it warns and the rate stays;
+/// below the smallest usable rate it warns and counts without timing
+/// ([`crate::config::usable_rate`]).
+#[cfg(feature = "hotpath")]
+fn set_rate(
+    cfg: &mut crate::config::Config,
+    kind: hotpath_core::state::Sampler,
+    method: &str,
+    rate: f64,
+    outside: &str,
+) {
+    match crate::config::parse_rate(&rate.to_string()) {
+        Some(r) => cfg.set_rate(
+            kind,
+            crate::config::usable_rate(&format!("{method}({rate:e})"), r),
+        ),
+        None => crate::config::warn(&format!("{method}({rate}) is outside 0..=1; {outside}")),
     }
 }

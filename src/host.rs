@@ -2,9 +2,10 @@
 //! `exit()`, and the terminating signals SIGTERM and SIGINT (Unix).
 //!
 //! * **fork.** `pthread_atfork` handlers take every lock of the profiler before the
-//!   address space is copied, in one fixed order (I/O entries, call sites, the shard
-//!   registry, the profiler-thread lists, the allocation readers and baseline, the CPU
-//!   signal handler, the live session), and release them after it in both processes;
+//!   address space is copied, in one fixed order (lock sites, debug values and each of
+//!   their entries, I/O entries, call sites, the shard registry, the profiler-thread
+//!   lists, the allocation readers and baseline, the CPU signal handler, the live
+//!   session), and release them after it in both processes;
 //!   in the child they also stop CPU sampling and retire the shards of the threads that
 //!   were not copied (see `hotpath_core::fork`). So no lock of the profiler can be held
 //!   forever in a child. The session itself knows the pid it started in: a child that
@@ -80,6 +81,8 @@ mod unix {
     }
 
     extern "C" fn prepare() {
+        hotpath_lock::fork_prepare();
+        crate::debug::fork_prepare();
         hotpath_io::fork_prepare();
         hotpath_core::fork::prepare();
         crate::threads::fork_prepare();
@@ -99,6 +102,8 @@ mod unix {
         crate::threads::fork_release();
         hotpath_core::fork::parent();
         hotpath_io::fork_release();
+        crate::debug::fork_release();
+        hotpath_lock::fork_release();
     }
 
     extern "C" fn child() {
@@ -110,6 +115,8 @@ mod unix {
         crate::threads::fork_release();
         hotpath_core::fork::child();
         hotpath_io::fork_release();
+        crate::debug::fork_release();
+        hotpath_lock::fork_release();
     }
 
     extern "C" fn at_exit() {

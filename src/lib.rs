@@ -9,7 +9,8 @@
 //!
 //! ```toml
 //! [dependencies]
-//! hotpath = "0.1"
+//! # The package shares its name with another crate on crates.io: take it by path or git.
+//! hotpath = { path = "../hotpath" }
 //!
 //! [features]
 //! hotpath = ["hotpath/hotpath"]
@@ -38,6 +39,13 @@
 //! | `hotpath-alloc` | allocations per function (count, bytes, freed, retained; inclusive and self) through a tracking global allocator |
 //! | `hotpath-cpu` | CPU time vs waiting per function, sampled per thread (default) or read exactly at every call |
 //! | `report` | the report model and renderers alone (for tools reading saved JSON) |
+//! | `tokio` | `io!` on tokio's async I/O traits; `mutex!`/`rw_lock!` on `tokio::sync` locks |
+//! | `parking_lot` | `mutex!`/`rw_lock!` on `parking_lot` locks, `hotpath::wrap::parking_lot` |
+//! | `async-lock` | `mutex!`/`rw_lock!` on `async_lock` locks, `hotpath::wrap::async_lock` |
+//!
+//! Locks (`mutex!`, `rw_lock!`) of std are measured with `hotpath` alone; every function's
+//! waits (I/O, locks, channels, SQL, HTTP) make the `waits` section; `dbg!`, `val!` and
+//! `gauge!` keep debug values.
 //!
 //! ## What is measured
 //!
@@ -72,27 +80,33 @@ pub mod alloc;
 mod config;
 #[cfg(feature = "hotpath-cpu")]
 mod cpu;
+mod debug;
 mod guard;
 #[cfg(feature = "hotpath")]
 mod host;
 #[cfg(feature = "hotpath")]
 mod live;
+mod lock;
 #[cfg(feature = "report")]
 pub mod report;
 #[cfg(feature = "hotpath")]
 mod runtime;
 #[cfg(feature = "hotpath")]
 mod threads;
+pub mod wrap;
 
 pub use config::{CpuMode, Format};
+pub use debug::{GaugeHandle, IntoF64, ValHandle};
 pub use guard::{HotpathGuard, HotpathGuardBuilder};
 
 /// What the macro expansions name. Not a public API.
 #[cfg(feature = "hotpath")]
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::debug::on::DbgSite;
     pub use hotpath_core::{type_name_of, CallSite, MeasuredFuture, Scope, SiteKind};
     pub use hotpath_io::{wrap as io_wrap, IoSite};
+    pub use hotpath_lock::{Lock, LockKind, LockSite};
 }
 
 /// Measures a block as if it were a function, and evaluates to the block's value. The

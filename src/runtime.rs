@@ -192,6 +192,8 @@ impl crate::live::Source for Shared {
             (cfg!(feature = "hotpath-prometheus"), "hotpath-prometheus"),
             (cfg!(feature = "tokio"), "tokio"),
             (cfg!(feature = "futures-io"), "futures-io"),
+            (cfg!(feature = "parking_lot"), "parking_lot"),
+            (cfg!(feature = "async-lock"), "async-lock"),
         ] {
             if on {
                 features.push(name.to_string());
@@ -295,6 +297,9 @@ struct Overhead {
     timed_ns: f64,
     /// A counted-only call (sampling), ns.
     counted_ns: f64,
+    /// Two back-to-back clock reads, ticks (median): the shortest span a measured call
+    /// can show.
+    floor_ticks: u64,
 }
 
 static CALIBRATION: CallSite = CallSite::new(
@@ -326,9 +331,18 @@ impl Overhead {
         };
         let counted_ns = per_call(0.0);
         let timed_ns = per_call(1.0);
+        let mut pairs: Vec<u64> = (0..1001)
+            .map(|_| {
+                let a = hotpath_core::clock::now();
+                let b = hotpath_core::clock::now();
+                b.saturating_sub(a)
+            })
+            .collect();
+        pairs.sort_unstable();
         Overhead {
             timed_ns,
             counted_ns,
+            floor_ticks: pairs[pairs.len() / 2],
         }
     }
 }
@@ -340,6 +354,7 @@ fn build(shared: &Shared) -> Report {
         // The run ends now; taking the snapshot may wait for the tick calibration.
         elapsed_ns: shared.start.elapsed().as_nanos() as u64,
         overhead: (shared.overhead.timed_ns, shared.overhead.counted_ns),
+        floor_ticks: shared.overhead.floor_ticks,
         notes: &shared.notes,
         #[cfg(feature = "hotpath-cpu")]
         cpu: shared.cpu.as_ref(),
@@ -365,6 +380,7 @@ fn build_child(shared: &Shared) -> Report {
         cfg: &shared.cfg,
         elapsed_ns: shared.start.elapsed().as_nanos() as u64,
         overhead: (shared.overhead.timed_ns, shared.overhead.counted_ns),
+        floor_ticks: shared.overhead.floor_ticks,
         notes: &notes,
         #[cfg(feature = "hotpath-cpu")]
         cpu: None,

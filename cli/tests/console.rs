@@ -218,10 +218,17 @@ fn report() -> Report {
         caller: "app::main".into(),
         label: None,
         elapsed_ns: 2_000_000_000,
-        sections: Section::ALL.to_vec(),
+        sections: vec![
+            Section::Timing,
+            Section::Alloc,
+            Section::Cpu,
+            Section::Io,
+            Section::Threads,
+        ],
         percentiles: PS.to_vec(),
         overhead_per_call_ns: 24.6,
         overhead_ns: 5_540_000,
+        clock_floor_ns: None,
         clock: "tsc".into(),
         time_sampling_rate: 1.0,
         io_time_sampling_rate: Some(1.0),
@@ -256,6 +263,7 @@ fn report() -> Report {
             rss_bytes: 12 << 20,
             peak_rss_bytes: 99 << 20,
         }),
+        ..Report::default()
     }
 }
 
@@ -266,7 +274,13 @@ fn status() -> ProfilerStatus {
         pid: 4242,
         caller: "app::main".into(),
         uptime_ns: 2_000_000_000,
-        sections: Section::ALL.to_vec(),
+        sections: vec![
+            Section::Timing,
+            Section::Alloc,
+            Section::Cpu,
+            Section::Io,
+            Section::Threads,
+        ],
         features: ["hotpath", "hotpath-alloc", "hotpath-cpu"]
             .map(String::from)
             .to_vec(),
@@ -567,7 +581,7 @@ fn default_sort_is_the_exit_reports() {
         app.row_names(),
         ["app::net::fetch (async)", "app::parse::parse_line"]
     );
-    press(&mut app, &[ch('3')]);
+    press(&mut app, &[ch('4')]);
     assert_eq!(
         app.row_names(),
         [
@@ -721,17 +735,23 @@ fn tabs_and_views() {
     press(&mut app, &[KeyCode::Tab]);
     assert_eq!((app.tab(), app.view()), (Tab::Io, View::IoStreams));
     press(&mut app, &[KeyCode::Tab]);
+    assert_eq!((app.tab(), app.view()), (Tab::DataFlow, View::Mutexes));
+    press(&mut app, &[KeyCode::Tab]);
     assert_eq!((app.tab(), app.view()), (Tab::Threads, View::Threads));
+    press(&mut app, &[KeyCode::Tab]);
+    assert_eq!((app.tab(), app.view()), (Tab::Debug, View::Debug));
     press(&mut app, &[KeyCode::Tab]);
     assert_eq!(app.tab(), Tab::Functions);
     press(&mut app, &[KeyCode::BackTab]);
-    assert_eq!(app.tab(), Tab::Threads);
+    assert_eq!(app.tab(), Tab::Debug);
     press(&mut app, &[ch('2')]);
     assert_eq!(app.tab(), Tab::Io);
+    press(&mut app, &[ch('6')]);
+    assert_eq!(app.tab(), Tab::Io, "no sixth tab");
     press(&mut app, &[ch('1')]);
     // ← and → cycle the views of the tab, h and l too.
     press(&mut app, &[KeyCode::Left]);
-    assert_eq!(app.view(), View::Cpu);
+    assert_eq!(app.view(), View::Waits);
     press(&mut app, &[KeyCode::Right]);
     assert_eq!(app.view(), View::Timing);
     press(&mut app, &[ch('l'), ch('l')]);

@@ -11,6 +11,7 @@ use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering::Relaxed};
 use std::sync::{Mutex, MutexGuard};
 
+use crate::holders::HolderMap;
 use crate::meter::Delta;
 use crate::shard::Shard;
 use crate::slot::Merged;
@@ -26,6 +27,7 @@ struct Registry {
 #[derive(Clone, Default)]
 struct Retired {
     sites: Vec<Option<Merged>>,
+    holders: Option<HolderMap>,
     deep_calls: u64,
     top: Delta,
     #[cfg(feature = "cpu")]
@@ -36,6 +38,8 @@ struct Retired {
 pub(crate) struct Collected {
     /// Per site id.
     pub(crate) sites: Vec<Option<Merged>>,
+    /// (Operation site, function) pairs, by site ids.
+    pub(crate) holders: HolderMap,
     /// Calls that ran deeper than [`crate::MAX_DEPTH`].
     pub(crate) deep_calls: u64,
     /// What the meters counted inside outermost frames, over all threads.
@@ -51,6 +55,7 @@ static REGISTRY: Mutex<Registry> = Mutex::new(Registry {
     free: Vec::new(),
     retired: Retired {
         sites: Vec::new(),
+        holders: None,
         deep_calls: 0,
         top: Delta::ZERO,
         #[cfg(feature = "cpu")]
@@ -100,6 +105,28 @@ pub(crate) fn fork_unlock(child: bool) {
 }
 
 impl Registry {
+    /// Takes back a shard whose thread is gone: its numbers of the current epoch go to
+    /// the retired totals, its slot memory back to the allocator (the next owner
+    /// allocates what it uses), the shard itself to the free list.
+    fn take_back(&mut self, shard: &'static Shard) {
+        if shard.epoch.load(Relaxed) == crate::state::epoch() {
+            shard.merge_into(&mut self.retired.sites);
+            shard.merge_holders(self.retired.holders.get_or_insert_with(HolderMap::new));
+            self.retired.deep_calls += shard.deep_calls.get();
+            self.retired.top = self.retired.top.plus(shard.top.get());
+            #[cfg(feature = "cpu")]
+            {
+                self.retired.samples.0 += shard.samples.get();
+                self.retired.samples.1 += shard.samples_outside.get();
+            }
+        }
+        shard.reset_stats();
+        shard.reset_stack();
+        shard.release_memory();
+        self.live.retain(|s| !std::ptr::eq(*s, shard));
+        self.free.push(shard);
+    }
+
     /// In a forked child: the threads of the parent other than the one that forked do
     /// not exist here. Their shards keep what they recorded (merged as if they had
     /// exited: a report made in the child includes what the parent recorded before the
@@ -107,7 +134,6 @@ impl Registry {
     fn adopt_orphans(&mut self) {
         crate::internal(|| {
             let survivor = SURVIVOR.load(Relaxed) as *const Shard;
-            let epoch = crate::state::epoch();
             let orphans: Vec<&'static Shard> = self
                 .live
                 .iter()
@@ -115,20 +141,7 @@ impl Registry {
                 .filter(|s| !std::ptr::eq(*s, survivor))
                 .collect();
             for shard in orphans {
-                if shard.epoch.load(Relaxed) == epoch {
-                    shard.merge_into(&mut self.retired.sites);
-                    self.retired.deep_calls += shard.deep_calls.get();
-                    self.retired.top = self.retired.top.plus(shard.top.get());
-                    #[cfg(feature = "cpu")]
-                    {
-                        self.retired.samples.0 += shard.samples.get();
-                        self.retired.samples.1 += shard.samples_outside.get();
-                    }
-                }
-                shard.reset_stats();
-                shard.reset_stack();
-                self.live.retain(|s| !std::ptr::eq(*s, shard));
-                self.free.push(shard);
+                self.take_back(shard);
             }
         })
     }
@@ -150,26 +163,7 @@ pub(crate) fn acquire() -> &'static Shard {
 
 /// Takes back the shard of a thread that is exiting.
 pub(crate) fn retire(shard: &'static Shard) {
-    crate::internal(|| {
-        let mut r = registry();
-        if shard.epoch.load(Relaxed) == crate::state::epoch() {
-            shard.merge_into(&mut r.retired.sites);
-            r.retired.deep_calls += shard.deep_calls.get();
-            r.retired.top = r.retired.top.plus(shard.top.get());
-            #[cfg(feature = "cpu")]
-            {
-                r.retired.samples.0 += shard.samples.get();
-                r.retired.samples.1 += shard.samples_outside.get();
-            }
-        }
-        shard.reset_stats();
-        shard.reset_stack();
-        // The numbers are merged and no thread owns the shard: its slot memory goes
-        // back to the allocator (the next owner allocates what it uses).
-        shard.release_memory();
-        r.live.retain(|s| !std::ptr::eq(*s, shard));
-        r.free.push(shard);
-    })
+    crate::internal(|| registry().take_back(shard))
 }
 
 /// Starts a new profiling session: everything recorded so far is discarded.
@@ -186,6 +180,7 @@ pub(crate) fn collect() -> Collected {
         let epoch = crate::state::epoch();
         let mut c = Collected {
             sites: r.retired.sites.clone(),
+            holders: r.retired.holders.clone().unwrap_or_default(),
             deep_calls: r.retired.deep_calls,
             top: r.retired.top,
             #[cfg(feature = "cpu")]
@@ -194,6 +189,7 @@ pub(crate) fn collect() -> Collected {
         for s in &r.live {
             if s.epoch.load(Relaxed) == epoch {
                 s.merge_into(&mut c.sites);
+                s.merge_holders(&mut c.holders);
                 c.deep_calls += s.deep_calls.get();
                 c.top = c.top.plus(s.top.get());
                 #[cfg(feature = "cpu")]

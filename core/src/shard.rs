@@ -14,7 +14,7 @@
 //!   may still compare-and-swap a frame of a shard whose thread has exited): the
 //!   [`registry`](crate::registry) retires a shard when its thread exits and hands it to
 //!   the next new thread. What is freed at retirement is the slot memory: sub-directories,
-//!   chunks and their histograms ([`Shard::release_memory`]). The registry lock is held
+//!   chunks and their histograms, the holder table ([`Shard::release_memory`]). The registry lock is held
 //!   meanwhile, so no snapshot reads them; the owner thread is gone; every pointer is
 //!   swapped to null (unreachable) before what it pointed to is dropped; and guards
 //!   never reach a slot of a shard through an older assignment (a guard whose frame's
@@ -33,6 +33,7 @@ use std::sync::atomic::{
 };
 
 use crate::cell::Cnt;
+use crate::holders::{Holder, HolderMap, HolderTable};
 use crate::meter::{ChildCells, Delta, DeltaCells};
 use crate::slot::{Merged, Slot};
 use crate::state::{self, Sampler};
@@ -45,6 +46,8 @@ pub(crate) const SUB: usize = 64;
 pub(crate) const TOP: usize = 32;
 /// Slots a shard can address: one per call-site id.
 pub(crate) const SLOTS: usize = TOP * SUB * CHUNK;
+/// Ids whose chunks the shard points to directly (the others through `dir`).
+const DIRECT: usize = SUB * CHUNK;
 /// Frames held in the shard itself.
 pub(crate) const INLINE_FRAMES: usize = 16;
 /// Frames per segment beyond those.
@@ -157,6 +160,9 @@ pub struct Shard {
     /// Wrapped operations in progress on this thread (a wrapped stream under a wrapped
     /// buffer or codec nests): only the outermost is charged to the function.
     pub(crate) op_nest: Cnt,
+    /// The (operation site, function) pairs of this thread, allocated on first use (null
+    /// until then), freed when the shard is retired.
+    holders: AtomicPtr<HolderTable>,
     pub(crate) rng: Cnt,
     /// Calls that ran deeper than [`MAX_DEPTH`] (no frame of their own).
     pub(crate) deep_calls: Cnt,
@@ -215,6 +221,7 @@ impl Shard {
             sample_key: Cnt::new(),
             countdowns: [const { Cnt::new() }; Sampler::COUNT],
             op_nest: Cnt::new(),
+            holders: AtomicPtr::new(std::ptr::null_mut()),
             rng: Cnt::new(),
             deep_calls: Cnt::new(),
             top: DeltaCells::new(),
@@ -369,12 +376,11 @@ impl Shard {
         self.deep_frame(d)
     }
 
-    #[cold]
     #[inline(never)]
     fn deep_frame(&self, d: usize) -> Option<&Frame> {
         let s = (d - INLINE_FRAMES) / SEGMENT;
         let p = self.deep.get(s)?.load(Acquire);
-        // SAFETY: a non-null segment pointer came from `zeroed_box` in `push_frame` and
+        // SAFETY: a non-null segment pointer came from `zeroed_box` in `new_segment` and
         // is never freed or replaced; the `Acquire` load pairs with its `Release` store,
         // so the segment's initialisation is visible.
         (!p.is_null()).then(|| unsafe { &(*p).frames[(d - INLINE_FRAMES) % SEGMENT] })
@@ -382,20 +388,16 @@ impl Shard {
 
     /// Frame `d < MAX_DEPTH` for the owner to push into, allocating its segment first
     /// if needed.
-    #[inline(always)]
     pub(crate) fn push_frame(&self, d: usize) -> &Frame {
-        if d < INLINE_FRAMES {
-            return &self.frames[d];
+        match self.frame(d) {
+            Some(f) => f,
+            None => self.new_segment(d),
         }
-        self.push_deep_frame(d)
     }
 
     #[cold]
     #[inline(never)]
-    fn push_deep_frame(&self, d: usize) -> &Frame {
-        if let Some(f) = self.deep_frame(d) {
-            return f;
-        }
+    fn new_segment(&self, d: usize) -> &Frame {
         let s = (d - INLINE_FRAMES) / SEGMENT;
         // SAFETY: a `Segment` is frames of atomics, valid when all zero.
         let seg: &'static Segment = crate::internal(|| Box::leak(unsafe { zeroed_box() }));
@@ -407,7 +409,7 @@ impl Shard {
     #[inline(always)]
     pub(crate) fn slot(&'static self, id: u32) -> Option<&'static Slot> {
         let id = id as usize;
-        if id < SUB * CHUNK {
+        if id < DIRECT {
             let p = self.direct[id / CHUNK].load(Relaxed);
             if p.is_null() {
                 return self.new_chunk(id);
@@ -415,7 +417,7 @@ impl Shard {
             // SAFETY: as below, for a chunk of `direct`.
             return Some(unsafe { &(*p).slots[id % CHUNK] });
         }
-        let sub = self.dir.get(id / (SUB * CHUNK))?.load(Relaxed);
+        let sub = self.dir.get(id / DIRECT)?.load(Relaxed);
         if sub.is_null() {
             return self.new_chunk(id);
         }
@@ -434,12 +436,12 @@ impl Shard {
     #[cfg(feature = "cpu")]
     pub(crate) fn slot_existing(&self, id: u32) -> Option<&'static Slot> {
         let id = id as usize;
-        if id < SUB * CHUNK {
+        if id < DIRECT {
             let p = self.direct[id / CHUNK].load(Relaxed);
             // SAFETY: as in `slot`.
             return (!p.is_null()).then(|| unsafe { &(*p).slots[id % CHUNK] });
         }
-        let sub = self.dir.get(id / (SUB * CHUNK))?.load(Relaxed);
+        let sub = self.dir.get(id / DIRECT)?.load(Relaxed);
         if sub.is_null() {
             return None;
         }
@@ -477,7 +479,7 @@ impl Shard {
     #[cold]
     #[inline(never)]
     fn new_chunk(&'static self, id: usize) -> Option<&'static Slot> {
-        if id < SUB * CHUNK {
+        if id < DIRECT {
             // SAFETY: a `Chunk` is slots of atomics and null pointers, valid when all zero.
             let b: Box<Chunk> = crate::internal(|| unsafe { zeroed_box() });
             let p = Box::into_raw(b);
@@ -485,7 +487,7 @@ impl Shard {
             // SAFETY: `p` is this shard's live chunk.
             return Some(unsafe { &(*p).slots[id % CHUNK] });
         }
-        let top = self.dir.get(id / (SUB * CHUNK))?;
+        let top = self.dir.get(id / DIRECT)?;
         let mut sub = top.load(Relaxed);
         if sub.is_null() {
             // SAFETY: a `SubDir` is null pointers, valid when all zero.
@@ -508,11 +510,16 @@ impl Shard {
     }
 
     /// Frees the slot memory of a retired shard: sub-directories, chunks and their
-    /// distributions. Call with the registry lock held, after the numbers were merged,
-    /// when no thread owns the shard. Each pointer is made null before its target is
-    /// dropped.
+    /// distributions, the holder table. Call with the registry lock held, after the
+    /// numbers were merged, when no thread owns the shard. Each pointer is made null
+    /// before its target is dropped.
     pub(crate) fn release_memory(&self) {
         crate::internal(|| {
+            let t = self.holders.swap(std::ptr::null_mut(), AcqRel);
+            if !t.is_null() {
+                // SAFETY: from `Box::into_raw` in `new_holders`, now unreachable.
+                drop(unsafe { Box::from_raw(t) });
+            }
             for entry in &self.direct {
                 let p = entry.swap(std::ptr::null_mut(), AcqRel);
                 if !p.is_null() {
@@ -538,6 +545,48 @@ impl Shard {
                 }
             }
         })
+    }
+
+    /// The holder entry of (`site`, `function`) on this thread, allocating the table on
+    /// first use; `None` when the pair finds no place (see [`crate::holders`]).
+    #[inline(always)]
+    pub(crate) fn holder(&'static self, site: u32, function: u32) -> Option<&'static Holder> {
+        let p = self.holders.load(Relaxed);
+        let table: &'static HolderTable = if p.is_null() {
+            self.new_holders()
+        } else {
+            // SAFETY: a non-null `holders` came from `Box::into_raw` in `new_holders` and
+            // is freed only by `release_memory`, when no thread owns the shard. Only the
+            // owner thread calls `holder` and it stored the pointer, so a relaxed load
+            // sees the initialised table.
+            unsafe { &*p }
+        };
+        table.entry(site, function)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn new_holders(&'static self) -> &'static HolderTable {
+        let t = Box::into_raw(crate::internal(HolderTable::boxed));
+        self.holders.store(t, Release);
+        // SAFETY: just allocated; freed only by `release_memory`.
+        unsafe { &*t }
+    }
+
+    /// The holder table as a reader on another thread sees it (under the registry lock,
+    /// so it is not freed meanwhile).
+    fn holders_for_reader(&self) -> Option<&'static HolderTable> {
+        let p = self.holders.load(Acquire);
+        // SAFETY: as in `holder`; the `Acquire` load pairs with the `Release` store in
+        // `new_holders`, so the table's initialisation is visible here.
+        (!p.is_null()).then(|| unsafe { &*p })
+    }
+
+    /// Adds this shard's holder pairs to `out`.
+    pub(crate) fn merge_holders(&self, out: &mut HolderMap) {
+        if let Some(t) = self.holders_for_reader() {
+            t.merge_into(out);
+        }
     }
 
     /// Next push number: unique across threads and shard reuse.
@@ -598,6 +647,9 @@ impl Shard {
     pub(crate) fn reset_stats(&self) {
         for (_, s) in self.slots() {
             s.clear_stats();
+        }
+        if let Some(t) = self.holders_for_reader() {
+            t.clear();
         }
         self.deep_calls.set(0);
         self.top.set(Delta::default());
@@ -694,22 +746,26 @@ impl Shard {
 mod tests {
     use super::*;
 
-    /// The bytes of `v`.
-    fn bytes_of<T>(v: &T) -> Vec<u8> {
-        // SAFETY: reading `size_of::<T>()` bytes of a live value; these types have no
-        // padding-dependent meaning here, only atomics and pointers.
-        unsafe { std::slice::from_raw_parts(v as *const T as *const u8, std::mem::size_of::<T>()) }
-            .to_vec()
+    /// Whether the value `T::new()` (given as a constant, so that it is written from
+    /// constant data and not from a stack temporary whose padding holds whatever was on
+    /// the stack) has only zero bytes.
+    fn is_zero<T>(value: &'static T) -> bool {
+        // SAFETY: reading `size_of::<T>()` bytes of a constant: its padding bytes come
+        // from constant data (zero), its fields are atomics, counters and pointers.
+        let bytes = unsafe {
+            std::slice::from_raw_parts(value as *const T as *const u8, std::mem::size_of::<T>())
+        };
+        bytes.iter().all(|b| *b == 0)
     }
 
     #[test]
     fn the_memory_allocated_zeroed_is_the_empty_value() {
-        let slot = Slot::new();
-        assert!(bytes_of(&slot).iter().all(|b| *b == 0));
-        let frame = Frame::new();
-        assert!(bytes_of(&frame).iter().all(|b| *b == 0));
-        let shard = Shard::new(0);
-        assert!(bytes_of(&shard).iter().all(|b| *b == 0));
+        static SLOT: Slot = Slot::new();
+        static FRAME: Frame = Frame::new();
+        static SHARD: Shard = Shard::new(0);
+        assert!(is_zero(&SLOT));
+        assert!(is_zero(&FRAME));
+        assert!(is_zero(&SHARD));
     }
 
     #[test]

@@ -9,19 +9,21 @@ use std::sync::Mutex;
 /// ([`OVERFLOW_NAMES`]): its calls are counted and timed there.
 pub const MAX_SITES: usize = crate::shard::SLOTS - 1;
 
-/// Names of the overflow rows, one per kind of site that can overflow.
-pub const OVERFLOW_NAMES: [&str; 4] = [
+/// Names of the overflow rows, one per kind of site ([`SiteKind::overflow_row`]).
+pub const OVERFLOW_NAMES: [&str; 5] = [
     "(more call sites: functions)",
     "(more call sites: async functions)",
     "(more call sites: blocks)",
     "(more call sites: I/O)",
+    "(more call sites: locks)",
 ];
 
-static OVERFLOW_SITES: [CallSite; 4] = [
-    CallSite::overflow(0, SiteKind::Function),
-    CallSite::overflow(1, SiteKind::AsyncFunction),
-    CallSite::overflow(2, SiteKind::Block),
-    CallSite::overflow(3, SiteKind::Io),
+static OVERFLOW_SITES: [CallSite; 5] = [
+    CallSite::overflow(SiteKind::Function),
+    CallSite::overflow(SiteKind::AsyncFunction),
+    CallSite::overflow(SiteKind::Block),
+    CallSite::overflow(SiteKind::Io),
+    CallSite::overflow(SiteKind::Lock),
 ];
 
 /// Sites that were given an overflow row's number.
@@ -41,6 +43,32 @@ pub enum SiteKind {
     /// One direction of an I/O entry (`io!`): read, write, flush, shutdown or seek
     /// operations. Reported in the I/O section, not as a function.
     Io,
+    /// One mode of a lock site (`mutex!`, `rw_lock!`): its exclusive, read, write or
+    /// upgradable acquisitions. Reported in the lock sections, not as a function.
+    Lock,
+}
+
+impl SiteKind {
+    /// Whether sites of this kind are measured functions or blocks (the rows of the
+    /// timing section), as opposed to the sites of wrapped values (`io!`, locks).
+    pub const fn is_function(self) -> bool {
+        matches!(
+            self,
+            SiteKind::Function | SiteKind::AsyncFunction | SiteKind::Block
+        )
+    }
+
+    /// The overflow row ([`OVERFLOW_NAMES`]) that counts the calls of sites of this kind
+    /// first used after every number was taken ([`MAX_SITES`]).
+    pub const fn overflow_row(self) -> usize {
+        match self {
+            SiteKind::Function | SiteKind::Internal => 0,
+            SiteKind::AsyncFunction => 1,
+            SiteKind::Block => 2,
+            SiteKind::Io => 3,
+            SiteKind::Lock => 4,
+        }
+    }
 }
 
 /// Static description of one instrumented place. Created by the macros as a `static`.
@@ -113,13 +141,7 @@ impl CallSite {
         }
         let id = if sites.len() > first_overflow {
             OVERFLOWED.fetch_add(1, Relaxed);
-            let k = match self.kind {
-                SiteKind::Function | SiteKind::Internal => 0,
-                SiteKind::AsyncFunction => 1,
-                SiteKind::Block => 2,
-                SiteKind::Io => 3,
-            };
-            (first_overflow + k) as u32
+            (first_overflow + self.kind.overflow_row()) as u32
         } else {
             crate::internal(|| sites.push(self));
             (sites.len() - 1) as u32
@@ -128,15 +150,40 @@ impl CallSite {
         id
     }
 
-    const fn overflow(i: usize, kind: SiteKind) -> Self {
+    /// A call site named by a string known at compile time (a wrapped value's site, e.g.
+    /// `concat!(file!(), ":", line!())`); usable in a `static`.
+    pub const fn named(
+        name: &'static str,
+        label: Option<&'static str>,
+        file: &'static str,
+        line: u32,
+        kind: SiteKind,
+    ) -> Self {
         CallSite {
             id: AtomicU32::new(0),
-            name: Name::Str(OVERFLOW_NAMES[i]),
+            name: Name::Str(name),
+            label,
+            file,
+            line,
+            kind,
+        }
+    }
+
+    const fn overflow(kind: SiteKind) -> Self {
+        CallSite {
+            id: AtomicU32::new(0),
+            name: Name::Str(OVERFLOW_NAMES[kind.overflow_row()]),
             label: None,
             file: "",
             line: 0,
             kind,
         }
+    }
+
+    /// Whether this is an overflow row ([`OVERFLOW_NAMES`]): the site of the calls of
+    /// every site of its kind first used after [`MAX_SITES`] numbers were taken.
+    pub fn is_overflow(&self) -> bool {
+        OVERFLOW_SITES.iter().any(|o| std::ptr::eq(o, self))
     }
 
     /// Fully qualified name: `crate::module::Type::method`, `<crate::T as Trait>::method`,
@@ -280,6 +327,16 @@ mod tests {
         assert_eq!(clean_name("a::Map<'_, u8>::get"), "a::Map<u8>::get");
         assert_eq!(clean_name("a::f::{{closure}}::g"), "a::f::g");
         assert_eq!(clean_name("plain"), "plain");
+    }
+
+    #[test]
+    fn each_kind_has_its_overflow_row_at_its_place() {
+        for (i, site) in OVERFLOW_SITES.iter().enumerate() {
+            assert_eq!(site.kind().overflow_row(), i);
+            assert_eq!(site.name(), OVERFLOW_NAMES[i]);
+            assert!(site.is_overflow());
+        }
+        assert!(!PLACEHOLDER.is_overflow());
     }
 
     #[test]

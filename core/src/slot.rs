@@ -53,6 +53,14 @@ counters! {
         wait_sql: sum,
         /// Functions: ticks spent in HTTP requests.
         wait_http: sum,
+        /// Lock sites: acquisitions that found the lock taken and had to wait.
+        contended: sum,
+        /// Lock sites: `try_lock`-style attempts that failed because the lock was taken.
+        try_failed: sum,
+        /// Lock sites: ticks waited by the timed contended acquisitions.
+        wait: sum,
+        /// Lock sites: condition-variable waits made while holding the lock.
+        condvar_waits: sum,
     }
 }
 
@@ -60,8 +68,11 @@ counters! {
 pub struct Slot {
     /// The counters.
     pub c: Counts,
-    /// Per-call inclusive durations (or per-operation durations).
+    /// Per-call inclusive durations (or per-operation durations; for a lock site, hold
+    /// times).
     time: Dist,
+    /// Lock sites: wait times of the timed contended acquisitions.
+    wait: Dist,
     /// What the meters counted in this site's calls.
     pub(crate) meters: MeterSlot,
     /// Frames of this site on the owner's stack (owner-only; not statistics).
@@ -79,6 +90,7 @@ impl std::fmt::Debug for Slot {
 pub(crate) struct Merged {
     pub(crate) c: CountsMerged,
     pub(crate) time: DistData,
+    pub(crate) wait: DistData,
     pub(crate) meters: MeterMerged,
 }
 
@@ -97,6 +109,7 @@ impl Slot {
         Slot {
             c: Counts::new(),
             time: Dist::new(),
+            wait: Dist::new(),
             meters: MeterSlot::new(),
             active: AtomicU32::new(0),
         }
@@ -130,6 +143,15 @@ impl Slot {
         self.time.record(dt);
     }
 
+    /// Records one wait of `dt` ticks (a lock site's contended acquisition): its
+    /// distribution and its sum. The acquisition itself is recorded by [`Slot::record_op`]
+    /// (its hold) or counted.
+    #[inline(always)]
+    pub fn record_wait(&self, dt: u64) {
+        self.c.wait.add(dt);
+        self.wait.record(dt);
+    }
+
     #[inline(always)]
     pub(crate) fn enter(&self) {
         self.active.store(self.active.load(Relaxed) + 1, Relaxed);
@@ -156,18 +178,23 @@ impl Slot {
     /// Whether anything was recorded (a snapshot skips empty slots).
     pub(crate) fn is_used(&self) -> bool {
         let c = &self.c;
-        c.counted.get() != 0 || c.timed.get() != 0 || c.io_errors.get() != 0
+        c.counted.get() != 0
+            || c.timed.get() != 0
+            || c.io_errors.get() != 0
+            || c.try_failed.get() != 0
     }
 
     pub(crate) fn clear_stats(&self) {
         self.c.clear();
         self.time.clear();
+        self.wait.clear();
         self.meters.clear();
     }
 
     pub(crate) fn merge_into(&self, m: &mut Merged) {
         self.c.merge_into(&mut m.c);
         self.time.merge_into(&mut m.time);
+        self.wait.merge_into(&mut m.wait);
         self.meters.merge_into(&mut m.meters);
     }
 }

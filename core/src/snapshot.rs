@@ -112,6 +112,16 @@ pub struct SiteStats {
     pub wait_sql_ns: u64,
     /// Functions: time spent in HTTP requests, ns.
     pub wait_http_ns: u64,
+    /// Lock sites: acquisitions that had to wait (timed or not).
+    pub contended: u64,
+    /// Lock sites: `try_lock`-style attempts that failed because the lock was taken.
+    pub try_failed: u64,
+    /// Lock sites: time waited by the timed contended acquisitions, ns.
+    pub wait_ns: u64,
+    /// Lock sites: condition-variable waits made while holding the lock.
+    pub condvar_waits: u64,
+    /// Lock sites: wait of every timed acquisition, ns (0 for those that did not wait).
+    pub wait: Distribution,
     /// Allocations in the timed calls.
     #[cfg(feature = "alloc")]
     pub alloc: AllocStats,
@@ -147,6 +157,25 @@ impl SiteStats {
     pub fn percentile_ns(&self, p: f64) -> Option<u64> {
         self.time.percentile(p)
     }
+}
+
+/// The operations of one wrapped site (a lock mode) made by one measured function, merged
+/// over threads.
+#[derive(Clone, Debug)]
+pub struct HolderStats {
+    /// The operation site (a lock mode).
+    pub site: &'static CallSite,
+    /// The innermost measured function when the operations were made; `None` for
+    /// operations outside every measured function.
+    pub function: Option<&'static CallSite>,
+    /// Operations (acquisitions).
+    pub ops: u64,
+    /// Of those, the ones that had to wait.
+    pub contended: u64,
+    /// Time the timed ones waited, ns.
+    pub wait_ns: u64,
+    /// Time the timed ones held the lock, ns.
+    pub hold_ns: u64,
 }
 
 /// Allocations of one call site's timed calls, merged over threads.
@@ -252,6 +281,9 @@ fn to_ns(ticks: u64, ns_per_tick: f64) -> u64 {
 pub struct Snapshot {
     /// Per call site, in order of first use.
     pub sites: Vec<SiteStats>,
+    /// Per (wrapped site, function) pair with an operation (see [`crate::holders`]); the
+    /// pairs a thread could not place are in their site's totals only.
+    pub holders: Vec<HolderStats>,
     /// More call sites were used than could be numbered ([`crate::MAX_SITES`]).
     pub sites_overflowed: bool,
     /// Call sites beyond [`crate::MAX_SITES`]: their calls are in the overflow rows
@@ -305,6 +337,10 @@ pub fn snapshot() -> Snapshot {
                     return None;
                 }
                 let time = Distribution::new(m.time, ns_per_tick);
+                let mut wait = m.wait;
+                // Acquisitions that did not wait waited 0.
+                wait.add_zeros(c.timed.saturating_sub(wait.hist.count()));
+                let wait = Distribution::new(wait, ns_per_tick);
                 let (min_ns, max_ns) = time.range();
                 Some(SiteStats {
                     site,
@@ -329,6 +365,11 @@ pub fn snapshot() -> Snapshot {
                     wait_recv_ns: ns(c.wait_recv),
                     wait_sql_ns: ns(c.wait_sql),
                     wait_http_ns: ns(c.wait_http),
+                    contended: c.contended,
+                    try_failed: c.try_failed,
+                    wait_ns: ns(c.wait),
+                    condvar_waits: c.condvar_waits,
+                    wait,
                     #[cfg(feature = "alloc")]
                     alloc: {
                         let a = m.meters.alloc.c;
@@ -382,9 +423,26 @@ pub fn snapshot() -> Snapshot {
             })
             .collect()
     });
+    let site_of = |id: u32| sites.get(id as usize).copied().filter(|_| id != 0);
+    let mut holders: Vec<HolderStats> = collected
+        .holders
+        .iter()
+        .filter_map(|(&(site, function), h)| {
+            Some(HolderStats {
+                site: site_of(site)?,
+                function: site_of(function),
+                ops: h.ops,
+                contended: h.contended,
+                wait_ns: ns(h.wait),
+                hold_ns: ns(h.hold),
+            })
+        })
+        .collect();
+    holders.sort_by_key(|h| std::cmp::Reverse((h.hold_ns, h.wait_ns, h.ops)));
     Snapshot {
         sites: stats,
         running,
+        holders,
         sites_overflowed: site::overflowed() > 0,
         sites_beyond_limit: site::overflowed(),
         depth_overflowed: collected.deep_calls > 0,

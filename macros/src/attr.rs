@@ -72,6 +72,8 @@ pub struct MainArgs {
     pub functions_limit: Option<u64>,
     pub threads_limit: Option<u64>,
     pub io_limit: Option<u64>,
+    pub mutexes_limit: Option<u64>,
+    pub rw_locks_limit: Option<u64>,
     pub output_path: Option<Literal>,
     pub timeout: Option<u64>,
     pub allocator: Option<TokenStream>,
@@ -80,18 +82,13 @@ pub struct MainArgs {
 
 const MAIN_KEYS: &str =
     "percentiles = [..], format = \"table\"|\"json\"|\"json-pretty\"|\"none\", \
-limit = N, functions_limit = N, threads_limit = N, io_limit = N, output_path = \"..\", \
+limit = N, functions_limit = N, threads_limit = N, io_limit = N, mutexes_limit = N, \
+rw_locks_limit = N, output_path = \"..\", \
 timeout = MS, allocator = path::Type, report = \"..\"";
 
 /// Limits of report sections the reference crate has and this one does not; accepted so
 /// that programs written for it build unchanged, and ignored.
-const IGNORED_LIMITS: &[&str] = &[
-    "channels_limit",
-    "streams_limit",
-    "futures_limit",
-    "rw_locks_limit",
-    "mutexes_limit",
-];
+const IGNORED_LIMITS: &[&str] = &["channels_limit", "streams_limit", "futures_limit"];
 
 /// Arguments of `#[hotpath::measure(...)]` and `#[hotpath::future_fn(...)]`.
 #[derive(Default)]
@@ -254,6 +251,14 @@ pub fn main_args(attr: TokenStream) -> Result<MainArgs, Error> {
             "io_limit" => {
                 dup(a.io_limit.is_some())?;
                 a.io_limit = Some(arg.int()?);
+            }
+            "mutexes_limit" => {
+                dup(a.mutexes_limit.is_some())?;
+                a.mutexes_limit = Some(arg.int()?);
+            }
+            "rw_locks_limit" => {
+                dup(a.rw_locks_limit.is_some())?;
+                a.rw_locks_limit = Some(arg.int()?);
             }
             k if IGNORED_LIMITS.contains(&k) => {
                 arg.int()?;

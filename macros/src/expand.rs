@@ -200,6 +200,8 @@ pub fn main(args: &MainArgs, item: TokenStream) -> syn::Result<TokenStream> {
         ("functions_limit", args.functions_limit),
         ("threads_limit", args.threads_limit),
         ("io_limit", args.io_limit),
+        ("mutexes_limit", args.mutexes_limit),
+        ("rw_locks_limit", args.rw_locks_limit),
     ] {
         if let Some(v) = v {
             let m = format_ident!("{}", method);

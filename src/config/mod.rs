@@ -156,7 +156,12 @@ mod on {
             Section::Alloc => cfg!(feature = "hotpath-alloc"),
             Section::Cpu => cfg!(feature = "hotpath-cpu"),
             Section::Threads => cfg!(target_os = "linux"),
-            Section::Timing | Section::Io => true,
+            Section::Timing
+            | Section::Io
+            | Section::Waits
+            | Section::Mutexes
+            | Section::RwLocks
+            | Section::Debug => true,
         }
     }
 
@@ -174,10 +179,15 @@ mod on {
         pub functions_limit: Option<usize>,
         pub threads_limit: Option<usize>,
         pub io_limit: Option<usize>,
+        pub mutexes_limit: Option<usize>,
+        pub rw_locks_limit: Option<usize>,
         pub output_path: Option<PathBuf>,
         pub timeout: Option<Duration>,
         /// Fraction of events timed, per [`Sampler`] kind.
         pub rates: [f64; Sampler::COUNT],
+        /// Whether a kind's rate was set by its own setter or variable; the lock kinds
+        /// follow the functions' rate until then, as in hotpath 0.30.
+        pub rates_set: [bool; Sampler::COUNT],
         pub sections: Vec<Section>,
         /// `HOTPATH_REPORT_LABEL`: shown in the report's header.
         pub report_label: Option<String>,
@@ -188,6 +198,8 @@ mod on {
         /// `HOTPATH_REPORT_FORKS`: a forked child that ends the session writes its own
         /// report (to `<output path>.<pid>`, or stdout).
         pub report_forks: bool,
+        /// `HOTPATH_FULL_NAMES`: tables show full paths instead of short names.
+        pub full_names: bool,
         pub cpu_mode: CpuMode,
         pub cpu_hz: u32,
         /// `HOTPATH_CPU_SAMPLER`: the sampling signal's source, if forced.
@@ -218,14 +230,18 @@ mod on {
                 functions_limit: None,
                 threads_limit: None,
                 io_limit: None,
+                mutexes_limit: None,
+                rw_locks_limit: None,
                 output_path: None,
                 timeout: None,
                 rates: [1.0; Sampler::COUNT],
+                rates_set: [false; Sampler::COUNT],
                 sections: all_sections(),
                 report_label: None,
                 focus: None,
                 exclude_wrapper: false,
                 report_forks: false,
+                full_names: false,
                 cpu_mode: CpuMode::Sampled,
                 cpu_hz: 1000,
                 cpu_sampler: None,
@@ -240,16 +256,23 @@ mod on {
         }
 
         /// Rows per section in the text report: `functions_limit` for the function
-        /// sections, `io_limit` and `threads_limit` for theirs, `limit` otherwise.
+        /// sections, each other section's own limit when set, `limit` otherwise.
         pub(crate) fn limits(&self) -> crate::report::Limits {
             let mut l = crate::report::Limits::all(self.limit);
             for (sections, limit) in [
                 (
-                    &[Section::Timing, Section::Alloc, Section::Cpu][..],
+                    &[
+                        Section::Timing,
+                        Section::Alloc,
+                        Section::Cpu,
+                        Section::Waits,
+                    ][..],
                     self.functions_limit,
                 ),
                 (&[Section::Io][..], self.io_limit),
                 (&[Section::Threads][..], self.threads_limit),
+                (&[Section::Mutexes][..], self.mutexes_limit),
+                (&[Section::RwLocks][..], self.rw_locks_limit),
             ] {
                 if let Some(n) = limit {
                     for &s in sections {
@@ -262,12 +285,26 @@ mod on {
 
         /// The fraction of `kind`'s events timed.
         pub(crate) fn rate(&self, kind: Sampler) -> f64 {
-            self.rates[kind as usize]
+            match kind {
+                Sampler::Mutexes | Sampler::RwLocks if !self.rates_set[kind as usize] => {
+                    self.rates[Sampler::Calls as usize]
+                }
+                _ => self.rates[kind as usize],
+            }
         }
 
         /// Sets the fraction of `kind`'s events timed (0..=1, checked by the caller).
         pub(crate) fn set_rate(&mut self, kind: Sampler, rate: f64) {
             self.rates[kind as usize] = rate;
+            self.rates_set[kind as usize] = true;
+        }
+
+        /// Forgets the rates set for the lock kinds, so that they follow the functions'
+        /// rate again (`HOTPATH_TIME_SAMPLING_RATE` overrides the builder's lock rates).
+        pub(crate) fn unset_lock_rates(&mut self) {
+            for kind in [Sampler::Mutexes, Sampler::RwLocks] {
+                self.rates_set[kind as usize] = false;
+            }
         }
     }
 

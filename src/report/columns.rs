@@ -3,8 +3,16 @@
 //! their tables from these. A column has a title, an alignment, which renderer shows it,
 //! and how a row gives its cell: the text shown and the value it sorts by.
 
+mod locks;
+
+pub use locks::{
+    debug, holder_rows, holders, mutex_rows, mutexes, rw_lock_rows, rw_locks, waits, waits_rows,
+    HolderRow, RwLockRow, WaitsRow,
+};
+
 use super::format::{
-    bytes, count, duration, per_call, percent, rate, signed_bytes, twin_names, Twin,
+    bytes, count, duration, per_call, per_call_duration, percent, rate, signed_bytes, twin_names,
+    Twin,
 };
 use super::model::{
     percentile_label, Function, FunctionAlloc, FunctionCpu, FunctionIo, IoDirection, IoEntry,
@@ -209,19 +217,22 @@ fn name_column<'a, R: 'a>(title: &str, f: impl Fn(&R) -> &Function + 'a) -> Colu
 
 /// `timing`: wall time per function. Rows: `report.functions`.
 pub fn timing(r: &Report) -> Columns<'_, Function> {
+    let floor = r.clock_floor_ns;
+    let per_call = move |v: Option<u64>| {
+        v.map_or_else(Cell::missing, |v| {
+            Cell::num(per_call_duration(v, floor), v as f64)
+        })
+    };
     let mut c: Columns<'_, Function> = vec![
         name_column("Function", |f: &Function| f),
         Column::right("Calls", |f: &Function| Cell::count(f.calls)),
-        Column::right("Avg", |f: &Function| {
-            Cell::opt(f.wall_ns.as_ref().map(|w| w.mean), duration)
+        Column::right("Avg", move |f: &Function| {
+            per_call(f.wall_ns.as_ref().map(|w| w.mean))
         }),
     ];
     for &p in &r.percentiles {
         c.push(Column::right(percentile_title(p), move |f: &Function| {
-            Cell::opt(
-                f.wall_ns.as_ref().and_then(|w| w.percentiles.get(p)),
-                duration,
-            )
+            per_call(f.wall_ns.as_ref().and_then(|w| w.percentiles.get(p)))
         }));
     }
     // With the time so far of calls still running, as the row's name says.

@@ -15,14 +15,17 @@ pub mod columns;
 pub mod format;
 mod fragment;
 mod model;
+mod model_locks;
+pub mod names;
 mod section;
 mod table;
 
 pub use fragment::{ApiError, Fragment, ProfilerStatus};
 pub use model::{
-    percentile_key, percentile_label, AllocTotal, CpuInfo, Function, FunctionAlloc, FunctionCpu,
-    FunctionIo, Histogram, IoDirection, IoEntry, Percentiles, ProcessMemory, Report, RunningCalls,
-    ThreadRow, TimedSums, WallNs, SCHEMA_VERSION,
+    percentile_key, percentile_label, AllocTotal, CpuInfo, DebugEntry, Function, FunctionAlloc,
+    FunctionCpu, FunctionIo, FunctionWaits, Histogram, IoDirection, IoEntry, LockDist, LockHolder,
+    LockMode, MutexEntry, Percentiles, ProcessMemory, Report, RunningCalls, RwLockEntry, ThreadRow,
+    TimedSums, WallNs, OLDEST_SCHEMA_VERSION, SCHEMA_VERSION,
 };
 pub use section::Section;
 pub use table::{render as render_table, render_with as render_table_with, Limits};
@@ -50,7 +53,8 @@ impl std::fmt::Display for ReadError {
             }
             ReadError::SchemaVersion { found } => write!(
                 f,
-                "report has schema_version {found}; this build reads version {SCHEMA_VERSION} \
+                "report has schema_version {found}; this build reads versions \
+                 {OLDEST_SCHEMA_VERSION} to {SCHEMA_VERSION} \
                  (re-create the report with a matching hotpath version)"
             ),
         }
@@ -96,13 +100,13 @@ impl ProfilerStatus {
 }
 
 /// Parses JSON with a `schema_version` key, refusing versions other than
-/// [`SCHEMA_VERSION`].
+/// [`OLDEST_SCHEMA_VERSION`]`..=`[`SCHEMA_VERSION`].
 fn read_versioned<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, ReadError> {
     let v: serde_json::Value = serde_json::from_str(text).map_err(ReadError::Json)?;
     let Some(found) = v.get("schema_version").and_then(|v| v.as_u64()) else {
         return Err(ReadError::NotAReport);
     };
-    if found != SCHEMA_VERSION as u64 {
+    if !(OLDEST_SCHEMA_VERSION as u64..=SCHEMA_VERSION as u64).contains(&found) {
         return Err(ReadError::SchemaVersion { found });
     }
     serde_json::from_value(v).map_err(ReadError::Json)

@@ -17,16 +17,28 @@ pub enum Section {
     Io,
     /// CPU time, state and allocations per thread; the process's memory (Linux).
     Threads,
+    /// Where each function's own time went: CPU, I/O, locks, channels, SQL, HTTP, other.
+    Waits,
+    /// Acquisitions, contention, waits and holds per `mutex!` site.
+    Mutexes,
+    /// The same per `rw_lock!` site, reads and writes apart.
+    RwLocks,
+    /// The last values of `dbg!`, `val!` and `gauge!`.
+    Debug,
 }
 
 impl Section {
     /// Every section, in report order.
-    pub const ALL: [Section; 5] = [
+    pub const ALL: [Section; 9] = [
         Section::Timing,
         Section::Alloc,
         Section::Cpu,
+        Section::Waits,
         Section::Io,
+        Section::Mutexes,
+        Section::RwLocks,
         Section::Threads,
+        Section::Debug,
     ];
 
     /// The name in JSON, `HOTPATH_REPORT` and the table header: `timing`, `alloc`, ...
@@ -37,6 +49,10 @@ impl Section {
             Section::Cpu => "cpu",
             Section::Io => "io",
             Section::Threads => "threads",
+            Section::Waits => "waits",
+            Section::Mutexes => "mutexes",
+            Section::RwLocks => "rw_locks",
+            Section::Debug => "debug",
         }
     }
 
@@ -47,6 +63,7 @@ impl Section {
             "functions-timing" | "functions" => Some(Section::Timing),
             "functions-alloc" => Some(Section::Alloc),
             "functions-cpu" => Some(Section::Cpu),
+            "rw-locks" | "rwlocks" => Some(Section::RwLocks),
             other => Section::ALL.into_iter().find(|s| s.name() == other),
         }
     }
@@ -57,7 +74,13 @@ impl Section {
         match self {
             Section::Alloc => Some("hotpath-alloc"),
             Section::Cpu => Some("hotpath-cpu"),
-            Section::Timing | Section::Io | Section::Threads => None,
+            Section::Timing
+            | Section::Io
+            | Section::Threads
+            | Section::Waits
+            | Section::Mutexes
+            | Section::RwLocks
+            | Section::Debug => None,
         }
     }
 
@@ -69,6 +92,10 @@ impl Section {
             Section::Cpu => "/functions_cpu",
             Section::Io => "/io",
             Section::Threads => "/threads",
+            Section::Waits => "/functions_waits",
+            Section::Mutexes => "/mutexes",
+            Section::RwLocks => "/rw_locks",
+            Section::Debug => "/debug",
         }
     }
 

@@ -5,8 +5,10 @@ use std::fmt::Write as _;
 
 use super::columns::{self, Columns};
 use super::format::{bytes, count, duration, percent, shown, take, Table};
-use super::model::{percentile_label, Report};
+use super::model::{percentile_label, Function, Report};
 use super::section::Section;
+
+mod locks;
 
 /// Rows shown per section: one limit for all, or one per section (0 = all rows).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -70,6 +72,10 @@ pub fn render_with(r: &Report, limits: &Limits) -> String {
             Section::Cpu => cpu(r, limit, &mut out),
             Section::Io => io(r, limit, &mut out),
             Section::Threads => threads(r, limit, &mut out),
+            Section::Waits => locks::waits(r, limit, &mut out),
+            Section::Mutexes => locks::mutexes(r, limit, &mut out),
+            Section::RwLocks => locks::rw_locks(r, limit, &mut out),
+            Section::Debug => locks::debug(r, limit, &mut out),
         }
     }
     out
@@ -134,6 +140,61 @@ fn header_details(r: &Report, out: &mut String) {
     );
 }
 
+/// Width the lines under a table are wrapped to.
+const WIDTH: usize = 120;
+
+/// Writes `text` as lines of at most [`WIDTH`] characters, broken after `; ` or `, `
+/// (continuation lines indented by two spaces).
+fn wrapped(text: &str, out: &mut String) {
+    let mut line = String::new();
+    for piece in text.split_inclusive(['(', ';', ',']) {
+        let fits = line.chars().count() + piece.chars().count() <= WIDTH;
+        if !fits && !line.trim().is_empty() && piece.starts_with(' ') {
+            out.push_str(line.trim_end());
+            out.push('\n');
+            line = format!("  {}", piece.trim_start());
+        } else {
+            line.push_str(piece);
+        }
+    }
+    out.push_str(line.trim_end());
+    out.push('\n');
+}
+
+/// The line under a table whose rows `limit` cut: how many are hidden, the hidden
+/// functions called most (they cost the most profiler time), and how to show them.
+fn hidden_functions(hidden: &[&Function], out: &mut String) {
+    if hidden.is_empty() {
+        return;
+    }
+    let mut most: Vec<&&Function> = hidden.iter().collect();
+    most.sort_by(|a, b| b.calls.cmp(&a.calls).then(a.name.cmp(&b.name)));
+    let named: Vec<String> = most
+        .iter()
+        .take(3)
+        .map(|f| format!("{} ({} calls)", f.display_name(), count(f.calls)))
+        .collect();
+    wrapped(
+        &format!(
+            "{} more not shown, most called: {}; HOTPATH_LIMIT=0 shows all",
+            count(hidden.len() as u64),
+            named.join(", ")
+        ),
+        out,
+    );
+}
+
+/// The line under a table of other rows that `limit` cut.
+fn hidden_rows(hidden: usize, what: &str, out: &mut String) {
+    if hidden > 0 {
+        let _ = writeln!(
+            out,
+            "{} more {what} not shown; HOTPATH_LIMIT=0 shows all",
+            count(hidden as u64)
+        );
+    }
+}
+
 fn timing(r: &Report, limit: usize, out: &mut String) {
     let n = take(limit, r.functions.len());
     let _ = writeln!(
@@ -142,6 +203,8 @@ fn timing(r: &Report, limit: usize, out: &mut String) {
         shown(n, r.functions.len())
     );
     table(columns::timing(r), &r.functions[..n], None).render(out);
+    let rest: Vec<&Function> = r.functions[n..].iter().collect();
+    hidden_functions(&rest, out);
     let shown_rows = &r.functions[..n];
     if shown_rows.iter().any(|f| f.is_async) {
         let _ = writeln!(
@@ -167,6 +230,63 @@ fn timing(r: &Report, limit: usize, out: &mut String) {
             "(running): a call had not returned; Total and Self include its time so far, \
              Calls and Avg count finished calls"
         );
+    }
+    timing_legend(r, shown_rows, out);
+}
+
+/// What the timing columns mean where they can surprise: what a per-call time includes,
+/// the root's Self, a heavy tail.
+fn timing_legend(r: &Report, rows: &[Function], out: &mut String) {
+    if let Some(floor) = r.clock_floor_ns {
+        wrapped(
+            &format!(
+                "Avg, P{}: per call, including about {} ns of the profiler's own clock reads \
+                 (shorter shows as <{} ns); percentiles within 3.1 %",
+                r.percentiles
+                    .iter()
+                    .map(|p| percentile_label(*p))
+                    .collect::<Vec<_>>()
+                    .join("/P"),
+                floor.ceil() as u64,
+                floor.ceil() as u64,
+            ),
+            out,
+        );
+    }
+    // The outermost row's Self is often most of it: the work of unmeasured code.
+    if let Some(root) = rows
+        .first()
+        .and_then(|f| f.wall_ns.as_ref().map(|w| (f, w)))
+    {
+        let (f, w) = root;
+        if w.total > 0 && w.self_ * 10 >= w.total && rows.len() > 1 {
+            wrapped(
+                &format!(
+                    "Self: time not in measured children; {}'s {} is its own work and that \
+                     of the unmeasured functions it calls",
+                    f.display_name(),
+                    duration(w.self_)
+                ),
+                out,
+            );
+        }
+    }
+    if let Some(p95) = r.percentiles.iter().copied().find(|p| *p == 95.0) {
+        let tails = rows
+            .iter()
+            .filter_map(|f| f.wall_ns.as_ref())
+            .filter(|w| w.percentiles.get(p95).is_some_and(|v| w.mean > 2 * v))
+            .count();
+        if tails > 0 {
+            wrapped(
+                &format!(
+                    "Avg over twice P95 on {tails} row{}: a few calls took far longer than \
+                     most (a heavy tail; P99 and the JSON max show how long)",
+                    if tails == 1 { "" } else { "s" }
+                ),
+                out,
+            );
+        }
     }
 }
 
@@ -213,6 +333,8 @@ fn cpu(r: &Report, limit: usize, out: &mut String) {
         shown(n, rows.len())
     );
     table(columns::cpu(r), &rows[..n], columns::cpu_unattributed(r)).render(out);
+    let rest: Vec<&Function> = rows[n..].iter().map(|(f, _)| *f).collect();
+    hidden_functions(&rest, out);
     let _ = write!(out, "process CPU: {}", duration(info.process_cpu_ns));
     if let Some(sampled) = info.sampled_cpu_ns {
         let _ = write!(
@@ -270,6 +392,7 @@ fn io(r: &Report, limit: usize, out: &mut String) {
         }
         table(columns::io_writes(r), &writes, None).render(out);
     }
+    hidden_rows(entries.len() - n, "I/O entries", out);
     let seeks: u64 = entries.iter().map(|e| e.seek.ops).sum();
     let seek_errors: u64 = entries.iter().map(|e| e.seek.errors).sum();
     let shutdowns: u64 = entries.iter().map(|e| e.shutdown.ops).sum();
@@ -304,6 +427,8 @@ fn io(r: &Report, limit: usize, out: &mut String) {
             shown(k, by_fn.len())
         );
         table(columns::io_functions(), &by_fn[..k], None).render(out);
+        let rest: Vec<&Function> = by_fn[k..].iter().map(|(f, _)| *f).collect();
+        hidden_functions(&rest, out);
     }
 }
 
@@ -329,6 +454,7 @@ fn threads(r: &Report, limit: usize, out: &mut String) {
     );
     let shown_rows: Vec<_> = user[..n].iter().map(|t| (*t).clone()).collect();
     table(columns::threads(rows), &shown_rows, None).render(out);
+    hidden_rows(user.len() - n, "threads", out);
     if !own.is_empty() {
         // Threads of one name on one entry: `name ×6 (0.1% avg)`, the average over them.
         let mut groups: Vec<(&str, usize, f64)> = Vec::new();
@@ -353,9 +479,28 @@ fn threads(r: &Report, limit: usize, out: &mut String) {
     if let Some(m) = &r.process_memory {
         let _ = writeln!(
             out,
-            "process memory: rss {}, peak {}",
+            "process memory: {} resident at the end, {} at the peak (rss)",
             bytes(m.rss_bytes),
             bytes(m.peak_rss_bytes)
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_lines_wrap_at_separators_within_the_width() {
+        let mut out = String::new();
+        let text = format!("{}, {}; the end", "a".repeat(70), "b".repeat(60));
+        wrapped(&text, &mut out);
+        assert_eq!(
+            out,
+            format!("{},\n  {}; the end\n", "a".repeat(70), "b".repeat(60))
+        );
+        let mut short = String::new();
+        wrapped("short, line", &mut short);
+        assert_eq!(short, "short, line\n");
     }
 }

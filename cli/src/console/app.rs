@@ -12,36 +12,50 @@ use super::tables::{self, Source, Table};
 use super::trend::Trend;
 use crate::client;
 
-/// The tabs, switched with Tab, Shift-Tab or 1 to 3.
+/// The tabs, switched with Tab, Shift-Tab or 1 to 5.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Tab {
     /// Per-function tables: timing, memory, CPU.
     Functions,
     /// Per-stream I/O, and I/O per function.
     Io,
+    /// Locks: mutexes and read-write locks.
+    DataFlow,
     /// Threads of the program.
     Threads,
+    /// Debug values.
+    Debug,
 }
 
 impl Tab {
     /// Every tab, in the order shown.
-    pub const ALL: [Tab; 3] = [Tab::Functions, Tab::Io, Tab::Threads];
+    pub const ALL: [Tab; 5] = [
+        Tab::Functions,
+        Tab::Io,
+        Tab::DataFlow,
+        Tab::Threads,
+        Tab::Debug,
+    ];
 
     /// The name on the tab bar.
     pub fn title(self) -> &'static str {
         match self {
             Tab::Functions => "Functions",
             Tab::Io => "I/O",
+            Tab::DataFlow => "Data flow",
             Tab::Threads => "Threads",
+            Tab::Debug => "Debug",
         }
     }
 
     /// The views of the tab, switched with ← and →.
     pub fn views(self) -> &'static [View] {
         match self {
-            Tab::Functions => &[View::Timing, View::Memory, View::Cpu],
+            Tab::Functions => &[View::Timing, View::Memory, View::Cpu, View::Waits],
             Tab::Io => &[View::IoStreams, View::IoFunctions],
+            Tab::DataFlow => &[View::Mutexes, View::RwLocks],
             Tab::Threads => &[View::Threads],
+            Tab::Debug => &[View::Debug],
         }
     }
 
@@ -128,8 +142,8 @@ pub struct App {
     error: Option<(client::Error, SystemTime)>,
     now: SystemTime,
     tab: Tab,
-    view_in_tab: [usize; 3],
-    selections: [Selection; 6],
+    view_in_tab: [usize; Tab::ALL.len()],
+    selections: [Selection; View::ALL.len()],
     inspect: bool,
     page: usize,
     trend: Trend,
@@ -146,7 +160,7 @@ impl App {
             error: None,
             now: UNIX_EPOCH,
             tab: Tab::Functions,
-            view_in_tab: [0; 3],
+            view_in_tab: [0; Tab::ALL.len()],
             selections: Default::default(),
             inspect: false,
             page: 10,
@@ -163,14 +177,7 @@ impl App {
                     .record(snapshot.status.pid, &snapshot.report, tables::function_id);
                 self.data = Some((snapshot, result.at));
                 self.error = None;
-                for view in [
-                    View::Timing,
-                    View::Memory,
-                    View::Cpu,
-                    View::IoStreams,
-                    View::IoFunctions,
-                    View::Threads,
-                ] {
+                for view in View::ALL {
                     self.follow_selection(view);
                 }
             }
@@ -207,9 +214,13 @@ impl App {
             KeyCode::Char('q') => return Control::Quit,
             KeyCode::Esc if self.inspect => self.inspect = false,
             KeyCode::Esc => return Control::Quit,
-            KeyCode::Tab => self.tab = Tab::ALL[(self.tab.index() + 1) % 3],
-            KeyCode::BackTab => self.tab = Tab::ALL[(self.tab.index() + 2) % 3],
-            KeyCode::Char(c @ '1'..='3') => self.tab = Tab::ALL[c as usize - '1' as usize],
+            KeyCode::Tab => self.tab = Tab::ALL[(self.tab.index() + 1) % Tab::ALL.len()],
+            KeyCode::BackTab => {
+                self.tab = Tab::ALL[(self.tab.index() + Tab::ALL.len() - 1) % Tab::ALL.len()]
+            }
+            KeyCode::Char(c @ '1'..='9') if (c as usize - '1' as usize) < Tab::ALL.len() => {
+                self.tab = Tab::ALL[c as usize - '1' as usize]
+            }
             KeyCode::Left | KeyCode::Char('h') => self.switch_view(-1),
             KeyCode::Right | KeyCode::Char('l') => self.switch_view(1),
             KeyCode::Up | KeyCode::Char('k') => self.move_by(-1),

@@ -13,6 +13,8 @@ use hotpath::report::{Function, ProfilerStatus, Report, Section};
 
 use super::trend::{sparkline, Trend, WINDOW};
 
+mod locks;
+
 /// One table of the console.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum View {
@@ -28,9 +30,31 @@ pub enum View {
     IoFunctions,
     /// Threads (section `threads`).
     Threads,
+    /// Where each function's own time went (section `waits`).
+    Waits,
+    /// Acquisitions, waits and holds per `mutex!` site (section `mutexes`).
+    Mutexes,
+    /// The same per `rw_lock!` site and mode (section `rw_locks`).
+    RwLocks,
+    /// The last values of `dbg!`, `val!` and `gauge!` (section `debug`).
+    Debug,
 }
 
 impl View {
+    /// Every view, in the order of [`View::index`].
+    pub const ALL: [View; 10] = [
+        View::Timing,
+        View::Memory,
+        View::Cpu,
+        View::IoStreams,
+        View::IoFunctions,
+        View::Threads,
+        View::Waits,
+        View::Mutexes,
+        View::RwLocks,
+        View::Debug,
+    ];
+
     /// The name on the view bar.
     pub fn title(self) -> &'static str {
         match self {
@@ -40,6 +64,10 @@ impl View {
             View::IoStreams => "Streams",
             View::IoFunctions => "By function",
             View::Threads => "Threads",
+            View::Waits => "Waits",
+            View::Mutexes => "Mutexes",
+            View::RwLocks => "RwLocks",
+            View::Debug => "Debug",
         }
     }
 
@@ -51,6 +79,10 @@ impl View {
             View::Cpu => Section::Cpu,
             View::IoStreams | View::IoFunctions => Section::Io,
             View::Threads => Section::Threads,
+            View::Waits => Section::Waits,
+            View::Mutexes => Section::Mutexes,
+            View::RwLocks => Section::RwLocks,
+            View::Debug => Section::Debug,
         }
     }
 
@@ -68,6 +100,12 @@ pub(crate) enum Source {
     Io(usize),
     /// `report.threads[i]`.
     Thread(usize),
+    /// `report.mutexes[i]`.
+    Mutex(usize),
+    /// `report.rw_locks[i]`, one of its modes (`read`, `write`, `upgradable`).
+    RwLock(usize, &'static str),
+    /// `report.debug[i]`.
+    Debug(usize),
 }
 
 /// One column: its title and whether it holds text (left-aligned, sorted A to Z first)
@@ -196,6 +234,10 @@ pub(crate) fn build(
         View::IoStreams => io_streams(report, status),
         View::IoFunctions => io_functions(report, status),
         View::Threads => threads(report, status),
+        View::Waits => locks::waits(report, status),
+        View::Mutexes => locks::mutexes(report, status),
+        View::RwLocks => locks::rw_locks(report, status),
+        View::Debug => locks::debug(report, status),
     }
 }
 

@@ -109,7 +109,7 @@ fn status_line(app: &App) -> Paragraph<'static> {
     ]))
 }
 
-/// `[1 Functions]  2 I/O  3 Threads   ←/→  [Timing]  Memory  CPU`: the chosen tab and
+/// `[1 Functions]  2 I/O  3 Data flow ...  ←/→  [Timing]  Memory  CPU`: the chosen tab and
 /// view in brackets, so they show without colour too.
 fn bar_line(app: &App) -> Paragraph<'static> {
     let chosen = Style::new().add_modifier(Modifier::REVERSED | Modifier::BOLD);
@@ -145,7 +145,7 @@ fn help_line(app: &App) -> Paragraph<'static> {
     };
     let keys = [
         ("q", "quit"),
-        ("Tab/1-3", "tab"),
+        ("Tab/1-5", "tab"),
         ("←/→", "view"),
         ("↑/↓ PgUp/PgDn Home/End", "select"),
         ("s/S", "sort column"),
@@ -330,6 +330,9 @@ fn inspect_lines(app: &App) -> Option<usize> {
         // The type line, a blank, the header and five directions.
         Source::Io(_) => 8,
         Source::Thread(_) => 4,
+        // The header and the holders.
+        Source::Mutex(_) | Source::RwLock(..) => lock_mode(r, source_of(app)?)?.holders.len() + 1,
+        Source::Debug(_) => 4,
     })
 }
 
@@ -351,7 +354,83 @@ fn draw_inspect(frame: &mut Frame, area: Rect, app: &App) {
                 .expect("thread rows come from report.threads")[i];
             inspect_thread(frame, area, th);
         }
+        Source::Mutex(_) | Source::RwLock(..) => inspect_lock(frame, area, r, source),
+        Source::Debug(i) => {
+            if let Some(d) = r.debug.as_ref().and_then(|d| d.get(i)) {
+                let block = pane(format!("{} {}", d.kind, d.key));
+                let inner = block.inner(area);
+                frame.render_widget(block, area);
+                let lines = vec![
+                    kv("value", d.value.clone()),
+                    kv("updates", count(d.updates)),
+                    kv("source", format!("{}:{}", d.file, d.line)),
+                ];
+                frame.render_widget(
+                    Paragraph::new(lines).wrap(ratatui::widgets::Wrap { trim: false }),
+                    inner,
+                );
+            }
+        }
     }
+}
+
+fn source_of(app: &App) -> Option<Source> {
+    app.selected_source()
+}
+
+/// The lock mode a mutex or rw-lock row stands for.
+fn lock_mode(r: &Report, source: Source) -> Option<&hotpath::report::LockMode> {
+    match source {
+        Source::Mutex(i) => Some(&r.mutexes.as_ref()?.get(i)?.lock),
+        Source::RwLock(i, mode) => r
+            .rw_locks
+            .as_ref()?
+            .get(i)?
+            .modes()
+            .into_iter()
+            .find(|(m, _)| *m == mode)
+            .map(|(_, m)| m),
+        _ => None,
+    }
+}
+
+/// The functions that acquired the selected lock (mode), with their waits and holds.
+fn inspect_lock(frame: &mut Frame, area: Rect, r: &Report, source: Source) {
+    let Some(m) = lock_mode(r, source) else {
+        return;
+    };
+    let title = match source {
+        Source::Mutex(i) => r
+            .mutexes
+            .as_ref()
+            .and_then(|v| v.get(i))
+            .map_or(String::new(), |e| e.name.clone()),
+        Source::RwLock(i, mode) => r
+            .rw_locks
+            .as_ref()
+            .and_then(|v| v.get(i))
+            .map_or(String::new(), |e| format!("{} ({mode})", e.name)),
+        _ => String::new(),
+    };
+    let block = pane(format!("{title}: who acquired, waited and held"));
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let mut lines = vec![Line::from(format!(
+        "{:<40} {:>10} {:>10} {:>12} {:>12}",
+        "function", "locks", "contended", "wait", "hold"
+    ))
+    .bold()];
+    for h in &m.holders {
+        lines.push(Line::from(format!(
+            "{:<40} {:>10} {:>10} {:>12} {:>12}",
+            h.function,
+            count(h.acquisitions),
+            count(h.contended),
+            duration(h.wait_ns),
+            duration(h.hold_ns)
+        )));
+    }
+    frame.render_widget(Paragraph::new(lines), inner);
 }
 
 fn pane(title: String) -> Block<'static> {

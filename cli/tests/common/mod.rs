@@ -47,6 +47,7 @@ pub fn report(functions: Vec<Function>) -> Report {
         percentiles: vec![50.0, 95.0, 99.0],
         overhead_per_call_ns: 24.6,
         overhead_ns: 1_000_000,
+        clock_floor_ns: None,
         clock: "tsc".into(),
         time_sampling_rate: 1.0,
         io_time_sampling_rate: None,
@@ -57,5 +58,6 @@ pub fn report(functions: Vec<Function>) -> Report {
         io: None,
         threads: None,
         process_memory: None,
+        ..Report::default()
     }
 }

@@ -11,9 +11,12 @@
 
 mod alloc;
 mod cpu;
+mod debug;
 mod io;
+mod locks;
 mod threads;
 mod timing;
+mod waits;
 
 use hotpath_core::{SiteKind, SiteStats, Snapshot};
 
@@ -29,6 +32,8 @@ pub(crate) struct Inputs<'a> {
     pub elapsed_ns: u64,
     /// What one timed and one counted-only call cost, ns (measured at start-up).
     pub overhead: (f64, f64),
+    /// Two back-to-back clock reads, ticks (measured at start-up).
+    pub floor_ticks: u64,
     /// Notes the session made before this report.
     pub notes: &'a [String],
     /// CPU measurement, when it runs.
@@ -80,10 +85,17 @@ pub(crate) fn report(inputs: &Inputs<'_>) -> Report {
         notes.extend(snapshot_notes(&snap));
         let mut functions = timing::functions(&ctx);
         filter_functions(cfg, &mut functions, &mut notes);
+        if !cfg.full_names {
+            let full: Vec<&str> = functions.iter().map(|f| f.name.as_str()).collect();
+            let short = crate::report::names::short_names(&full);
+            for (f, s) in functions.iter_mut().zip(short) {
+                f.short_name = Some(s);
+            }
+        }
         let (timed_calls, counted_calls) = snap
             .sites
             .iter()
-            .filter(|s| s.site.kind() != SiteKind::Io)
+            .filter(|s| s.site.kind().is_function())
             .fold((0u64, 0u64), |(t, c), s| {
                 (t + s.timed, c + s.calls.saturating_sub(s.timed))
             });
@@ -96,6 +108,9 @@ pub(crate) fn report(inputs: &Inputs<'_>) -> Report {
             sections: Vec::new(),
             percentiles: cfg.percentiles.clone(),
             overhead_per_call_ns: (timed_ns * 10.0).round() / 10.0,
+            clock_floor_ns: Some(
+                ((inputs.floor_ticks as f64 * snap.ns_per_tick) * 10.0).round() / 10.0,
+            ),
             overhead_ns: (timed_calls as f64 * timed_ns + counted_calls as f64 * counted_ns) as u64,
             clock: hotpath_core::clock::source().name().to_string(),
             time_sampling_rate: hotpath_core::sampling_rate(),
@@ -107,6 +122,11 @@ pub(crate) fn report(inputs: &Inputs<'_>) -> Report {
             io: None,
             threads: None,
             process_memory: None,
+            mutexes_time_sampling_rate: None,
+            mutexes: None,
+            rw_locks_time_sampling_rate: None,
+            rw_locks: None,
+            debug: None,
         };
         for &section in &cfg.sections {
             let present = match section {
@@ -115,6 +135,10 @@ pub(crate) fn report(inputs: &Inputs<'_>) -> Report {
                 Section::Cpu => cpu::build(&ctx, &mut r, &mut notes),
                 Section::Io => io::build(&ctx, &mut r),
                 Section::Threads => threads::build(&ctx, &mut r, &mut notes),
+                Section::Waits => waits::build(&mut r),
+                Section::Mutexes => locks::build_mutexes(&ctx, &mut r),
+                Section::RwLocks => locks::build_rw_locks(&ctx, &mut r),
+                Section::Debug => debug::build(&mut r, &mut notes),
             };
             if present {
                 r.sections.push(section);
@@ -153,22 +177,28 @@ fn filter_functions(cfg: &Config, functions: &mut Vec<Function>, notes: &mut Vec
 fn snapshot_notes(snap: &Snapshot) -> Vec<String> {
     let mut notes = Vec::new();
     if snap.sites_overflowed {
-        let io_ops: u64 = snap
-            .sites
-            .iter()
-            .filter(|s| s.site.name() == hotpath_core::OVERFLOW_NAMES[3])
-            .map(|s| s.calls)
-            .sum();
         let mut note = format!(
             "{} call sites beyond the limit of {}: their calls are counted and timed in \
              the rows named \"(more call sites: ...)\"",
             crate::report::format::count(snap.sites_beyond_limit),
             crate::report::format::count(hotpath_core::MAX_SITES as u64)
         );
-        if io_ops > 0 {
+        // The overflow rows of wrapped values' sites have no row in their sections.
+        for s in &snap.sites {
+            if s.calls == 0 || !s.site.is_overflow() {
+                continue;
+            }
+            let what = match s.site.kind() {
+                SiteKind::Function
+                | SiteKind::AsyncFunction
+                | SiteKind::Block
+                | SiteKind::Internal => continue,
+                SiteKind::Io => "I/O operations",
+                SiteKind::Lock => "lock acquisitions",
+            };
             note.push_str(&format!(
-                "; {} I/O operations of such sites are in no I/O row",
-                crate::report::format::count(io_ops)
+                "; {} {what} of such sites are in no row of their section",
+                crate::report::format::count(s.calls)
             ));
         }
         notes.push(note);

@@ -13,7 +13,7 @@ pub(super) fn functions(ctx: &Ctx<'_>) -> Vec<Function> {
         .snap
         .sites
         .iter()
-        .filter(|s| s.site.kind() != SiteKind::Io)
+        .filter(|s| s.site.kind().is_function())
         .map(|s| (Some(s.site as *const CallSite), function(ctx, s)))
         .collect();
     for r in &ctx.snap.running {
@@ -68,6 +68,7 @@ fn function(ctx: &Ctx<'_>, s: &SiteStats) -> Function {
     let wall_total = wall_ns.as_ref().map_or(0, |w| w.total);
     let mut f = Function {
         name: s.site.name().to_string(),
+        short_name: None,
         label: s.site.label().map(str::to_string),
         file: s.site.file().to_string(),
         line: s.site.line(),
@@ -81,10 +82,12 @@ fn function(ctx: &Ctx<'_>, s: &SiteStats) -> Function {
         alloc: super::alloc::function(ctx, s),
         cpu: super::cpu::function(ctx, s, wall_total),
         io: super::io::function(s),
+        waits: None,
         timed_sums: None,
         running: None,
         wall_ns,
     };
+    f.waits = super::waits::function(ctx, s, &f);
     if sampled && s.timed > 0 {
         let [alloc_count, alloc_bytes, freed_bytes] = super::alloc::timed_sums(s);
         f.timed_sums = Some(TimedSums {
