@@ -6,6 +6,13 @@
 //! whether the scope was the outermost frame of its call site on this thread (recursion
 //! adds to the total once).
 //!
+//! The inline path covers the usual call: a frame held in the shard itself (the first
+//! [`INLINE_FRAMES`](crate::shard::INLINE_FRAMES) levels). Deeper frames take a function
+//! call more (about 50 instructions a call under `callgrind`, against about 185 for a
+//! timed call at depth 1), a site numbered beyond 512 a directory load (about 8):
+//! `benches/overhead.rs`, `measure_at_depth_20` and `measure_site_600`. Frames out of
+//! order and guards dropped on another thread take the cold path.
+//!
 //! In a debug build the per-call functions are not forced inline (they are in every
 //! optimised build): forced inline at `opt-level = 0`, their locals would all be in the
 //! measured function's stack frame (about 2 KiB for each measured function, and more in
@@ -22,7 +29,7 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use crate::clock;
 use crate::meter::{Delta, Reading};
-use crate::shard::{Shard, DEAD, MAX_DEPTH};
+use crate::shard::{Frame, Shard, DEAD, MAX_DEPTH};
 use crate::site::CallSite;
 use crate::slot::Slot;
 use crate::state::{self, Sampler};
@@ -149,6 +156,10 @@ pub(crate) struct Left {
 
 /// Pushes a frame for `site` (whose slot on `shard` is `slot`), reads the meters, and
 /// reads the clock last.
+///
+/// Inline: a frame held in the shard itself ([`crate::shard::INLINE_FRAMES`]) above a
+/// live one. Deeper frames, frames marked dead below, and calls beyond [`MAX_DEPTH`]
+/// find their place in [`deep_place`].
 #[cfg_attr(not(debug_assertions), inline(always))]
 #[cfg_attr(debug_assertions, inline(never))]
 pub(crate) fn push(
@@ -158,7 +169,19 @@ pub(crate) fn push(
     tsc: bool,
     exact: bool,
 ) -> Entered {
-    let mut depth = shard.depth.load(Relaxed) as usize;
+    let depth = shard.depth.load(Relaxed) as usize;
+    let (depth, frame) = match shard.inline_frame(depth) {
+        Some(f) if depth == 0 || !shard.inline_frame_dead(depth - 1) => (depth, Some(f)),
+        _ => deep_place(shard, depth),
+    };
+    start(shard, slot, site, depth, frame, tsc, exact)
+}
+
+/// Where [`push`] puts a frame that is not an inline one above a live one: pops the
+/// frames marked dead on top first; the frame at the resulting depth, or `None` beyond
+/// [`MAX_DEPTH`].
+#[inline(never)]
+fn deep_place(shard: &'static Shard, mut depth: usize) -> (usize, Option<&'static Frame>) {
     if depth > 0
         && depth <= MAX_DEPTH
         && shard
@@ -167,19 +190,32 @@ pub(crate) fn push(
     {
         depth = shard.pop_dead(depth);
     }
+    (depth, (depth < MAX_DEPTH).then(|| shard.push_frame(depth)))
+}
+
+/// Fills `frame` (the one at `depth`; `None` beyond [`MAX_DEPTH`]) for `site`, exposes
+/// it, reads the meters, and reads the clock last.
+#[cfg_attr(not(debug_assertions), inline(always))]
+#[cfg_attr(debug_assertions, inline(never))]
+fn start(
+    shard: &'static Shard,
+    slot: &'static Slot,
+    site: u32,
+    depth: usize,
+    frame: Option<&Frame>,
+    tsc: bool,
+    exact: bool,
+) -> Entered {
     let seq = shard.next_seq();
-    let frame = if depth < MAX_DEPTH {
-        let f = shard.push_frame(depth);
+    if let Some(f) = frame {
         f.seq.store(seq, Relaxed);
         f.children.set(0);
         f.children_m.clear();
         f.site.store(site, Relaxed);
         slot.enter();
-        Some(f)
     } else {
         shard.deep_calls.add(1);
-        None
-    };
+    }
     // A sampling signal may read the stack between any two instructions of this thread:
     // the frame must be complete before the depth that exposes it.
     std::sync::atomic::compiler_fence(std::sync::atomic::Ordering::Release);
@@ -204,40 +240,89 @@ pub(crate) fn push(
 }
 
 /// Pops the frame `e` whose clock read `end` (the meters are read now).
+///
+/// The owner pops its frame on top of the stack ([`pop_inline`] for the frames held in
+/// the shard, [`pop_deep`] for the deeper ones); everything else (frames popped out of
+/// order, a guard dropped on another thread, calls beyond [`MAX_DEPTH`]) goes through
+/// [`pop_slow`].
 #[cfg_attr(not(debug_assertions), inline(always))]
 #[cfg_attr(debug_assertions, inline(never))]
 pub(crate) fn pop(e: &Entered, end: u64) -> Option<Left> {
-    let incl = end.saturating_sub(e.start);
+    if let Some(l) = pop_inline(e, end) {
+        return Some(l);
+    }
+    pop_deep(e, end).or_else(|| pop_slow(e, end.saturating_sub(e.start)))
+}
+
+/// [`pop`] when the owner pops an inline frame that is on top; `None` otherwise.
+#[cfg_attr(not(debug_assertions), inline(always))]
+#[cfg_attr(debug_assertions, inline(never))]
+fn pop_inline(e: &Entered, end: u64) -> Option<Left> {
     let shard = e.shard;
     let d = e.depth as usize;
-    let f = if d < MAX_DEPTH && shard.depth.load(Relaxed) as usize == d + 1 {
-        shard.frame(d)
-    } else {
-        None
-    };
-    if let Some(f) = f.filter(|f| f.seq.load(Relaxed) == e.seq && shard.is_current()) {
-        let m_incl = Reading::now(e.exact).since(e.m0);
-        let children = f.children.get();
-
-        shard.depth.store(d as u32, Relaxed);
-        if let Some(parent) = d.checked_sub(1).and_then(|p| shard.frame(p)) {
-            parent.children.add(incl);
-            parent.children_m.add(m_incl);
-        } else {
-            shard.top.add(m_incl);
-        }
-        let outer = e.slot.leave();
-        return Some(Left {
-            slot: e.slot,
-            end,
-            incl,
-            self_: incl.saturating_sub(children),
-            m_incl,
-            m_self: f.children_m.self_of(m_incl),
-            outer,
-        });
+    let f = shard.inline_frame(d)?;
+    if shard.depth.load(Relaxed) as usize == d + 1
+        && f.seq.load(Relaxed) == e.seq
+        && shard.is_current()
+    {
+        let incl = end.saturating_sub(e.start);
+        return Some(finish(e, end, incl, f, |p| shard.inline_frame(p)));
     }
-    pop_slow(e, incl)
+    None
+}
+
+/// [`pop`] when the owner pops a frame beyond the inline ones that is on top; `None`
+/// otherwise.
+#[cfg_attr(not(debug_assertions), inline(always))]
+#[cfg_attr(debug_assertions, inline(never))]
+fn pop_deep(e: &Entered, end: u64) -> Option<Left> {
+    let shard = e.shard;
+    let d = e.depth as usize;
+    if d >= MAX_DEPTH || shard.depth.load(Relaxed) as usize != d + 1 {
+        return None;
+    }
+    let f = shard.frame(d)?;
+    if f.seq.load(Relaxed) != e.seq || !shard.is_current() {
+        return None;
+    }
+    let incl = end.saturating_sub(e.start);
+    Some(finish(e, end, incl, f, |p| shard.frame(p)))
+}
+
+/// Pops `f`, the owner's frame of `e` on top of its stack (frame `d` of the stack is
+/// `frame(d)`): charges the frame below, or the thread's total at depth 0, and yields
+/// what the frame measured.
+#[cfg_attr(not(debug_assertions), inline(always))]
+#[cfg_attr(debug_assertions, inline(never))]
+fn finish<'a>(
+    e: &Entered,
+    end: u64,
+    incl: u64,
+    f: &Frame,
+    frame: impl FnOnce(usize) -> Option<&'a Frame>,
+) -> Left {
+    let m_incl = Reading::now(e.exact).since(e.m0);
+    let children = f.children.get();
+    e.shard.depth.store(e.depth, Relaxed);
+    match (e.depth as usize).checked_sub(1) {
+        Some(p) => {
+            if let Some(parent) = frame(p) {
+                parent.children.add(incl);
+                parent.children_m.add(m_incl);
+            }
+        }
+        None => e.shard.top.add(m_incl),
+    }
+    let outer = e.slot.leave();
+    Left {
+        slot: e.slot,
+        end,
+        incl,
+        self_: incl.saturating_sub(children),
+        m_incl,
+        m_self: f.children_m.self_of(m_incl),
+        outer,
+    }
 }
 
 #[cold]
@@ -374,10 +459,28 @@ impl Drop for Scope {
 }
 
 /// Leaves a timed scope: reads the clock first, then pops and records.
+///
+/// The usual pops (the owner's frame on top of its stack) and their recording are one
+/// straight path; every other pop records in [`exit_slow`] (so that what the usual ones
+/// measured never goes through memory shared with it).
 #[inline(never)]
 fn exit(e: &Entered) {
     let end = now(e.tsc);
-    if let Some(l) = pop(e, end) {
+    let l = match pop_inline(e, end) {
+        Some(l) => l,
+        None => match pop_deep(e, end) {
+            Some(l) => l,
+            None => return exit_slow(e, end),
+        },
+    };
+    l.slot.record(l.incl, l.self_, l.m_incl, l.m_self, l.outer);
+}
+
+/// [`exit`] of a frame not on top of its owner's stack, or of a call beyond
+/// [`MAX_DEPTH`].
+#[inline(never)]
+fn exit_slow(e: &Entered, end: u64) {
+    if let Some(l) = pop_slow(e, end.saturating_sub(e.start)) {
         l.slot.record(l.incl, l.self_, l.m_incl, l.m_self, l.outer);
     }
 }
