@@ -365,6 +365,47 @@ impl HotpathGuardBuilder {
         self
     }
 
+    /// Keeps the calling-context tree: calls and wall time (and CPU with `hotpath-cpu`)
+    /// per path of measured functions, the report's `stacks` section, for flame graphs
+    /// (`hotpath export`). Times every call (a time sampling rate is ignored).
+    /// `HOTPATH_STACKS` overrides it.
+    #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
+    pub fn stacks(mut self, on: bool) -> Self {
+        #[cfg(feature = "hotpath")]
+        {
+            self.cfg.stacks = on;
+        }
+        #[cfg(not(feature = "hotpath"))]
+        let _ = on;
+        self
+    }
+
+    /// Writes a Chrome/Perfetto trace of each thread's latest calls to this file when
+    /// the session ends. `HOTPATH_TRACE` overrides it.
+    #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
+    pub fn trace(mut self, path: impl AsRef<Path>) -> Self {
+        #[cfg(feature = "hotpath")]
+        {
+            self.cfg.trace_path = Some(path.as_ref().to_path_buf());
+        }
+        #[cfg(not(feature = "hotpath"))]
+        let _ = path;
+        self
+    }
+
+    /// Calls per thread the trace keeps, the latest ones (default 65,536; at least 16);
+    /// `HOTPATH_TRACE_CAPACITY` overrides it.
+    #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
+    pub fn trace_capacity(mut self, calls: u32) -> Self {
+        #[cfg(feature = "hotpath")]
+        {
+            self.cfg.trace_capacity = calls.clamp(16, 1 << 24);
+        }
+        #[cfg(not(feature = "hotpath"))]
+        let _ = calls;
+        self
+    }
+
     /// Starts the session. If one is already running, prints a warning and returns an
     /// inert guard: the first session is not disturbed.
     pub fn build(self) -> HotpathGuard {

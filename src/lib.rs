@@ -55,6 +55,11 @@
 //! time from first poll to `Ready`, polls, busy time. Threads that exited before the
 //! report are included.
 //!
+//! With `HOTPATH_STACKS=1` (or [`HotpathGuardBuilder::stacks`]) the same per path of
+//! measured functions: the calling-context tree, which `hotpath export` (the CLI) turns
+//! into flame graphs, pprof and Chrome traces; with `HOTPATH_TRACE=trace.json` the latest
+//! calls of each thread, as a Chrome/Perfetto trace.
+//!
 //! ## Performance
 //!
 //! Two TSC reads and single-writer stores into a per-thread slot per call: no lock,
@@ -69,6 +74,9 @@
 //! * At most 16,383 call sites are numbered; calls of later ones are counted in overflow
 //!   rows. At most 512 levels of nesting per thread are tracked; deeper calls are counted
 //!   and timed, their self time counted at level 512. The report says when either happens.
+//! * With stacks on, each thread keeps at most `HOTPATH_STACKS_NODES` paths (8,192 by
+//!   default); later ones are folded into `[truncated]`. An async fn first polled on a
+//!   thread that has exited since is recorded on the path of the poll that completes it.
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
 
@@ -81,6 +89,8 @@ mod config;
 #[cfg(feature = "hotpath-cpu")]
 mod cpu;
 mod debug;
+#[cfg(feature = "hotpath")]
+mod export;
 mod guard;
 #[cfg(feature = "hotpath")]
 mod host;

@@ -156,6 +156,7 @@ fn fixed() -> Report {
         io: None,
         threads: None,
         process_memory: None,
+        stacks: None,
         functions: vec![
             func(
                 "app::main",

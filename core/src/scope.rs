@@ -32,7 +32,9 @@ use crate::meter::{Delta, Reading};
 use crate::shard::{Frame, Shard, DEAD, MAX_DEPTH};
 use crate::site::CallSite;
 use crate::slot::Slot;
+use crate::stacks::{CtxRef, CTX, FOLDED, STACKS, TRACE};
 use crate::state::{self, Sampler};
+use crate::trace::Kind;
 
 static LOST: AtomicU64 = AtomicU64::new(0);
 
@@ -64,7 +66,8 @@ pub(crate) enum Entry {
 }
 
 /// Enters a scope of `site`. Inline: every call timed on the TSC (one key compare), or
-/// sampled/counted on the TSC (a second compare and a countdown). Everything else (first
+/// sampled/counted on the TSC (a second compare and a countdown), or every call timed on
+/// the TSC with the stacks or the trace on (a third compare). Everything else (first
 /// call on a thread, new session, other clock) goes through `slow`.
 #[inline(always)]
 pub(crate) fn enter_with<R>(
@@ -78,14 +81,18 @@ pub(crate) fn enter_with<R>(
         let key = state::key();
         if shard.key.get() == key {
             if let Some(slot) = shard.slot(id) {
-                return timed(push(shard, slot, id, true, false));
+                return timed(push(shard, slot, id, true, false, false, None));
             }
         } else if shard.sample_key.get() == key {
             if let Some(slot) = shard.slot(id) {
                 if !shard.countdown(Sampler::Calls) {
                     return counted(slot);
                 }
-                return timed(push(shard, slot, id, true, false));
+                return timed(push(shard, slot, id, true, false, false, None));
+            }
+        } else if shard.extra_key.get() == key {
+            if let Some(slot) = shard.slot(id) {
+                return timed(push(shard, slot, id, true, false, true, None));
             }
         }
     }
@@ -104,16 +111,39 @@ pub(crate) fn enter_slow(id: u32) -> Entry {
     if !shard.timed(Sampler::Calls) {
         return Entry::Counted(slot);
     }
-    Entry::Timed(push(shard, slot, id, clock::is_tsc(), state::exact_cpu()))
+    Entry::Timed(push(
+        shard,
+        slot,
+        id,
+        clock::is_tsc(),
+        state::exact_cpu(),
+        extras(),
+        None,
+    ))
 }
 
-/// Pushes a frame for `site` whatever the sampling says (later polls of a timed future).
+/// Whether the stacks or the trace are on (the slow paths ask).
+#[inline(always)]
+fn extras() -> bool {
+    state::stacks() || state::trace()
+}
+
+/// Pushes a frame for `site` whatever the sampling says (later polls of a timed future),
+/// on the path `inherit` (the first poll's) when stacks are on.
 #[inline]
-pub(crate) fn enter_timed(site: &'static CallSite) -> Option<Entered> {
+pub(crate) fn enter_timed(site: &'static CallSite, inherit: Option<CtxRef>) -> Option<Entered> {
     let id = site.id();
     let shard = Shard::current()?;
     let slot = shard.slot(id)?;
-    Some(push(shard, slot, id, clock::is_tsc(), state::exact_cpu()))
+    Some(push(
+        shard,
+        slot,
+        id,
+        clock::is_tsc(),
+        state::exact_cpu(),
+        extras(),
+        inherit,
+    ))
 }
 
 #[inline(always)]
@@ -139,6 +169,26 @@ pub(crate) struct Entered {
     pub(crate) exact: bool,
     /// The clock is the TSC (read it without asking).
     pub(crate) tsc: bool,
+    /// What the exit does beyond recording the call (`stacks::{STACKS, TRACE, FOLDED}`)
+    /// and the frame's node in the calling-context tree of `shard` (`stacks::CTX`); 0
+    /// with stacks and trace off.
+    pub(crate) extra: u32,
+}
+
+impl Entered {
+    /// The frame's node in its shard's tree.
+    #[inline(always)]
+    pub(crate) fn ctx(&self) -> u32 {
+        self.extra & CTX
+    }
+
+    /// The frame's path, as a future keeps it for its later polls.
+    pub(crate) fn path(&self) -> Option<CtxRef> {
+        if self.extra & STACKS == 0 {
+            return None;
+        }
+        Some(self.shard.tree()?.at(self.ctx()))
+    }
 }
 
 /// What leaving a frame measured, and where to record it.
@@ -152,10 +202,13 @@ pub(crate) struct Left {
     pub(crate) m_incl: Delta,
     pub(crate) m_self: Delta,
     pub(crate) outer: bool,
+    /// Popped from its own thread's stack (not recorded on another thread).
+    pub(crate) own: bool,
 }
 
 /// Pushes a frame for `site` (whose slot on `shard` is `slot`), reads the meters, and
-/// reads the clock last.
+/// reads the clock last. With `extras` (stacks or trace on) the frame also gets its node
+/// of the calling-context tree (`inherit`: the path of a future's first poll).
 ///
 /// Inline: a frame held in the shard itself ([`crate::shard::INLINE_FRAMES`]) above a
 /// live one. Deeper frames, frames marked dead below, and calls beyond [`MAX_DEPTH`]
@@ -168,13 +221,15 @@ pub(crate) fn push(
     site: u32,
     tsc: bool,
     exact: bool,
+    extras: bool,
+    inherit: Option<CtxRef>,
 ) -> Entered {
     let depth = shard.depth.load(Relaxed) as usize;
     let (depth, frame) = match shard.inline_frame(depth) {
         Some(f) if depth == 0 || !shard.inline_frame_dead(depth - 1) => (depth, Some(f)),
         _ => deep_place(shard, depth),
     };
-    start(shard, slot, site, depth, frame, tsc, exact)
+    start(shard, slot, site, depth, frame, tsc, exact, extras, inherit)
 }
 
 /// Where [`push`] puts a frame that is not an inline one above a live one: pops the
@@ -197,6 +252,7 @@ fn deep_place(shard: &'static Shard, mut depth: usize) -> (usize, Option<&'stati
 /// it, reads the meters, and reads the clock last.
 #[cfg_attr(not(debug_assertions), inline(always))]
 #[cfg_attr(debug_assertions, inline(never))]
+#[allow(clippy::too_many_arguments)]
 fn start(
     shard: &'static Shard,
     slot: &'static Slot,
@@ -205,16 +261,28 @@ fn start(
     frame: Option<&Frame>,
     tsc: bool,
     exact: bool,
+    extras: bool,
+    inherit: Option<CtxRef>,
 ) -> Entered {
     let seq = shard.next_seq();
+    let mut extra = 0;
     if let Some(f) = frame {
         f.seq.store(seq, Relaxed);
         f.children.set(0);
         f.children_m.clear();
         f.site.store(site, Relaxed);
+        if extras {
+            extra = match inherit {
+                None => crate::stacks::enter_fast(shard, depth, site),
+                Some(path) => crate::stacks::enter_on(shard, depth, site, path),
+            };
+        }
         slot.enter();
     } else {
         shard.deep_calls.add(1);
+        if extras && state::trace() {
+            extra = TRACE;
+        }
     }
     // A sampling signal may read the stack between any two instructions of this thread:
     // the frame must be complete before the depth that exposes it.
@@ -236,6 +304,7 @@ fn start(
         m0,
         exact,
         tsc,
+        extra,
     }
 }
 
@@ -322,6 +391,7 @@ fn finish<'a>(
         m_incl,
         m_self: f.children_m.self_of(m_incl),
         outer,
+        own: true,
     }
 }
 
@@ -352,6 +422,7 @@ fn pop_slow(e: &Entered, incl: u64) -> Option<Left> {
             m_incl: Delta::ZERO,
             m_self: Delta::ZERO,
             outer,
+            own: false,
         });
     }
     let depth = shard.depth.load(Relaxed) as usize;
@@ -376,6 +447,7 @@ fn pop_slow(e: &Entered, incl: u64) -> Option<Left> {
             m_incl,
             m_self: Delta::ZERO,
             outer,
+            own: true,
         });
     }
     if depth > d + 1 && shard.frame(d).is_some_and(|f| f.seq.load(Relaxed) == e.seq) {
@@ -399,6 +471,7 @@ fn pop_slow(e: &Entered, incl: u64) -> Option<Left> {
         m_incl: Delta::ZERO,
         m_self: Delta::ZERO,
         outer,
+        own: true,
     })
 }
 
@@ -465,6 +538,9 @@ impl Drop for Scope {
 /// measured never goes through memory shared with it).
 #[inline(never)]
 fn exit(e: &Entered) {
+    if e.extra != 0 {
+        return exit_with_extras(e);
+    }
     let end = now(e.tsc);
     let l = match pop_inline(e, end) {
         Some(l) => l,
@@ -482,5 +558,55 @@ fn exit(e: &Entered) {
 fn exit_slow(e: &Entered, end: u64) {
     if let Some(l) = pop_slow(e, end.saturating_sub(e.start)) {
         l.slot.record(l.incl, l.self_, l.m_incl, l.m_self, l.outer);
+    }
+}
+
+/// [`exit`] with the stacks or the trace on: the same, then their part.
+#[inline(never)]
+fn exit_with_extras(e: &Entered) {
+    let end = now(e.tsc);
+    if let Some(l) = pop(e, end) {
+        l.slot.record(l.incl, l.self_, l.m_incl, l.m_self, l.outer);
+        if !l.own {
+            exit_extras(e, &l);
+        } else if e.extra & TRACE == 0 {
+            // Stacks alone, on the frame's own thread: its node, inline.
+            if let Some(t) = e.shard.tree() {
+                let folded = e.extra & FOLDED != 0;
+                t.record(e.ctx(), l.incl, l.self_, l.m_self.cpu_ns(), folded);
+            }
+        } else if e.extra == TRACE {
+            // The trace alone, on the frame's own thread.
+            e.shard.trace_write(e.site, Kind::Sync, e.start, l.end);
+        } else {
+            exit_extras(e, &l);
+        }
+    }
+}
+
+/// The stacks and trace part of a sync scope's exit.
+#[inline(never)]
+fn exit_extras(e: &Entered, l: &Left) {
+    if e.extra & STACKS != 0 {
+        let folded = e.extra & FOLDED != 0;
+        let cpu = l.m_self.cpu_ns();
+        if l.own {
+            // The usual case: the frame's own thread, its own tree.
+            if let Some(t) = e.shard.tree() {
+                t.record(e.ctx(), l.incl, l.self_, cpu, folded);
+            }
+        } else if let Some(path) = e.path() {
+            crate::stacks::record_call(path, l.incl, l.self_, cpu, folded);
+        }
+    }
+    if e.extra & TRACE != 0 {
+        let here = if l.own {
+            Some(e.shard)
+        } else {
+            Shard::current()
+        };
+        if let Some(here) = here {
+            here.trace_write(e.site, Kind::Sync, e.start, l.end);
+        }
     }
 }

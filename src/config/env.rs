@@ -28,6 +28,8 @@ const READ_ELSEWHERE: &[&str] = &[
     "HOTPATH_TUI_REFRESH_INTERVAL_MS",
     "HOTPATH_TUI_TAB",
     "HOTPATH_TUI_AUTO_EXPAND_LOGS",
+    // src/export.rs: the CLI that writes `svg` and `pprof` exports at exit
+    "HOTPATH_CLI",
 ];
 
 /// Variables hotpath 0.30 reads that mean nothing here, and why.
@@ -114,6 +116,11 @@ const APPLIED: &[&str] = &[
     "HOTPATH_METRICS_AUTH_TOKEN",
     "HOTPATH_METRICS_ALLOWED_HOSTS",
     "HOTPATH_METRICS_LIMIT",
+    "HOTPATH_STACKS",
+    "HOTPATH_STACKS_NODES",
+    "HOTPATH_TRACE",
+    "HOTPATH_TRACE_CAPACITY",
+    "HOTPATH_EXPORT",
 ];
 
 /// The port hotpath 0.30's metrics server listens on by default.
@@ -173,6 +180,7 @@ impl Config {
         self.apply_sections();
         self.apply_cpu_and_threads();
         self.apply_metrics();
+        self.apply_stacks();
         check_names();
     }
 
@@ -446,6 +454,50 @@ impl Config {
             |s| s.parse::<usize>().ok().filter(|l| *l > 0),
         ) {
             self.metrics_limit = l;
+        }
+    }
+
+    fn apply_stacks(&mut self) {
+        let current = if self.stacks { "1" } else { "0" };
+        if let Some(on) = env("HOTPATH_STACKS", "1, true, 0 or false", current, flag) {
+            self.stacks = on;
+        }
+        if let Some(n) = env(
+            "HOTPATH_STACKS_NODES",
+            "an integer from 16 to 4194304",
+            &self.stacks_nodes.to_string(),
+            |s| {
+                s.parse::<u32>()
+                    .ok()
+                    .filter(|n| (16..=hotpath_core::stacks::MAX_NODES).contains(n))
+            },
+        ) {
+            self.stacks_nodes = n;
+        }
+        let current = self
+            .trace_path
+            .as_ref()
+            .map_or("off".to_string(), |p| p.display().to_string());
+        if let Some(p) = env("HOTPATH_TRACE", "a non-empty file path", &current, |s| {
+            (!s.is_empty()).then(|| PathBuf::from(s))
+        }) {
+            self.trace_path = Some(p);
+        }
+        if let Some(n) = env(
+            "HOTPATH_TRACE_CAPACITY",
+            "an integer from 16 to 16777216",
+            &self.trace_capacity.to_string(),
+            |s| s.parse::<u32>().ok().filter(|n| (16..=1 << 24).contains(n)),
+        ) {
+            self.trace_capacity = n;
+        }
+        if let Some(e) = env(
+            "HOTPATH_EXPORT",
+            crate::export::ACCEPTED,
+            "none",
+            crate::export::parse_list,
+        ) {
+            self.exports = e;
         }
     }
 }

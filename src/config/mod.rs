@@ -161,7 +161,8 @@ mod on {
             | Section::Waits
             | Section::Mutexes
             | Section::RwLocks
-            | Section::Debug => true,
+            | Section::Debug
+            | Section::Stacks => true,
         }
     }
 
@@ -218,6 +219,16 @@ mod on {
         pub metrics_allowed_hosts: Vec<String>,
         /// Most functions, I/O entries and threads in `/metrics`.
         pub metrics_limit: usize,
+        /// Keep the calling-context tree (section `stacks`).
+        pub stacks: bool,
+        /// Paths per thread in the tree.
+        pub stacks_nodes: u32,
+        /// Write a Chrome trace of the latest calls here at the end.
+        pub trace_path: Option<PathBuf>,
+        /// Calls per thread the trace keeps.
+        pub trace_capacity: u32,
+        /// Exports written at the end: `HOTPATH_EXPORT`.
+        pub exports: Vec<crate::export::Export>,
     }
 
     impl Config {
@@ -252,6 +263,11 @@ mod on {
                 metrics_token: None,
                 metrics_allowed_hosts: Vec::new(),
                 metrics_limit: 200,
+                stacks: false,
+                stacks_nodes: hotpath_core::stacks::DEFAULT_NODES,
+                trace_path: None,
+                trace_capacity: hotpath_core::trace::DEFAULT_CAPACITY,
+                exports: Vec::new(),
             }
         }
 

@@ -172,9 +172,13 @@ fn fragment(source: &dyn Source, section: Section) -> Answer {
         };
     }
     if !source.sections().contains(&section) {
+        let how = match section {
+            Section::Stacks => "run the program with HOTPATH_STACKS=1",
+            _ => "HOTPATH_REPORT",
+        };
         return Answer::error(
             404,
-            format!("section {section} is turned off (HOTPATH_REPORT)"),
+            format!("section {section} is turned off ({how})"),
             None,
         );
     }

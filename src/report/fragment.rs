@@ -8,12 +8,12 @@ use serde::{Deserialize, Serialize};
 
 use super::model::{
     AllocTotal, CpuInfo, DebugEntry, Function, IoEntry, MutexEntry, ProcessMemory, Report,
-    RwLockEntry, ThreadRow,
+    RwLockEntry, StackPath, ThreadRow,
 };
 use super::section::{known_sections, Section};
 
 /// One section of the report so far: `GET /functions_timing`, `/functions_alloc`,
-/// `/functions_cpu`, `/io`, `/threads`.
+/// `/functions_cpu`, `/io`, `/threads`, `/stacks`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Fragment {
     /// Layout version, [`super::SCHEMA_VERSION`].
@@ -65,6 +65,9 @@ pub struct Fragment {
     /// Section `debug`: the debug values.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub debug: Option<Vec<DebugEntry>>,
+    /// Section `stacks`: the calling-context tree.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stacks: Option<Vec<StackPath>>,
 }
 
 /// `GET /profiler_status`.
@@ -130,6 +133,7 @@ impl Report {
             rw_locks_time_sampling_rate: None,
             rw_locks: None,
             debug: None,
+            stacks: None,
         };
         // The functions with only `keep`'s per-function object.
         let functions = |keep: Option<Section>| {
@@ -191,6 +195,7 @@ impl Report {
                 fragment.rw_locks = Some(self.rw_locks.clone().unwrap_or_default());
             }
             Section::Debug => fragment.debug = Some(self.debug.clone().unwrap_or_default()),
+            Section::Stacks => fragment.stacks = Some(self.stacks.clone().unwrap_or_default()),
         }
         fragment
     }

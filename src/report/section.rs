@@ -25,11 +25,14 @@ pub enum Section {
     RwLocks,
     /// The last values of `dbg!`, `val!` and `gauge!`.
     Debug,
+    /// The calling-context tree: calls and time per path of measured functions
+    /// (`HOTPATH_STACKS=1`).
+    Stacks,
 }
 
 impl Section {
     /// Every section, in report order.
-    pub const ALL: [Section; 9] = [
+    pub const ALL: [Section; 10] = [
         Section::Timing,
         Section::Alloc,
         Section::Cpu,
@@ -39,6 +42,7 @@ impl Section {
         Section::RwLocks,
         Section::Threads,
         Section::Debug,
+        Section::Stacks,
     ];
 
     /// The name in JSON, `HOTPATH_REPORT` and the table header: `timing`, `alloc`, ...
@@ -53,6 +57,7 @@ impl Section {
             Section::Mutexes => "mutexes",
             Section::RwLocks => "rw_locks",
             Section::Debug => "debug",
+            Section::Stacks => "stacks",
         }
     }
 
@@ -80,7 +85,8 @@ impl Section {
             | Section::Waits
             | Section::Mutexes
             | Section::RwLocks
-            | Section::Debug => None,
+            | Section::Debug
+            | Section::Stacks => None,
         }
     }
 
@@ -96,6 +102,7 @@ impl Section {
             Section::Mutexes => "/mutexes",
             Section::RwLocks => "/rw_locks",
             Section::Debug => "/debug",
+            Section::Stacks => "/stacks",
         }
     }
 

@@ -827,6 +827,9 @@ fn full_builder(output: &Path) -> HotpathGuardBuilder {
         .time_sampling_rate(0.5)
         .functions_time_sampling_rate(2.0)
         .report("timing,-threads")
+        .stacks(true)
+        .trace(output.with_extension("trace.json"))
+        .trace_capacity(1024)
 }
 
 #[test]
@@ -848,6 +851,8 @@ fn build_returns_an_inactive_guard() {
         std::thread::sleep(Duration::from_millis(50));
         drop(guard);
         assert!(!out.exists(), "{} was written", out.display());
+        let trace = out.with_extension("trace.json");
+        assert!(!trace.exists(), "{} was written", trace.display());
 
         // Two sessions at once: both inert (with the feature the second one warns).
         let a = HotpathGuardBuilder::new("a").build();
