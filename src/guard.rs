@@ -406,6 +406,49 @@ impl HotpathGuardBuilder {
         self
     }
 
+    /// Starts the MCP server on `port` (0: any free port, printed on stderr) while the
+    /// session runs: tools over the report so far for AI agents and other MCP clients, at
+    /// `http://127.0.0.1:PORT/mcp` (streamable HTTP). Needs the feature `hotpath-mcp`;
+    /// without it the session warns once and runs without the server.
+    /// `HOTPATH_MCP_PORT` overrides it; off unless one of them asks for it.
+    #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
+    pub fn mcp_port(mut self, port: u16) -> Self {
+        #[cfg(feature = "hotpath")]
+        {
+            self.cfg.mcp_port = Some(port);
+        }
+        #[cfg(not(feature = "hotpath"))]
+        let _ = port;
+        self
+    }
+
+    /// Address the MCP server binds to (default `127.0.0.1`; `0.0.0.0` for every
+    /// interface, then with [`Self::mcp_auth_token`]). `HOTPATH_MCP_HOST` overrides it.
+    #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
+    pub fn mcp_host(mut self, host: &str) -> Self {
+        #[cfg(feature = "hotpath")]
+        {
+            self.cfg.mcp_host = host.to_string();
+        }
+        #[cfg(not(feature = "hotpath"))]
+        let _ = host;
+        self
+    }
+
+    /// Requires `Authorization: Bearer <token>` on every MCP request (401 without); the
+    /// token is visible ASCII without spaces, or the server is not started.
+    /// `HOTPATH_MCP_AUTH_TOKEN` overrides it.
+    #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
+    pub fn mcp_auth_token(mut self, token: &str) -> Self {
+        #[cfg(feature = "hotpath")]
+        {
+            self.cfg.mcp_token = Some(token.to_string());
+        }
+        #[cfg(not(feature = "hotpath"))]
+        let _ = token;
+        self
+    }
+
     /// Starts the session. If one is already running, prints a warning and returns an
     /// inert guard: the first session is not disturbed.
     pub fn build(self) -> HotpathGuard {

@@ -38,6 +38,8 @@
 //! | `hotpath` | the runtime: per-function wall time, self time, percentiles, the report |
 //! | `hotpath-alloc` | allocations per function (count, bytes, freed, retained; inclusive and self) through a tracking global allocator |
 //! | `hotpath-cpu` | CPU time vs waiting per function, sampled per thread (default) or read exactly at every call |
+//! | `hotpath-prometheus` | `/metrics` in the Prometheus text format on the metrics server |
+//! | `hotpath-mcp` | an MCP server (`HOTPATH_MCP_PORT`) whose tools answer from the live report, for AI agents; see `docs/mcp.md` |
 //! | `report` | the report model and renderers alone (for tools reading saved JSON) |
 //! | `tokio` | `io!` on tokio's async I/O traits; `mutex!`/`rw_lock!` on `tokio::sync` locks |
 //! | `parking_lot` | `mutex!`/`rw_lock!` on `parking_lot` locks, `hotpath::wrap::parking_lot` |
@@ -97,6 +99,8 @@ mod host;
 #[cfg(feature = "hotpath")]
 mod live;
 mod lock;
+#[cfg(feature = "hotpath")]
+mod overhead;
 #[cfg(feature = "report")]
 pub mod report;
 #[cfg(feature = "hotpath")]

@@ -7,9 +7,9 @@ use std::thread::JoinHandle;
 use std::time::Instant;
 
 use hotpath_core::state::Sampler;
-use hotpath_core::{CallSite, Scope, SiteKind};
 
 use crate::config::{warn, Config};
+use crate::overhead::Overhead;
 use crate::report::{Report, Section, SCHEMA_VERSION};
 use crate::Format;
 
@@ -90,7 +90,8 @@ type StopFlag = Arc<(Mutex<bool>, Condvar)>;
 pub(crate) struct Session {
     shared: Arc<Shared>,
     timer: Option<(StopFlag, JoinHandle<()>)>,
-    server: Option<crate::live::MetricsServer>,
+    server: Option<crate::live::Server>,
+    mcp: Option<crate::live::Server>,
     signals: Option<crate::host::Signals>,
 }
 
@@ -173,7 +174,7 @@ impl Session {
                 (stop, handle)
             });
             let server = shared.cfg.metrics_port.and_then(|port| {
-                crate::live::MetricsServer::start(
+                crate::live::start_metrics(
                     crate::live::Options {
                         host: shared.cfg.metrics_host.clone(),
                         port,
@@ -183,16 +184,58 @@ impl Session {
                     shared.clone(),
                 )
             });
+            let mcp = shared
+                .cfg
+                .mcp_port
+                .and_then(|port| start_mcp(port, &shared));
             *LIVE.lock().unwrap_or_else(|e| e.into_inner()) = Some(Arc::downgrade(&shared));
             let signals = crate::host::Signals::install();
             Some(Session {
                 shared,
                 timer,
                 server,
+                mcp,
                 signals,
             })
         })
     }
+}
+
+/// The MCP server on `port`, when the build has it and its token is usable.
+#[cfg(feature = "hotpath-mcp")]
+fn start_mcp(port: u16, shared: &Arc<Shared>) -> Option<crate::live::Server> {
+    let token = shared.cfg.mcp_token.clone();
+    if token
+        .as_deref()
+        .is_some_and(|t| !crate::config::valid_token(t))
+    {
+        warn(
+            "the MCP server's auth token is not valid (accepted: a non-empty token of \
+             visible ASCII characters, no spaces); the MCP server is not started, so that \
+             it is never open without it",
+        );
+        return None;
+    }
+    crate::live::mcp::start(
+        crate::live::Options {
+            host: shared.cfg.mcp_host.clone(),
+            port,
+            token,
+            // The MCP server checks `Host` itself (rmcp's allowed hosts).
+            allowed_hosts: Vec::new(),
+        },
+        shared.clone(),
+    )
+}
+
+/// Without the feature: one warning, and the program runs on.
+#[cfg(not(feature = "hotpath-mcp"))]
+fn start_mcp(_port: u16, _shared: &Arc<Shared>) -> Option<crate::live::Server> {
+    warn(
+        "the MCP server (HOTPATH_MCP_PORT, mcp_port) needs the feature hotpath-mcp of \
+         hotpath; running without it",
+    );
+    None
 }
 
 impl crate::live::Source for Shared {
@@ -210,6 +253,7 @@ impl crate::live::Source for Shared {
             (cfg!(feature = "hotpath-alloc"), "hotpath-alloc"),
             (cfg!(feature = "hotpath-cpu"), "hotpath-cpu"),
             (cfg!(feature = "hotpath-prometheus"), "hotpath-prometheus"),
+            (cfg!(feature = "hotpath-mcp"), "hotpath-mcp"),
             (cfg!(feature = "tokio"), "tokio"),
             (cfg!(feature = "futures-io"), "futures-io"),
             (cfg!(feature = "parking_lot"), "parking_lot"),
@@ -266,6 +310,7 @@ impl Session {
     /// `HOTPATH_REPORT_FORKS=1` asks for one per process.
     fn end_in_fork_child(&mut self) {
         std::mem::forget(self.server.take());
+        std::mem::forget(self.mcp.take());
         std::mem::forget(self.timer.take());
         std::mem::forget(self.signals.take());
         if self.shared.cfg.report_forks {
@@ -292,7 +337,7 @@ impl Drop for Session {
                 signals.uninstall();
             }
             // No request is answered from a session that is ending.
-            if let Some(mut server) = self.server.take() {
+            for mut server in [self.server.take(), self.mcp.take()].into_iter().flatten() {
                 server.stop();
             }
             if let Some((stop, handle)) = self.timer.take() {
@@ -312,125 +357,6 @@ impl Drop for Session {
         hotpath_core::trace::configure(false, cfg.trace_capacity);
         ACTIVE.store(false, Ordering::Release);
     }
-}
-
-/// What one measured call costs, measured on this machine at start-up.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Overhead {
-    /// A timed call, ns.
-    pub timed_ns: f64,
-    /// A counted-only call (sampling), ns.
-    pub counted_ns: f64,
-    /// A timed `io!` operation, ns (the wrapper around an operation that does nothing).
-    pub io_timed_ns: f64,
-    /// A counted-only `io!` operation, ns.
-    pub io_counted_ns: f64,
-    /// Two back-to-back clock reads, ticks (median): the shortest span a measured call
-    /// can show.
-    pub floor_ticks: u64,
-}
-
-static CALIBRATION: CallSite = CallSite::new(
-    || "hotpath::calibration",
-    None,
-    file!(),
-    line!(),
-    SiteKind::Internal,
-);
-
-static IO_CALIBRATION: CallSite = CallSite::new(
-    || "hotpath::calibration::io",
-    None,
-    file!(),
-    line!(),
-    SiteKind::Internal,
-);
-
-impl Overhead {
-    /// Median of 9 batches of 2,000 empty scopes, and of 2,000 `io!` operations that do
-    /// nothing, for each mode (timed, counted only): about 2 ms.
-    ///
-    /// Timed on the thread's CPU clock, not the wall clock: what the profiler adds to a
-    /// program is CPU work, and on a loaded machine a wall-clock batch also counts the
-    /// time the thread waited for a core (the estimate came out up to 1.3x too high).
-    fn measure() -> Overhead {
-        const CALLS: u32 = 2000;
-        use hotpath_core::state::Sampler;
-        let median = |one: &dyn Fn()| {
-            let mut batches: Vec<f64> = (0..9)
-                .map(|_| {
-                    let t = thread_cpu_ns();
-                    for _ in 0..CALLS {
-                        one();
-                    }
-                    thread_cpu_ns().saturating_sub(t) as f64 / f64::from(CALLS)
-                })
-                .collect();
-            batches.sort_by(f64::total_cmp);
-            batches[batches.len() / 2]
-        };
-        let call = || {
-            let s = Scope::enter(&CALIBRATION);
-            std::hint::black_box(&s);
-            drop(s);
-        };
-        let io = || {
-            let r = hotpath_io::op::sync_op(
-                &IO_CALIBRATION,
-                hotpath_io::op::Dir::Write,
-                |n: &usize| *n as u64,
-                || Ok(std::hint::black_box(64usize)),
-            );
-            let _ = std::hint::black_box(r);
-        };
-        let cost = |sampler: Sampler, one: &dyn Fn()| {
-            sampler.set_rate(0.0);
-            let counted = median(one);
-            sampler.set_rate(1.0);
-            (median(one), counted)
-        };
-        let (timed_ns, counted_ns) = cost(Sampler::Calls, &call);
-        // Inside a calibration scope (timed: the calls' rate is 1 now), so that the
-        // operations' bytes are charged to it and not to a measured function that started
-        // the session.
-        let scope = Scope::enter(&CALIBRATION);
-        let (io_timed_ns, io_counted_ns) = cost(Sampler::Io, &io);
-        drop(scope);
-        let mut pairs: Vec<u64> = (0..1001)
-            .map(|_| {
-                let a = hotpath_core::clock::now();
-                let b = hotpath_core::clock::now();
-                b.saturating_sub(a)
-            })
-            .collect();
-        pairs.sort_unstable();
-        Overhead {
-            timed_ns,
-            counted_ns,
-            io_timed_ns,
-            io_counted_ns,
-            floor_ticks: pairs[pairs.len() / 2],
-        }
-    }
-}
-
-/// CPU time of the calling thread, ns (`CLOCK_THREAD_CPUTIME_ID`); the monotonic clock
-/// where that clock cannot be read.
-#[allow(unsafe_code)]
-fn thread_cpu_ns() -> u64 {
-    #[cfg(unix)]
-    {
-        let mut ts = libc::timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        };
-        // SAFETY: `ts` is a valid, writable timespec; the call writes only into it.
-        if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) } == 0 {
-            return ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64;
-        }
-    }
-    static START: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
-    START.get_or_init(Instant::now).elapsed().as_nanos() as u64
 }
 
 /// The report of the session so far.

@@ -77,8 +77,6 @@ const NO_EFFECT: &[(&str, &str)] = &[
     ("HOTPATH_ENTRIES_LIMIT", "this build has no sql, http or server section"),
     ("HOTPATH_ROUTE_SCOPE", "this build has no server section"),
     ("HOTPATH_TOKIO_RUNTIME_INTERVAL_MS", "this build has no tokio section"),
-    ("HOTPATH_MCP_PORT", "this build has no MCP server"),
-    ("HOTPATH_MCP_AUTH_TOKEN", "this build has no MCP server"),
 ];
 
 /// Every variable [`Config::apply_env`] reads.
@@ -121,6 +119,9 @@ const APPLIED: &[&str] = &[
     "HOTPATH_TRACE",
     "HOTPATH_TRACE_CAPACITY",
     "HOTPATH_EXPORT",
+    "HOTPATH_MCP_PORT",
+    "HOTPATH_MCP_HOST",
+    "HOTPATH_MCP_AUTH_TOKEN",
 ];
 
 /// The port hotpath 0.30's metrics server listens on by default.
@@ -181,6 +182,7 @@ impl Config {
         self.apply_cpu_and_threads();
         self.apply_metrics();
         self.apply_stacks();
+        self.apply_mcp();
         check_names();
     }
 
@@ -429,24 +431,12 @@ impl Config {
         ) {
             self.metrics_allowed_hosts = hosts;
         }
-        // Not through `env`: its warning would print the value.
-        if let Some(raw) = std::env::var_os("HOTPATH_METRICS_AUTH_TOKEN") {
-            match raw
-                .to_str()
-                .filter(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_graphic()))
-            {
-                Some(token) => self.metrics_token = Some(token.to_string()),
-                None => {
-                    warn(
-                        "HOTPATH_METRICS_AUTH_TOKEN is not valid (accepted: a non-empty \
-                         token of visible ASCII characters, no spaces); the metrics \
-                         server is not started, so that it is never open without it",
-                    );
-                    self.metrics_port = None;
-                    self.metrics_token = None;
-                }
-            }
-        }
+        token(
+            "HOTPATH_METRICS_AUTH_TOKEN",
+            "metrics server",
+            &mut self.metrics_port,
+            &mut self.metrics_token,
+        );
         if let Some(l) = env(
             "HOTPATH_METRICS_LIMIT",
             "a positive integer",
@@ -498,6 +488,59 @@ impl Config {
             crate::export::parse_list,
         ) {
             self.exports = e;
+        }
+    }
+
+    fn apply_mcp(&mut self) {
+        let current = self.mcp_port.map_or("off".to_string(), |p| p.to_string());
+        if let Some(port) = env(
+            "HOTPATH_MCP_PORT",
+            "a port number from 0 to 65535 (0 = any free port)",
+            &current,
+            |s| s.parse::<u16>().ok(),
+        ) {
+            self.mcp_port = Some(port);
+        }
+        if let Some(host) = env(
+            "HOTPATH_MCP_HOST",
+            "an IP address or host name, e.g. 127.0.0.1 or 0.0.0.0",
+            &self.mcp_host.clone(),
+            |s| valid_host(s).then(|| s.to_string()),
+        ) {
+            self.mcp_host = host;
+        }
+        token(
+            "HOTPATH_MCP_AUTH_TOKEN",
+            "MCP server",
+            &mut self.mcp_port,
+            &mut self.mcp_token,
+        );
+    }
+}
+
+/// Whether `token` can be sent in an `Authorization: Bearer` header: visible ASCII, no
+/// spaces, not empty.
+pub(crate) fn valid_token(token: &str) -> bool {
+    !token.is_empty() && token.bytes().all(|b| b.is_ascii_graphic())
+}
+
+/// Reads the bearer token of a server from `name`. Not through [`env`]: its warning
+/// would print the value. An invalid token turns the server off (with a warning), so that
+/// it is never open without one.
+fn token(name: &str, server: &str, port: &mut Option<u16>, token: &mut Option<String>) {
+    let Some(raw) = std::env::var_os(name) else {
+        return;
+    };
+    match raw.to_str().filter(|s| valid_token(s)) {
+        Some(t) => *token = Some(t.to_string()),
+        None => {
+            warn(&format!(
+                "{name} is not valid (accepted: a non-empty token of visible ASCII \
+                 characters, no spaces); the {server} is not started, so that it is never \
+                 open without it"
+            ));
+            *port = None;
+            *token = None;
         }
     }
 }

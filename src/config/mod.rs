@@ -134,6 +134,8 @@ pub(crate) use on::*;
 
 #[cfg(feature = "hotpath")]
 mod env;
+#[cfg(feature = "hotpath-mcp")]
+pub(crate) use env::valid_token;
 
 #[cfg(feature = "hotpath")]
 mod on {
@@ -229,6 +231,11 @@ mod on {
         pub trace_capacity: u32,
         /// Exports written at the end: `HOTPATH_EXPORT`.
         pub exports: Vec<crate::export::Export>,
+        /// Port of the MCP server (feature `hotpath-mcp`); `None`: no server. 0: any free
+        /// port.
+        pub mcp_port: Option<u16>,
+        pub mcp_host: String,
+        pub mcp_token: Option<String>,
     }
 
     impl Config {
@@ -268,6 +275,9 @@ mod on {
                 trace_path: None,
                 trace_capacity: hotpath_core::trace::DEFAULT_CAPACITY,
                 exports: Vec::new(),
+                mcp_port: None,
+                mcp_host: "127.0.0.1".into(),
+                mcp_token: None,
             }
         }
 

@@ -161,26 +161,8 @@ fn metrics(_source: &dyn Source) -> Answer {
 
 /// A section of the report, or why it is not there.
 fn fragment(source: &dyn Source, section: Section) -> Answer {
-    if !crate::config::compiled(section) {
-        return match section.feature() {
-            Some(f) => Answer::error(
-                404,
-                format!("section {section} needs the feature {f}"),
-                Some(f),
-            ),
-            None => Answer::error(404, format!("section {section} needs Linux"), None),
-        };
-    }
-    if !source.sections().contains(&section) {
-        let how = match section {
-            Section::Stacks => "run the program with HOTPATH_STACKS=1",
-            _ => "HOTPATH_REPORT",
-        };
-        return Answer::error(
-            404,
-            format!("section {section} is turned off ({how})"),
-            None,
-        );
+    if let Some((why, feature)) = super::unavailable(source, section) {
+        return Answer::error(404, why, feature);
     }
     Answer::json(200, to_json(&source.report().fragment(section)))
 }

@@ -87,7 +87,7 @@ pub struct ProfilerStatus {
     #[serde(deserialize_with = "known_sections")]
     pub sections: Vec<Section>,
     /// Cargo features of hotpath compiled in: `hotpath`, `hotpath-alloc`, `hotpath-cpu`,
-    /// `hotpath-prometheus`.
+    /// `hotpath-prometheus`, `hotpath-mcp`, `tokio`, `futures-io`.
     pub features: Vec<String>,
     /// How CPU time is measured (`sampled` or `exact`), when it is.
     pub cpu_mode: Option<String>,
