@@ -53,7 +53,7 @@ pub use site::{type_name_of, CallSite, SiteKind, MAX_SITES};
 pub use slot::{Counts, Slot};
 #[cfg(feature = "alloc")]
 pub use snapshot::AllocStats;
-pub use snapshot::{snapshot, Distribution, SiteStats, Snapshot};
+pub use snapshot::{snapshot, Distribution, FlowStats, SiteStats, Snapshot};
 #[cfg(feature = "cpu")]
 pub use snapshot::{CpuStats, CpuSummary};
 

@@ -95,6 +95,29 @@ pub(crate) fn enter_slow(id: u32) -> Entry {
     Entry::Timed(push(shard, slot, id, clock::is_tsc(), state::exact_cpu()))
 }
 
+/// Enters the first poll of a futures-section future: sampled at the futures rate for
+/// sites of kind `Future`, at the calls rate otherwise.
+#[inline]
+pub(crate) fn enter_flow(site: &'static CallSite) -> Entry {
+    let id = site.id();
+    let Some(shard) = Shard::current() else {
+        LOST.fetch_add(1, Relaxed);
+        return Entry::None;
+    };
+    let Some(slot) = shard.slot(id) else {
+        return Entry::None;
+    };
+    let kind = if site.kind() == crate::SiteKind::Future {
+        Sampler::Futures
+    } else {
+        Sampler::Calls
+    };
+    if !shard.timed(kind) {
+        return Entry::Counted(slot);
+    }
+    Entry::Timed(push(shard, slot, id, clock::is_tsc(), state::exact_cpu()))
+}
+
 /// Pushes a frame for `site` whatever the sampling says (later polls of a timed future).
 #[inline]
 pub(crate) fn enter_timed(site: &'static CallSite) -> Option<Entered> {

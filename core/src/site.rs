@@ -23,6 +23,43 @@ pub enum SiteKind {
     /// One direction of an I/O entry (`io!`): read, write, flush, shutdown or seek
     /// operations. Reported in the I/O section, not as a function.
     Io,
+    /// One channel entry (`channel!`): a call site and message type, or one instance with
+    /// `iter = true`. Reported in the channels section.
+    Channel,
+    /// One stream entry (`stream!`). Reported in the streams section.
+    Stream,
+    /// A future measured per call (`future!`, `#[future_fn]`): reported in the futures
+    /// section only.
+    Future,
+    /// An `async fn` under `#[measure(future = true)]`: reported both as a function (timing)
+    /// and in the futures section.
+    AsyncFunctionFuture,
+}
+
+impl SiteKind {
+    /// Whether sites of this kind are rows of the function sections (timing, alloc, cpu).
+    pub fn in_timing(self) -> bool {
+        matches!(
+            self,
+            SiteKind::Function
+                | SiteKind::AsyncFunction
+                | SiteKind::Block
+                | SiteKind::AsyncFunctionFuture
+        )
+    }
+
+    /// Whether sites of this kind are rows of the futures section.
+    pub fn in_futures(self) -> bool {
+        matches!(self, SiteKind::Future | SiteKind::AsyncFunctionFuture)
+    }
+
+    /// Whether this kind measures an `async fn` or a future, per poll.
+    pub fn is_async(self) -> bool {
+        matches!(
+            self,
+            SiteKind::AsyncFunction | SiteKind::Future | SiteKind::AsyncFunctionFuture
+        )
+    }
 }
 
 /// Static description of one instrumented place. Created by the macros as a `static`.

@@ -53,6 +53,36 @@ counters! {
         wait_sql: sum,
         /// Functions: ticks spent in HTTP requests.
         wait_http: sum,
+
+        // Data flow (channels, streams, futures); see `hotpath-flow`.
+        /// Channels: messages sent (every send that succeeded).
+        ch_sent: sum,
+        /// Channels: sends that failed (the channel was closed or disconnected).
+        ch_send_errors: sum,
+        /// Channels: messages left in a channel when its last receiver dropped.
+        ch_unread: sum,
+        /// Channels: most messages queued at once (per instance, sampled after sends).
+        ch_max_depth: max,
+        /// Channels: sends that found the channel full and waited for room.
+        ch_blocked: sum,
+        /// Channels: ticks those sends waited (timed sends only).
+        ch_blocked_ticks: sum,
+        /// Channels: longest of those waits, ticks.
+        ch_blocked_max: max,
+        /// Channels: messages a broadcast receiver missed (`Lagged`).
+        ch_lagged: sum,
+        /// Streams: items yielded (`Ready(Some)`).
+        st_items: sum,
+        /// Streams: polls that returned `Pending`.
+        st_pending: sum,
+        /// Streams: polls timed (their durations are in `busy`).
+        st_timed_polls: sum,
+        /// Streams: instances that returned `Ready(None)`.
+        st_completed: sum,
+        /// Streams: instances dropped before `Ready(None)`.
+        st_dropped: sum,
+        /// Futures: dropped before their first poll.
+        fu_never_polled: sum,
     }
 }
 
@@ -62,6 +92,8 @@ pub struct Slot {
     pub c: Counts,
     /// Per-call inclusive durations (or per-operation durations).
     time: Dist,
+    /// A second distribution for kinds that need one (futures: busy time per call).
+    time2: Dist,
     /// What the meters counted in this site's calls.
     pub(crate) meters: MeterSlot,
     /// Frames of this site on the owner's stack (owner-only; not statistics).
@@ -79,6 +111,7 @@ impl std::fmt::Debug for Slot {
 pub(crate) struct Merged {
     pub(crate) c: CountsMerged,
     pub(crate) time: DistData,
+    pub(crate) time2: DistData,
     pub(crate) meters: MeterMerged,
 }
 
@@ -94,6 +127,7 @@ impl Slot {
         Slot {
             c: Counts::new(),
             time: Dist::new(),
+            time2: Dist::new(),
             meters: MeterSlot::new(),
             active: AtomicU32::new(0),
         }
@@ -126,6 +160,13 @@ impl Slot {
         self.time.record(dt);
     }
 
+    /// Records one value in the second distribution (see [`Slot::record_op`] for the
+    /// first): a future's busy time per call.
+    #[inline(always)]
+    pub fn record2(&self, v: u64) {
+        self.time2.record(v);
+    }
+
     #[inline(always)]
     pub(crate) fn enter(&self) {
         self.active.store(self.active.load(Relaxed) + 1, Relaxed);
@@ -152,18 +193,33 @@ impl Slot {
     /// Whether anything was recorded (a snapshot skips empty slots).
     pub(crate) fn is_used(&self) -> bool {
         let c = &self.c;
-        c.counted.get() != 0 || c.timed.get() != 0 || c.io_errors.get() != 0
+        // What is charged to a function while it runs (I/O, waits) does not make it a
+        // row before its first call ends.
+        c.counted.get() != 0
+            || c.timed.get() != 0
+            || c.io_errors.get() != 0
+            || c.ch_sent.get() != 0
+            || c.ch_send_errors.get() != 0
+            || c.ch_unread.get() != 0
+            || c.ch_lagged.get() != 0
+            || c.st_items.get() != 0
+            || c.st_pending.get() != 0
+            || c.st_completed.get() != 0
+            || c.st_dropped.get() != 0
+            || c.polls.get() != 0
     }
 
     pub(crate) fn clear_stats(&self) {
         self.c.clear();
         self.time.clear();
+        self.time2.clear();
         self.meters.clear();
     }
 
     pub(crate) fn merge_into(&self, m: &mut Merged) {
         self.c.merge_into(&mut m.c);
         self.time.merge_into(&mut m.time);
+        self.time2.merge_into(&mut m.time2);
         self.meters.merge_into(&mut m.meters);
     }
 }
