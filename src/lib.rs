@@ -64,6 +64,8 @@
 
 extern crate self as hotpath;
 
+#[doc(inline)]
+pub use hotpath_macros::{channel, future, stream};
 pub use hotpath_macros::{future_fn, main, measure, measure_all, skip};
 
 pub mod alloc;
@@ -83,11 +85,18 @@ mod threads;
 pub use config::{CpuMode, Format};
 pub use guard::{HotpathGuard, HotpathGuardBuilder};
 
+pub mod flow;
+/// The types the wrapping macros give (`channel!`, `stream!`, `future!`): instrumented
+/// wrappers with the `hotpath` feature, the raw types without. See [`flow`].
+pub use flow as wrap;
+pub use flow::Stream;
+
 /// What the macro expansions name. Not a public API.
 #[cfg(feature = "hotpath")]
 #[doc(hidden)]
 pub mod __private {
     pub use hotpath_core::{type_name_of, CallSite, MeasuredFuture, Scope, SiteKind};
+    pub use hotpath_flow::{channel, FlowSite, Stamped, Stream as FlowStream};
     pub use hotpath_io::{wrap as io_wrap, IoSite};
 }
 

@@ -90,9 +90,10 @@ pub fn main(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// first poll to `Ready`, polls, busy time). The row is named by the function's path,
 /// e.g. `my_crate::parser::Parser::parse` or `<my_crate::Point as core::fmt::Display>::fmt`.
 ///
-/// Arguments: `label = "name"` (shown instead of the path); `log = bool` and
-/// `future = bool` are accepted for source compatibility with hotpath 0.30 (`future`
-/// only on `async fn`; async functions always report polls).
+/// Arguments: `label = "name"` (shown instead of the path); `future = true` (only on an
+/// `async fn`) also reports the calls in the futures section (lifetime and busy time
+/// per call, futures never polled); `log = bool` is accepted for source compatibility
+/// with hotpath 0.30 and ignored.
 ///
 /// Cost: nothing without the `hotpath` feature; with it, two clock reads and a few
 /// thread-local stores per call (see the crate's Performance section).
@@ -108,7 +109,12 @@ pub fn measure(attr: TokenStream, item: TokenStream) -> TokenStream {
     }
     #[cfg(feature = "hotpath")]
     {
-        expanded(expand::measure(&args, item.clone().into()), item)
+        let as_ = if args.future {
+            expand::AsyncAs::Both
+        } else {
+            expand::AsyncAs::Function
+        };
+        expanded(expand::measure(&args, item.clone().into(), as_), item)
     }
     #[cfg(not(feature = "hotpath"))]
     {
@@ -116,9 +122,10 @@ pub fn measure(attr: TokenStream, item: TokenStream) -> TokenStream {
     }
 }
 
-/// Measures an `async fn` as a future: the same as `#[hotpath::measure]` on an
-/// `async fn` (wall time from first poll to `Ready`, polls, busy time). `log = bool` is
-/// accepted for source compatibility.
+/// Measures an `async fn` as a future: its calls are a row of the futures section
+/// (calls, polls, completed, cancelled, lifetime and busy time per call), not of the
+/// timing section. `log = bool` is accepted for source compatibility and ignored.
+/// Calls are timed at `HOTPATH_FUTURES_TIME_SAMPLING_RATE`.
 #[proc_macro_attribute]
 pub fn future_fn(attr: TokenStream, item: TokenStream) -> TokenStream {
     let args = match attr::measure_args(attr, true) {
@@ -130,12 +137,53 @@ pub fn future_fn(attr: TokenStream, item: TokenStream) -> TokenStream {
     }
     #[cfg(feature = "hotpath")]
     {
-        expanded(expand::measure(&args, item.clone().into()), item)
+        expanded(
+            expand::measure(&args, item.clone().into(), expand::AsyncAs::Future),
+            item,
+        )
     }
     #[cfg(not(feature = "hotpath"))]
     {
         let _ = args;
         item
+    }
+}
+
+/// Wraps a channel's constructor call so that the report shows its messages: the
+/// `hotpath::channel!` macro (documented there).
+#[proc_macro]
+pub fn channel(input: TokenStream) -> TokenStream {
+    match attr::flow_call(input, attr::FlowMacro::Channel) {
+        #[cfg(feature = "hotpath")]
+        Ok(call) => expand::channel(&call).into(),
+        #[cfg(not(feature = "hotpath"))]
+        Ok(call) => call.expr,
+        Err(e) => e.to_compile_error(),
+    }
+}
+
+/// Wraps a stream so that the report shows its items and polls: the `hotpath::stream!`
+/// macro (documented there).
+#[proc_macro]
+pub fn stream(input: TokenStream) -> TokenStream {
+    match attr::flow_call(input, attr::FlowMacro::Stream) {
+        #[cfg(feature = "hotpath")]
+        Ok(call) => expand::stream(&call).into(),
+        #[cfg(not(feature = "hotpath"))]
+        Ok(call) => call.expr,
+        Err(e) => e.to_compile_error(),
+    }
+}
+
+/// Measures a future per call: the `hotpath::future!` macro (documented there).
+#[proc_macro]
+pub fn future(input: TokenStream) -> TokenStream {
+    match attr::flow_call(input, attr::FlowMacro::Future) {
+        #[cfg(feature = "hotpath")]
+        Ok(call) => expand::future(&call).into(),
+        #[cfg(not(feature = "hotpath"))]
+        Ok(call) => call.expr,
+        Err(e) => e.to_compile_error(),
     }
 }
 

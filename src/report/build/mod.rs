@@ -82,7 +82,7 @@ pub(crate) fn report(inputs: &Inputs<'_>) -> Report {
         let (timed_calls, counted_calls) = snap
             .sites
             .iter()
-            .filter(|s| s.site.kind() != SiteKind::Io)
+            .filter(|s| s.site.kind().in_timing())
             .fold((0u64, 0u64), |(t, c), s| {
                 (t + s.timed, c + s.calls.saturating_sub(s.timed))
             });

@@ -13,7 +13,7 @@ pub(super) fn functions(ctx: &Ctx<'_>) -> Vec<Function> {
         .snap
         .sites
         .iter()
-        .filter(|s| s.site.kind() != SiteKind::Io)
+        .filter(|s| s.site.kind().in_timing())
         .map(|s| function(ctx, s))
         .collect();
     functions.sort_by(|a, b| {
