@@ -108,7 +108,11 @@ mod on {
             Section::Alloc => cfg!(feature = "hotpath-alloc"),
             Section::Cpu => cfg!(feature = "hotpath-cpu"),
             Section::Threads => cfg!(target_os = "linux"),
-            Section::Timing | Section::Io => true,
+            Section::Timing
+            | Section::Io
+            | Section::Channels
+            | Section::Streams
+            | Section::Futures => true,
         }
     }
 

@@ -53,6 +53,17 @@ use std::sync::Mutex;
 use hotpath_core::op::Sampler;
 use hotpath_core::{CallSite, SiteKind};
 
+// Some helpers serve only some backends.
+#[cfg_attr(
+    not(all(
+        feature = "tokio",
+        feature = "crossbeam",
+        feature = "flume",
+        feature = "async-channel",
+        feature = "futures"
+    )),
+    allow(dead_code)
+)]
 mod chan;
 mod stream;
 

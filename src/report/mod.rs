@@ -1,4 +1,4 @@
-//! The report: its sections, model, JSON (v1) and renderers.
+//! The report: its sections, model, JSON (v2; v1 is read too) and renderers.
 //!
 //! One pipeline for every kind of measurement: a snapshot of the profiler's numbers
 //! becomes a [`Report`] (`build`, one builder per [`Section`], with the `hotpath`
@@ -22,8 +22,9 @@ pub use fragment::{ApiError, Fragment, ProfilerStatus};
 pub use model::{
     percentile_key, percentile_label, AllocTotal, CpuInfo, Function, FunctionAlloc, FunctionCpu,
     FunctionIo, Histogram, IoDirection, IoEntry, Percentiles, ProcessMemory, Report, ThreadRow,
-    TimedSums, WallNs, SCHEMA_VERSION,
+    TimedSums, WallNs, READ_VERSIONS, SCHEMA_VERSION,
 };
+pub use model::{ChannelEntry, DistNs, FutureEntry, SendBlocked, StreamEntry};
 pub use section::Section;
 pub use table::render as render_table;
 
@@ -50,7 +51,7 @@ impl std::fmt::Display for ReadError {
             }
             ReadError::SchemaVersion { found } => write!(
                 f,
-                "report has schema_version {found}; this build reads version {SCHEMA_VERSION} \
+                "report has schema_version {found}; this build reads versions 1 to {SCHEMA_VERSION} \
                  (re-create the report with a matching hotpath version)"
             ),
         }
@@ -70,7 +71,7 @@ impl Report {
         serde_json::to_string_pretty(self).expect("a report always serializes")
     }
 
-    /// Reads a JSON report, refusing other schema versions.
+    /// Reads a JSON report of schema version 1 or 2, refusing others.
     pub fn from_json(text: &str) -> Result<Report, ReadError> {
         read_versioned(text)
     }
@@ -95,14 +96,14 @@ impl ProfilerStatus {
     }
 }
 
-/// Parses JSON with a `schema_version` key, refusing versions other than
-/// [`SCHEMA_VERSION`].
+/// Parses JSON with a `schema_version` key, refusing versions not in
+/// [`READ_VERSIONS`] (version 2 only added keys to version 1).
 fn read_versioned<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, ReadError> {
     let v: serde_json::Value = serde_json::from_str(text).map_err(ReadError::Json)?;
     let Some(found) = v.get("schema_version").and_then(|v| v.as_u64()) else {
         return Err(ReadError::NotAReport);
     };
-    if found != SCHEMA_VERSION as u64 {
+    if !READ_VERSIONS.iter().any(|v| *v as u64 == found) {
         return Err(ReadError::SchemaVersion { found });
     }
     serde_json::from_value(v).map_err(ReadError::Json)

@@ -15,17 +15,26 @@ pub enum Section {
     Cpu,
     /// Operations, bytes and latency per `io!` entry, and I/O per function.
     Io,
+    /// Messages, depth, blocked sends and latency per `channel!` entry.
+    Channels,
+    /// Items, polls and busy time per `stream!` entry.
+    Streams,
+    /// Calls, cancellations, lifetime and busy time per `future!` / `#[future_fn]`.
+    Futures,
     /// CPU time, state and allocations per thread; the process's memory (Linux).
     Threads,
 }
 
 impl Section {
     /// Every section, in report order.
-    pub const ALL: [Section; 5] = [
+    pub const ALL: [Section; 8] = [
         Section::Timing,
         Section::Alloc,
         Section::Cpu,
         Section::Io,
+        Section::Channels,
+        Section::Streams,
+        Section::Futures,
         Section::Threads,
     ];
 
@@ -36,6 +45,9 @@ impl Section {
             Section::Alloc => "alloc",
             Section::Cpu => "cpu",
             Section::Io => "io",
+            Section::Channels => "channels",
+            Section::Streams => "streams",
+            Section::Futures => "futures",
             Section::Threads => "threads",
         }
     }
@@ -57,7 +69,12 @@ impl Section {
         match self {
             Section::Alloc => Some("hotpath-alloc"),
             Section::Cpu => Some("hotpath-cpu"),
-            Section::Timing | Section::Io | Section::Threads => None,
+            Section::Timing
+            | Section::Io
+            | Section::Channels
+            | Section::Streams
+            | Section::Futures
+            | Section::Threads => None,
         }
     }
 
@@ -68,6 +85,9 @@ impl Section {
             Section::Alloc => "/functions_alloc",
             Section::Cpu => "/functions_cpu",
             Section::Io => "/io",
+            Section::Channels => "/channels",
+            Section::Streams => "/streams",
+            Section::Futures => "/futures",
             Section::Threads => "/threads",
         }
     }

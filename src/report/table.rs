@@ -31,6 +31,9 @@ pub fn render(r: &Report, limit: usize) -> String {
             Section::Alloc => alloc(r, limit, &mut out),
             Section::Cpu => cpu(r, limit, &mut out),
             Section::Io => io(r, limit, &mut out),
+            Section::Channels => channels(r, limit, &mut out),
+            Section::Streams => streams(r, limit, &mut out),
+            Section::Futures => futures(r, limit, &mut out),
             Section::Threads => threads(r, limit, &mut out),
         }
     }
@@ -306,4 +309,59 @@ fn threads(r: &Report, limit: usize, out: &mut String) {
             bytes(m.peak_rss_bytes)
         );
     }
+}
+
+fn channels(r: &Report, limit: usize, out: &mut String) {
+    let rows = columns::channel_rows(r);
+    let n = take(limit, rows.len());
+    let _ = writeln!(
+        out,
+        "channels: messages per channel, by messages sent {}",
+        shown(n, rows.len())
+    );
+    table(columns::channels(r), &rows[..n], None).render(out);
+    let _ = writeln!(
+        out,
+        "Latency: from the send call to the receive (includes waiting for room); Blocked: time sends waited for room"
+    );
+    let errors: u64 = rows.iter().map(|(e, _)| e.send_errors).sum();
+    let lagged: u64 = rows.iter().map(|(e, _)| e.lagged).sum();
+    if errors + lagged > 0 {
+        let _ = writeln!(
+            out,
+            "also: {} failed sends (channel closed), {} messages missed by lagging or coalescing receivers; per channel in the JSON report",
+            count(errors),
+            count(lagged)
+        );
+    }
+}
+
+fn streams(r: &Report, limit: usize, out: &mut String) {
+    let rows = columns::stream_rows(r);
+    let n = take(limit, rows.len());
+    let _ = writeln!(
+        out,
+        "streams: items per stream, by items {}",
+        shown(n, rows.len())
+    );
+    table(columns::streams(r), &rows[..n], None).render(out);
+    let _ = writeln!(
+        out,
+        "Busy: time inside the polls; First item: from an instance's first poll to its first item"
+    );
+}
+
+fn futures(r: &Report, limit: usize, out: &mut String) {
+    let rows = columns::future_rows(r);
+    let n = take(limit, rows.len());
+    let _ = writeln!(
+        out,
+        "futures: calls per future, by calls {}",
+        shown(n, rows.len())
+    );
+    table(columns::futures(r), &rows[..n], None).render(out);
+    let _ = writeln!(
+        out,
+        "Lifetime: first poll to Ready or drop; Busy: time inside the polls of one call"
+    );
 }

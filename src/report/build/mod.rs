@@ -11,6 +11,7 @@
 
 mod alloc;
 mod cpu;
+mod flow;
 mod io;
 mod threads;
 mod timing;
@@ -103,6 +104,9 @@ pub(crate) fn report(inputs: &Inputs<'_>) -> Report {
             cpu: None,
             functions,
             io: None,
+            channels: None,
+            streams: None,
+            futures: None,
             threads: None,
             process_memory: None,
         };
@@ -112,6 +116,9 @@ pub(crate) fn report(inputs: &Inputs<'_>) -> Report {
                 Section::Alloc => alloc::build(&ctx, &mut r, &mut notes),
                 Section::Cpu => cpu::build(&ctx, &mut r),
                 Section::Io => io::build(&ctx, &mut r),
+                Section::Channels => flow::channels(&ctx, &mut r),
+                Section::Streams => flow::streams(&ctx, &mut r),
+                Section::Futures => flow::futures(&ctx, &mut r),
                 Section::Threads => threads::build(&ctx, &mut r, &mut notes),
             };
             if present {

@@ -26,7 +26,10 @@ pub(super) fn functions(ctx: &Ctx<'_>) -> Vec<Function> {
 }
 
 fn function(ctx: &Ctx<'_>, s: &SiteStats) -> Function {
-    let is_async = s.site.kind() == SiteKind::AsyncFunction;
+    let is_async = matches!(
+        s.site.kind(),
+        SiteKind::AsyncFunction | SiteKind::AsyncFunctionFuture
+    );
     let sampled = s.timed < s.calls;
     let wall_ns = (s.timed > 0).then(|| WallNs {
         total: Ctx::scaled(s, s.total_ns),
