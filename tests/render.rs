@@ -152,6 +152,9 @@ fn fixed() -> Report {
         }),
         cpu: None,
         io: None,
+        channels: None,
+        streams: None,
+        futures: None,
         threads: None,
         process_memory: None,
         functions: vec![

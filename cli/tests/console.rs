@@ -245,6 +245,9 @@ fn report() -> Report {
         }),
         functions: vec![main, fetch, parse, checksum, tiny],
         io: Some(vec![dataset, service]),
+        channels: None,
+        streams: None,
+        futures: None,
         threads: Some(vec![
             thread("app", 4242, "running", 75.0, 1_400, 100),
             thread("tokio-rt-worker", 4245, "sleeping", 1.0, 15, 5),

@@ -243,6 +243,9 @@ mod tests {
                     ..Function::default()
                 }],
                 io: None,
+                channels: None,
+                streams: None,
+                futures: None,
                 threads: Some(vec![]),
                 process_memory: None,
             }

@@ -12,7 +12,7 @@ use super::tables::{self, Source, Table};
 use super::trend::Trend;
 use crate::client;
 
-/// The tabs, switched with Tab, Shift-Tab or 1 to 3.
+/// The tabs, switched with Tab, Shift-Tab or 1 to 4.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Tab {
     /// Per-function tables: timing, memory, CPU.
@@ -21,11 +21,13 @@ pub enum Tab {
     Io,
     /// Threads of the program.
     Threads,
+    /// Channels, streams and futures.
+    DataFlow,
 }
 
 impl Tab {
     /// Every tab, in the order shown.
-    pub const ALL: [Tab; 3] = [Tab::Functions, Tab::Io, Tab::Threads];
+    pub const ALL: [Tab; 4] = [Tab::Functions, Tab::Io, Tab::Threads, Tab::DataFlow];
 
     /// The name on the tab bar.
     pub fn title(self) -> &'static str {
@@ -33,6 +35,7 @@ impl Tab {
             Tab::Functions => "Functions",
             Tab::Io => "I/O",
             Tab::Threads => "Threads",
+            Tab::DataFlow => "Data Flow",
         }
     }
 
@@ -42,6 +45,7 @@ impl Tab {
             Tab::Functions => &[View::Timing, View::Memory, View::Cpu],
             Tab::Io => &[View::IoStreams, View::IoFunctions],
             Tab::Threads => &[View::Threads],
+            Tab::DataFlow => &[View::Channels, View::Streams, View::Futures],
         }
     }
 
@@ -128,8 +132,8 @@ pub struct App {
     error: Option<(client::Error, SystemTime)>,
     now: SystemTime,
     tab: Tab,
-    view_in_tab: [usize; 3],
-    selections: [Selection; 6],
+    view_in_tab: [usize; Tab::ALL.len()],
+    selections: [Selection; View::ALL.len()],
     inspect: bool,
     page: usize,
     trend: Trend,
@@ -146,7 +150,7 @@ impl App {
             error: None,
             now: UNIX_EPOCH,
             tab: Tab::Functions,
-            view_in_tab: [0; 3],
+            view_in_tab: [0; Tab::ALL.len()],
             selections: Default::default(),
             inspect: false,
             page: 10,
@@ -163,14 +167,7 @@ impl App {
                     .record(snapshot.status.pid, &snapshot.report, tables::function_id);
                 self.data = Some((snapshot, result.at));
                 self.error = None;
-                for view in [
-                    View::Timing,
-                    View::Memory,
-                    View::Cpu,
-                    View::IoStreams,
-                    View::IoFunctions,
-                    View::Threads,
-                ] {
+                for view in View::ALL {
                     self.follow_selection(view);
                 }
             }
@@ -207,9 +204,11 @@ impl App {
             KeyCode::Char('q') => return Control::Quit,
             KeyCode::Esc if self.inspect => self.inspect = false,
             KeyCode::Esc => return Control::Quit,
-            KeyCode::Tab => self.tab = Tab::ALL[(self.tab.index() + 1) % 3],
-            KeyCode::BackTab => self.tab = Tab::ALL[(self.tab.index() + 2) % 3],
-            KeyCode::Char(c @ '1'..='3') => self.tab = Tab::ALL[c as usize - '1' as usize],
+            KeyCode::Tab => self.tab = Tab::ALL[(self.tab.index() + 1) % Tab::ALL.len()],
+            KeyCode::BackTab => {
+                self.tab = Tab::ALL[(self.tab.index() + Tab::ALL.len() - 1) % Tab::ALL.len()]
+            }
+            KeyCode::Char(c @ '1'..='4') => self.tab = Tab::ALL[c as usize - '1' as usize],
             KeyCode::Left | KeyCode::Char('h') => self.switch_view(-1),
             KeyCode::Right | KeyCode::Char('l') => self.switch_view(1),
             KeyCode::Up | KeyCode::Char('k') => self.move_by(-1),

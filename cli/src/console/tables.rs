@@ -28,9 +28,28 @@ pub enum View {
     IoFunctions,
     /// Threads (section `threads`).
     Threads,
+    /// Channels (section `channels`).
+    Channels,
+    /// Streams (section `streams`).
+    Streams,
+    /// Futures (section `futures`).
+    Futures,
 }
 
 impl View {
+    /// Every view.
+    pub const ALL: [View; 9] = [
+        View::Timing,
+        View::Memory,
+        View::Cpu,
+        View::IoStreams,
+        View::IoFunctions,
+        View::Threads,
+        View::Channels,
+        View::Streams,
+        View::Futures,
+    ];
+
     /// The name on the view bar.
     pub fn title(self) -> &'static str {
         match self {
@@ -40,6 +59,9 @@ impl View {
             View::IoStreams => "Streams",
             View::IoFunctions => "By function",
             View::Threads => "Threads",
+            View::Channels => "Channels",
+            View::Streams => "Streams",
+            View::Futures => "Futures",
         }
     }
 
@@ -51,6 +73,9 @@ impl View {
             View::Cpu => Section::Cpu,
             View::IoStreams | View::IoFunctions => Section::Io,
             View::Threads => Section::Threads,
+            View::Channels => Section::Channels,
+            View::Streams => Section::Streams,
+            View::Futures => Section::Futures,
         }
     }
 
@@ -68,6 +93,12 @@ pub(crate) enum Source {
     Io(usize),
     /// `report.threads[i]`.
     Thread(usize),
+    /// `report.channels[i]`.
+    Channel(usize),
+    /// `report.streams[i]`.
+    Stream(usize),
+    /// `report.futures[i]`.
+    Future(usize),
 }
 
 /// One column: its title and whether it holds text (left-aligned, sorted A to Z first)
@@ -196,6 +227,9 @@ pub(crate) fn build(
         View::IoStreams => io_streams(report, status),
         View::IoFunctions => io_functions(report, status),
         View::Threads => threads(report, status),
+        View::Channels => channels(report, status),
+        View::Streams => streams(report, status),
+        View::Futures => futures(report, status),
     }
 }
 
@@ -452,5 +486,81 @@ fn threads(r: &Report, status: Option<&ProfilerStatus>) -> Table {
             bytes(m.peak_rss_bytes)
         ));
     }
+    t
+}
+
+// Data flow: channels, streams, futures.
+
+fn channels(r: &Report, status: Option<&ProfilerStatus>) -> Table {
+    let cols = columns::channels(r);
+    let mut t = Table::new("channels: messages per channel", &cols);
+    t.sort_by_title("Sent");
+    let rows = columns::channel_rows(r);
+    if !r.has(Section::Channels) || rows.is_empty() {
+        t.empty = Some(missing(
+            Section::Channels,
+            status,
+            "no hotpath::channel! has made a channel so far",
+            "HOTPATH_REPORT leaves channels out",
+        ));
+        return t;
+    }
+    for (i, row) in rows.iter().enumerate() {
+        let e = row.0;
+        let id = format!("{}\0{}:{}\0{}", e.name, e.file, e.line, e.type_name);
+        t.push(&cols, id, Source::Channel(i), row);
+    }
+    t.footer.push(
+        "Latency: from the send call to the receive; Blocked: time sends waited for room".into(),
+    );
+    t
+}
+
+fn streams(r: &Report, status: Option<&ProfilerStatus>) -> Table {
+    let cols = columns::streams(r);
+    let mut t = Table::new("streams: items per stream", &cols);
+    t.sort_by_title("Items");
+    let rows = columns::stream_rows(r);
+    if !r.has(Section::Streams) || rows.is_empty() {
+        t.empty = Some(missing(
+            Section::Streams,
+            status,
+            "no hotpath::stream! has wrapped a stream so far",
+            "HOTPATH_REPORT leaves streams out",
+        ));
+        return t;
+    }
+    for (i, row) in rows.iter().enumerate() {
+        let e = row.0;
+        let id = format!("{}\0{}:{}\0{}", e.name, e.file, e.line, e.type_name);
+        t.push(&cols, id, Source::Stream(i), row);
+    }
+    t.footer
+        .push("Busy: time inside the polls; First item: first poll to first item".into());
+    t
+}
+
+fn futures(r: &Report, status: Option<&ProfilerStatus>) -> Table {
+    let cols = columns::futures(r);
+    let mut t = Table::new("futures: calls per future", &cols);
+    t.sort_by_title("Calls");
+    let rows = columns::future_rows(r);
+    if !r.has(Section::Futures) || rows.is_empty() {
+        t.empty = Some(missing(
+            Section::Futures,
+            status,
+            "no hotpath::future! or #[future_fn] future has finished so far",
+            "HOTPATH_REPORT leaves futures out",
+        ));
+        return t;
+    }
+    for (i, row) in rows.iter().enumerate() {
+        let e = row.0;
+        let id = format!("{}\0{}:{}", e.name, e.file, e.line);
+        t.push(&cols, id, Source::Future(i), row);
+    }
+    t.footer.push(
+        "Lifetime: first poll to Ready or drop; Busy: time inside the polls of one call".into(),
+    );
     t
 }

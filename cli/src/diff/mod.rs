@@ -83,6 +83,17 @@ pub enum RowKey {
         /// 0 for the first entry with this name and type in the report, 1 for the second, ...
         nth: usize,
     },
+    /// A channel, stream or future entry.
+    Flow {
+        /// `channel`, `stream` or `future`.
+        what: &'static str,
+        /// Its `name`.
+        name: String,
+        /// The message or item type (`""` for futures).
+        type_name: String,
+        /// 0 for the first entry with this identity in the report, 1 for the second, ...
+        nth: usize,
+    },
 }
 
 /// A direction of an I/O entry.
@@ -171,6 +182,13 @@ pub enum Metric {
     IoErrors(Direction),
     /// I/O entry: `mean_ns` of a direction.
     IoAvg(Direction),
+    /// Channel, stream or future: an exact count (`sent`, `items`, `cancelled`, ...).
+    FlowCount(&'static str),
+    /// Channel, stream or future: a total time (`blocked`, `busy`).
+    FlowTime(&'static str),
+    /// Channel, stream or future: a mean time per message, instance or call
+    /// (`latency avg`, `lifetime avg`).
+    FlowAvg(&'static str),
 }
 
 /// What a quantity is, for comparing and printing it.
@@ -196,8 +214,14 @@ impl Metric {
             | Metric::Avg
             | Metric::Percentile(_)
             | Metric::Cpu
-            | Metric::IoAvg(_) => Unit::Time,
-            Metric::Calls | Metric::Allocs | Metric::IoOps(_) | Metric::IoErrors(_) => Unit::Count,
+            | Metric::IoAvg(_)
+            | Metric::FlowTime(_)
+            | Metric::FlowAvg(_) => Unit::Time,
+            Metric::Calls
+            | Metric::Allocs
+            | Metric::IoOps(_)
+            | Metric::IoErrors(_)
+            | Metric::FlowCount(_) => Unit::Count,
             Metric::AllocBytes | Metric::BytesPerCall | Metric::IoBytes(_) => Unit::Bytes,
             Metric::AllocsPerCall => Unit::PerCall,
         }
@@ -205,7 +229,10 @@ impl Metric {
 
     /// A time per call or per operation, held to `--min-delta` multiplied by the calls.
     fn is_per_call(self) -> bool {
-        matches!(self, Metric::Avg | Metric::Percentile(_) | Metric::IoAvg(_))
+        matches!(
+            self,
+            Metric::Avg | Metric::Percentile(_) | Metric::IoAvg(_) | Metric::FlowAvg(_)
+        )
     }
 
     /// An exact quantity whose increase is a regression.
@@ -235,6 +262,7 @@ impl fmt::Display for Metric {
             Metric::IoBytes(d) => write!(f, "{d} bytes"),
             Metric::IoErrors(d) => write!(f, "{d} errors"),
             Metric::IoAvg(d) => write!(f, "{d} avg"),
+            Metric::FlowCount(n) | Metric::FlowTime(n) | Metric::FlowAvg(n) => f.write_str(n),
         }
     }
 }

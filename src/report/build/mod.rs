@@ -16,7 +16,7 @@ mod io;
 mod threads;
 mod timing;
 
-use hotpath_core::{SiteKind, SiteStats, Snapshot};
+use hotpath_core::{SiteStats, Snapshot};
 
 use crate::config::Config;
 use crate::report::{Report, Section, SCHEMA_VERSION};
