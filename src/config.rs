@@ -130,10 +130,15 @@ mod on {
         pub functions_limit: Option<usize>,
         pub threads_limit: Option<usize>,
         pub io_limit: Option<usize>,
+        pub channels_limit: Option<usize>,
+        pub streams_limit: Option<usize>,
+        pub futures_limit: Option<usize>,
         pub output_path: Option<PathBuf>,
         pub timeout: Option<Duration>,
         pub time_sampling_rate: f64,
         pub io_time_sampling_rate: f64,
+        /// Channels, streams, futures (`Sampler::{Channels, Streams, Futures}`).
+        pub flow_time_sampling_rates: [f64; 3],
         pub sections: Vec<Section>,
         pub cpu_mode: CpuMode,
         pub cpu_hz: u32,
@@ -156,10 +161,14 @@ mod on {
                 functions_limit: None,
                 threads_limit: None,
                 io_limit: None,
+                channels_limit: None,
+                streams_limit: None,
+                futures_limit: None,
                 output_path: None,
                 timeout: None,
                 time_sampling_rate: 1.0,
                 io_time_sampling_rate: 1.0,
+                flow_time_sampling_rates: [1.0; 3],
                 sections: all_sections(),
                 cpu_mode: CpuMode::Sampled,
                 cpu_hz: 1000,
@@ -255,6 +264,24 @@ mod on {
             ) {
                 self.io_time_sampling_rate = r;
             }
+            for (i, name) in [
+                "HOTPATH_CHANNELS_TIME_SAMPLING_RATE",
+                "HOTPATH_STREAMS_TIME_SAMPLING_RATE",
+                "HOTPATH_FUTURES_TIME_SAMPLING_RATE",
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                let current = self.flow_time_sampling_rates[i].to_string();
+                if let Some(r) = env(
+                    name,
+                    "a number from 0 to 1 (0 = count only)",
+                    &current,
+                    parse_rate,
+                ) {
+                    self.flow_time_sampling_rates[i] = r;
+                }
+            }
             if let Some(hz) = env(
                 "HOTPATH_CPU_HZ",
                 "an integer from 1 to 100000",
@@ -339,6 +366,18 @@ mod on {
 
         pub(crate) fn functions_limit(&self) -> usize {
             self.functions_limit.unwrap_or(self.limit)
+        }
+
+        /// Sections whose rows have a cap of their own.
+        pub(crate) fn section_limits(&self) -> Vec<(Section, usize)> {
+            [
+                (Section::Channels, self.channels_limit),
+                (Section::Streams, self.streams_limit),
+                (Section::Futures, self.futures_limit),
+            ]
+            .into_iter()
+            .map(|(s, l)| (s, l.unwrap_or(self.limit)))
+            .collect()
         }
     }
 

@@ -131,6 +131,75 @@ impl HotpathGuardBuilder {
         self
     }
 
+    /// Rows of the channels section (hotpath 0.30's name); overrides [`Self::limit`].
+    #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
+    pub fn channels_limit(mut self, limit: usize) -> Self {
+        #[cfg(feature = "hotpath")]
+        {
+            self.cfg.channels_limit = Some(limit);
+        }
+        #[cfg(not(feature = "hotpath"))]
+        let _ = limit;
+        self
+    }
+
+    /// Rows of the streams section; overrides [`Self::limit`].
+    #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
+    pub fn streams_limit(mut self, limit: usize) -> Self {
+        #[cfg(feature = "hotpath")]
+        {
+            self.cfg.streams_limit = Some(limit);
+        }
+        #[cfg(not(feature = "hotpath"))]
+        let _ = limit;
+        self
+    }
+
+    /// Rows of the futures section; overrides [`Self::limit`].
+    #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
+    pub fn futures_limit(mut self, limit: usize) -> Self {
+        #[cfg(feature = "hotpath")]
+        {
+            self.cfg.futures_limit = Some(limit);
+        }
+        #[cfg(not(feature = "hotpath"))]
+        let _ = limit;
+        self
+    }
+
+    /// Times only a fraction `rate` (0..=1) of channel messages (latency, blocked
+    /// sends); every message is still counted. `HOTPATH_CHANNELS_TIME_SAMPLING_RATE`
+    /// overrides it.
+    pub fn channels_time_sampling_rate(self, rate: f64) -> Self {
+        self.flow_rate(0, "channels", rate)
+    }
+
+    /// Times only a fraction `rate` (0..=1) of stream polls; every item and poll is still
+    /// counted. `HOTPATH_STREAMS_TIME_SAMPLING_RATE` overrides it.
+    pub fn streams_time_sampling_rate(self, rate: f64) -> Self {
+        self.flow_rate(1, "streams", rate)
+    }
+
+    /// Times only a fraction `rate` (0..=1) of `future!` and `#[future_fn]` calls; every
+    /// call is still counted. `HOTPATH_FUTURES_TIME_SAMPLING_RATE` overrides it.
+    pub fn futures_time_sampling_rate(self, rate: f64) -> Self {
+        self.flow_rate(2, "futures", rate)
+    }
+
+    #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
+    fn flow_rate(mut self, i: usize, what: &str, rate: f64) -> Self {
+        #[cfg(feature = "hotpath")]
+        match crate::config::parse_rate(&rate.to_string()) {
+            Some(r) => self.cfg.flow_time_sampling_rates[i] = r,
+            None => crate::config::warn(&format!(
+                "{what} time sampling rate {rate} is outside 0..=1; timing every one"
+            )),
+        }
+        #[cfg(not(feature = "hotpath"))]
+        let _ = (i, what, rate);
+        self
+    }
+
     /// Writes the report to this file instead of stdout; `HOTPATH_OUTPUT_PATH` overrides it.
     #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
     pub fn output_path(mut self, path: impl AsRef<Path>) -> Self {

@@ -55,6 +55,10 @@ impl Session {
         hotpath_alloc::begin_session();
         hotpath_core::set_sampling_rate(cfg.time_sampling_rate);
         hotpath_io::set_sampling_rate(cfg.io_time_sampling_rate);
+        let [channels, streams, futures] = cfg.flow_time_sampling_rates;
+        hotpath_flow::set_channels_sampling_rate(channels);
+        hotpath_flow::set_streams_sampling_rate(streams);
+        hotpath_flow::set_futures_sampling_rate(futures);
         #[cfg(feature = "hotpath-cpu")]
         let cpu = crate::cpu::CpuRun::start(&cfg);
         let threads = if cfg.sections.contains(&Section::Threads) {
@@ -262,7 +266,7 @@ fn emit(shared: &Shared) {
     }
     let report = build(shared);
     let text = match cfg.format {
-        Format::Table => report.to_table(cfg.functions_limit()),
+        Format::Table => report.to_table_with(cfg.functions_limit(), &cfg.section_limits()),
         Format::Json => report.to_json() + "\n",
         Format::JsonPretty => report.to_json_pretty() + "\n",
         Format::None => return,

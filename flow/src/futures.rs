@@ -103,10 +103,16 @@ pub mod mpsc {
         }
     }
 
+    /// As futures-channel's: `TrySendError { kind: Full }`.
     impl<T> std::fmt::Debug for TrySendError<T> {
         fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            let kind = if self.is_full() {
+                "Full"
+            } else {
+                "Disconnected"
+            };
             f.debug_struct("TrySendError")
-                .field("kind", &self.err)
+                .field("kind", &format_args!("{kind}"))
                 .finish()
         }
     }

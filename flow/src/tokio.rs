@@ -30,8 +30,9 @@ pub mod mpsc {
     pub struct Receiver<T> {
         inner: raw::Receiver<Stamped<T>>,
         inst: Arc<Inst>,
-        /// Reused by `recv_many`.
-        scratch: Vec<Stamped<T>>,
+        /// Reused by `recv_many`; in a `Mutex` only so that the receiver is `Sync`
+        /// exactly when tokio's is (it is only reached through `&mut self`, unlocked).
+        scratch: Scratch<T>,
     }
 
     /// `tokio::sync::mpsc::UnboundedSender`, instrumented.
@@ -44,7 +45,7 @@ pub mod mpsc {
     pub struct UnboundedReceiver<T> {
         inner: raw::UnboundedReceiver<Stamped<T>>,
         inst: Arc<Inst>,
-        scratch: Vec<Stamped<T>>,
+        scratch: Scratch<T>,
     }
 
     /// `tokio::sync::mpsc::WeakSender`, instrumented.
@@ -97,7 +98,7 @@ pub mod mpsc {
                 Receiver {
                     inner: self.1,
                     inst,
-                    scratch: Vec::new(),
+                    scratch: Scratch::default(),
                 },
             )
         }
@@ -127,7 +128,7 @@ pub mod mpsc {
                 UnboundedReceiver {
                     inner: self.1,
                     inst,
-                    scratch: Vec::new(),
+                    scratch: Scratch::default(),
                 },
             )
         }
@@ -404,6 +405,25 @@ pub mod mpsc {
         }
     }
 
+    /// Messages taken by one `recv_many`, before they are unstamped into the caller's
+    /// buffer.
+    struct Scratch<T>(std::sync::Mutex<Vec<Stamped<T>>>);
+
+    impl<T> Default for Scratch<T> {
+        fn default() -> Self {
+            Scratch(std::sync::Mutex::new(Vec::new()))
+        }
+    }
+
+    impl<T> Scratch<T> {
+        fn get(&mut self) -> &mut Vec<Stamped<T>> {
+            // Never locked, so never poisoned.
+            let v = self.0.get_mut().unwrap_or_else(|e| e.into_inner());
+            v.clear();
+            v
+        }
+    }
+
     macro_rules! receiver_methods {
         ($ty:ident) => {
             impl<T> $ty<T> {
@@ -415,12 +435,10 @@ pub mod mpsc {
 
                 /// `recv_many`: up to `limit` messages appended to `buffer`.
                 pub async fn recv_many(&mut self, buffer: &mut Vec<T>, limit: usize) -> usize {
-                    self.scratch.clear();
-                    let scratch = &mut self.scratch;
-                    let inner = &mut self.inner;
-                    let n = recv_waiting(inner.recv_many(scratch, limit)).await;
+                    let scratch = self.scratch.get();
+                    let n = recv_waiting(self.inner.recv_many(scratch, limit)).await;
                     let inst = &*self.inst;
-                    buffer.extend(self.scratch.drain(..).map(|m| inst.received(m)));
+                    buffer.extend(scratch.drain(..).map(|m| inst.received(m)));
                     n
                 }
 
@@ -445,12 +463,12 @@ pub mod mpsc {
 
                 /// `blocking_recv_many` (outside an async context).
                 pub fn blocking_recv_many(&mut self, buffer: &mut Vec<T>, limit: usize) -> usize {
-                    self.scratch.clear();
+                    let scratch = self.scratch.get();
                     let t0 = recv_wait_start();
-                    let n = self.inner.blocking_recv_many(&mut self.scratch, limit);
+                    let n = self.inner.blocking_recv_many(scratch, limit);
                     recv_waited(t0);
                     let inst = &*self.inst;
-                    buffer.extend(self.scratch.drain(..).map(|m| inst.received(m)));
+                    buffer.extend(scratch.drain(..).map(|m| inst.received(m)));
                     n
                 }
 
@@ -489,10 +507,10 @@ pub mod mpsc {
                     buffer: &mut Vec<T>,
                     limit: usize,
                 ) -> Poll<usize> {
-                    self.scratch.clear();
-                    let p = self.inner.poll_recv_many(cx, &mut self.scratch, limit);
+                    let scratch = self.scratch.get();
+                    let p = self.inner.poll_recv_many(cx, scratch, limit);
                     let inst = &*self.inst;
-                    buffer.extend(self.scratch.drain(..).map(|m| inst.received(m)));
+                    buffer.extend(scratch.drain(..).map(|m| inst.received(m)));
                     p
                 }
 

@@ -72,6 +72,9 @@ pub struct MainArgs {
     pub functions_limit: Option<u64>,
     pub threads_limit: Option<u64>,
     pub io_limit: Option<u64>,
+    pub channels_limit: Option<u64>,
+    pub streams_limit: Option<u64>,
+    pub futures_limit: Option<u64>,
     pub output_path: Option<Literal>,
     pub timeout: Option<u64>,
     pub allocator: Option<TokenStream>,
@@ -80,18 +83,13 @@ pub struct MainArgs {
 
 const MAIN_KEYS: &str =
     "percentiles = [..], format = \"table\"|\"json\"|\"json-pretty\"|\"none\", \
-limit = N, functions_limit = N, threads_limit = N, io_limit = N, output_path = \"..\", \
+limit = N, functions_limit = N, threads_limit = N, io_limit = N, channels_limit = N, \
+streams_limit = N, futures_limit = N, output_path = \"..\", \
 timeout = MS, allocator = path::Type, report = \"..\"";
 
 /// Limits of report sections the reference crate has and this one does not; accepted so
 /// that programs written for it build unchanged, and ignored.
-const IGNORED_LIMITS: &[&str] = &[
-    "channels_limit",
-    "streams_limit",
-    "futures_limit",
-    "rw_locks_limit",
-    "mutexes_limit",
-];
+const IGNORED_LIMITS: &[&str] = &["rw_locks_limit", "mutexes_limit"];
 
 /// Arguments of `#[hotpath::measure(...)]` and `#[hotpath::future_fn(...)]`.
 #[derive(Default)]
@@ -254,6 +252,18 @@ pub fn main_args(attr: TokenStream) -> Result<MainArgs, Error> {
             "io_limit" => {
                 dup(a.io_limit.is_some())?;
                 a.io_limit = Some(arg.int()?);
+            }
+            "channels_limit" => {
+                dup(a.channels_limit.is_some())?;
+                a.channels_limit = Some(arg.int()?);
+            }
+            "streams_limit" => {
+                dup(a.streams_limit.is_some())?;
+                a.streams_limit = Some(arg.int()?);
+            }
+            "futures_limit" => {
+                dup(a.futures_limit.is_some())?;
+                a.futures_limit = Some(arg.int()?);
             }
             k if IGNORED_LIMITS.contains(&k) => {
                 arg.int()?;

@@ -201,6 +201,9 @@ pub fn main(args: &MainArgs, item: TokenStream) -> syn::Result<TokenStream> {
         ("functions_limit", args.functions_limit),
         ("threads_limit", args.threads_limit),
         ("io_limit", args.io_limit),
+        ("channels_limit", args.channels_limit),
+        ("streams_limit", args.streams_limit),
+        ("futures_limit", args.futures_limit),
     ] {
         if let Some(v) = v {
             let m = format_ident!("{}", method);

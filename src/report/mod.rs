@@ -80,6 +80,12 @@ impl Report {
     pub fn to_table(&self, limit: usize) -> String {
         render_table(self, limit)
     }
+
+    /// The report as text tables; `limit` caps the rows per section (0 = all), except
+    /// the sections given their own cap in `per_section`.
+    pub fn to_table_with(&self, limit: usize, per_section: &[(Section, usize)]) -> String {
+        table::render_with(self, limit, per_section)
+    }
 }
 
 impl Fragment {

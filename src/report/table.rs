@@ -10,6 +10,12 @@ use super::section::Section;
 
 /// Renders the whole report. `limit` caps the rows of each section (0 = all).
 pub fn render(r: &Report, limit: usize) -> String {
+    render_with(r, limit, &[])
+}
+
+/// Renders the whole report; `limit` caps the rows of each section (0 = all) but those
+/// given their own cap in `per_section`.
+pub fn render_with(r: &Report, limit: usize, per_section: &[(Section, usize)]) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -26,6 +32,10 @@ pub fn render(r: &Report, limit: usize) -> String {
             continue;
         }
         out.push('\n');
+        let limit = per_section
+            .iter()
+            .find(|(s, _)| *s == section)
+            .map_or(limit, |(_, l)| *l);
         match section {
             Section::Timing => timing(r, limit, &mut out),
             Section::Alloc => alloc(r, limit, &mut out),

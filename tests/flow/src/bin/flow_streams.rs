@@ -1,0 +1,40 @@
+//! Streams with known numbers: each scenario has its own label.
+
+use futures_util::{FutureExt, StreamExt};
+
+#[hotpath::main]
+fn main() {
+    // S1: stream::iter(0..1000) to the end.
+    let v: Vec<u32> = hotpath::stream!(futures_util::stream::iter(0..1000u32), label = "s1")
+        .collect()
+        .now_or_never()
+        .unwrap();
+    assert_eq!(v.len(), 1000);
+
+    // S3: three items taken, then dropped.
+    let mut s = hotpath::stream!(futures_util::stream::iter(0..10u8), label = "s3");
+    for _ in 0..3 {
+        s.next().now_or_never().unwrap().unwrap();
+    }
+    drop(s);
+
+    // S4: five instances of ten items at one site, then with `iter = true`.
+    for _ in 0..5 {
+        let n = hotpath::stream!(futures_util::stream::iter(0..10u16), label = "s4")
+            .count()
+            .now_or_never()
+            .unwrap();
+        assert_eq!(n, 10);
+    }
+    for _ in 0..5 {
+        let n = hotpath::stream!(
+            futures_util::stream::iter(0..10u16),
+            label = "s4i",
+            iter = true
+        )
+        .count()
+        .now_or_never()
+        .unwrap();
+        assert_eq!(n, 10);
+    }
+}
