@@ -807,7 +807,32 @@ pub fn flow_call(input: TokenStream, mac: FlowMacro) -> Result<FlowCall, Error> 
         }
     }
     if mac == FlowMacro::Channel {
-        call.ctor = Some(ctor(&first)?);
+        let c = ctor(&first)?;
+        // Both numbers written as literals: a mismatch is known now, in both builds.
+        if let (true, Some(declared)) = (c.capacity_arg, &call.capacity) {
+            let lit = |ts: &TokenStream| match ts.clone().into_iter().collect::<Vec<_>>().as_slice()
+            {
+                [TokenTree::Literal(l)] => parse_int(&l.to_string()),
+                _ => None,
+            };
+            if let (Some(a), Some(d)) = (lit(&c.args.stream()), lit(declared)) {
+                if a != d {
+                    let span = declared
+                        .clone()
+                        .into_iter()
+                        .next()
+                        .map_or(Span::call_site(), |t| t.span());
+                    return Err(Error::new(
+                        span,
+                        format!(
+                            "`capacity = {d}` disagrees with the constructor's capacity {a}; \
+                             correct or remove it (hotpath checks it and never changes the channel)"
+                        ),
+                    ));
+                }
+            }
+        }
+        call.ctor = Some(c);
     }
     Ok(call)
 }
