@@ -148,8 +148,42 @@ pub fn future_fn(attr: TokenStream, item: TokenStream) -> TokenStream {
     }
 }
 
-/// Wraps a channel's constructor call so that the report shows its messages: the
-/// `hotpath::channel!` macro (documented there).
+/// Instruments a channel where it is created: evaluates to the constructor's endpoints,
+/// wrapped (feature `hotpath`) or as they are (without it).
+///
+/// ```ignore
+/// let (tx, rx) = hotpath::channel!(std::sync::mpsc::sync_channel::<Job>(64));
+/// let (tx, rx) = hotpath::channel!(tokio::sync::mpsc::channel(64), label = "jobs");
+/// let (tx, rx) = hotpath::channel!(crossbeam_channel::unbounded(), iter = true, log = true);
+/// let (tx, rx) = hotpath::channel!(mpsc::sync_channel(n), capacity = 64); // checked
+/// ```
+///
+/// The first argument must be the constructor call itself: std `channel()` and
+/// `sync_channel(n)`; crossbeam, flume and async-channel `bounded(n)` and `unbounded()`;
+/// tokio `mpsc::channel(n)`, `mpsc::unbounded_channel()`, `oneshot::channel()`,
+/// `broadcast::channel(n)` and `watch::channel(v)` (written with its `watch::` path);
+/// futures-channel `mpsc::channel(n)`, `mpsc::unbounded()` and `oneshot::channel()`.
+/// The call is rewritten in place so that the channel carries each message with an
+/// 8-byte clock reading (watch: nothing added): the channel that runs is the one
+/// written, with its capacity and buffering; nothing is rebuilt or relayed. The backends
+/// other than std need the Cargo feature of their name (`tokio`, `crossbeam`, `flume`,
+/// `async-channel`, `futures`).
+///
+/// Arguments, in any order: `label = "jobs"` (the row's name); `iter = true` (a row per
+/// instance, named `jobs`, `jobs-2`, ...; by default instances made at one site with one
+/// message type share a row); `capacity = N` (checked against the channel: literals
+/// that disagree are a compile error, other values a panic where the channel is made;
+/// never used to change the channel); `log = true` (accepted for hotpath 0.30, ignored).
+///
+/// The endpoints have every method of the raw ones, with the same results and errors;
+/// name their types with `hotpath::wrap::…` (`hotpath::wrap::tokio::sync::mpsc::Sender<T>`),
+/// which are the raw types without the feature. `Debug` for any message type; `Send` and
+/// `Sync` exactly as the raw endpoints.
+///
+/// Cost: nothing without the feature. With it, per message: one clock read at the send
+/// and one at the receive (when timed), for std, tokio mpsc and futures-channel a relaxed
+/// atomic add on the instance's send counter, and single-writer stores into the thread's
+/// slot. Per channel: one small allocation shared by its endpoints.
 #[proc_macro]
 pub fn channel(input: TokenStream) -> TokenStream {
     match attr::flow_call(input, attr::FlowMacro::Channel) {
@@ -161,8 +195,18 @@ pub fn channel(input: TokenStream) -> TokenStream {
     }
 }
 
-/// Wraps a stream so that the report shows its items and polls: the `hotpath::stream!`
-/// macro (documented there).
+/// Counts a stream's items and polls: evaluates to `hotpath::Stream<S>` (feature
+/// `hotpath`) or to the stream itself.
+///
+/// ```ignore
+/// let rows = hotpath::stream!(client.query_stream(sql), label = "rows");
+/// let ticks = hotpath::stream!(IntervalStream::new(interval), iter = true);
+/// ```
+///
+/// Arguments, in any order: `label = "name"`, `iter = true` (a row per instance),
+/// `log = true` (accepted for hotpath 0.30, ignored). The wrapper implements `Stream`,
+/// `FusedStream` and `Sink` as the stream does. Cost with the feature: two clock reads
+/// per timed poll (`HOTPATH_STREAMS_TIME_SAMPLING_RATE`) and single-writer stores.
 #[proc_macro]
 pub fn stream(input: TokenStream) -> TokenStream {
     match attr::flow_call(input, attr::FlowMacro::Stream) {
@@ -174,7 +218,18 @@ pub fn stream(input: TokenStream) -> TokenStream {
     }
 }
 
-/// Measures a future per call: the `hotpath::future!` macro (documented there).
+/// Measures a future per call: evaluates to `hotpath::wrap::Future<F>` (feature
+/// `hotpath`) or to the future itself.
+///
+/// ```ignore
+/// let body = hotpath::future!(client.get(url).send(), label = "fetch").await?;
+/// ```
+///
+/// Reported in the futures section: calls, polls, completed, cancelled (dropped after a
+/// poll), never polled, lifetime (first poll to `Ready` or drop) and busy time per call.
+/// Each poll is a measured scope. Arguments: `label = "name"`, `log = true` (accepted,
+/// ignored). Cost with the feature: that of an async `#[measure]` call, at
+/// `HOTPATH_FUTURES_TIME_SAMPLING_RATE`.
 #[proc_macro]
 pub fn future(input: TokenStream) -> TokenStream {
     match attr::flow_call(input, attr::FlowMacro::Future) {

@@ -623,16 +623,16 @@ pub struct FutureEntry {
 }
 
 impl ChannelEntry {
-    /// The label if there is one, else the name.
+    /// The name (the label, `file:line`, or `label-2`, ... for `iter` instances).
     pub fn display_name(&self) -> &str {
-        self.label.as_deref().unwrap_or(&self.name)
+        &self.name
     }
 }
 
 impl StreamEntry {
-    /// The label if there is one, else the name.
+    /// The name (the label, `file:line`, or `label-2`, ... for `iter` instances).
     pub fn display_name(&self) -> &str {
-        self.label.as_deref().unwrap_or(&self.name)
+        &self.name
     }
 }
 
