@@ -640,7 +640,7 @@ async fn main() {
     // 3. Anomaly scan on its own thread, in parallel with the rest, fed chunks of
     //    temperatures through a bounded channel.
     let (chunks, chunks_rx) = hotpath::channel!(
-        std::sync::mpsc::sync_channel::<Vec<f64>>(4),
+        std::sync::mpsc::sync_channel::<Vec<f64>>(64),
         label = "temperature chunks"
     );
     let anomaly_thread = std::thread::Builder::new()
