@@ -187,13 +187,13 @@ fn futures_count_calls_and_outcomes() {
     assert!((8..=12).contains(&f1.polls), "polls {}", f1.polls);
     let life = f1.lifetime_ns.as_ref().unwrap();
     let p50 = life.percentiles.get(50.0).unwrap();
-    assert!(p50 >= 50 * MS && p50 <= 170 * MS, "p50 {p50}");
+    assert!((50 * MS..=170 * MS).contains(&p50), "p50 {p50}");
     assert!(f1.busy_ns.as_ref().unwrap().max < 50 * MS);
 
     let f2 = future(&r, "f2");
     assert_eq!((f2.calls, f2.completed, f2.cancelled), (1, 0, 1));
     let life = f2.lifetime_ns.as_ref().unwrap().max;
-    assert!(life >= 10 * MS && life <= 60 * MS, "{life}");
+    assert!((10 * MS..=60 * MS).contains(&life), "{life}");
 
     let f3 = future(&r, "f3");
     assert_eq!(
