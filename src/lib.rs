@@ -37,6 +37,8 @@
 //! | `hotpath` | the runtime: per-function wall time, self time, percentiles, the report |
 //! | `hotpath-alloc` | allocations per function (count, bytes, freed, retained; inclusive and self) through a tracking global allocator |
 //! | `hotpath-cpu` | CPU time vs waiting per function, sampled per thread (default) or read exactly at every call |
+//! | `tokio` | `io!` on tokio's async I/O traits; `channel!` on tokio's `mpsc`, `oneshot`, `broadcast`, `watch` |
+//! | `crossbeam`, `flume`, `async-channel`, `futures` | `channel!` on that crate's channels (`futures`: futures-channel) |
 //! | `report` | the report model and renderers alone (for tools reading saved JSON) |
 //!
 //! ## What is measured
@@ -45,7 +47,8 @@
 //! min, max and percentiles; share of the run. Recursion counts the outermost call in
 //! the total. `async fn`s are measured per poll on whichever thread polls them: wall
 //! time from first poll to `Ready`, polls, busy time. Threads that exited before the
-//! report are included.
+//! report are included. Channels (`channel!`), streams (`stream!`) and futures
+//! (`future!`, `#[future_fn]`) have sections of their own; see [`wrap`] for their types.
 //!
 //! ## Performance
 //!
