@@ -1051,3 +1051,71 @@ fn markdown_escapes_pipes_and_has_no_ansi() {
     );
     assert!(!md.contains('\x1b') && !d.to_table().contains('\x1b'));
 }
+
+// ---------------------------------------------------------------- data flow
+
+/// A channel entry with `sent` messages and a mean latency.
+fn channel_entry(name: &str, sent: u64, latency_mean: u64) -> hotpath::report::ChannelEntry {
+    hotpath::report::ChannelEntry {
+        name: name.into(),
+        label: Some(name.into()),
+        file: "src/main.rs".into(),
+        line: 1,
+        type_name: "u64".into(),
+        instances: 1,
+        backend: "std".into(),
+        kind: "bounded".into(),
+        capacity: Some(8),
+        sent,
+        received: sent,
+        send_errors: 0,
+        unread: 0,
+        max_depth: 8,
+        lagged: 0,
+        send_blocked: hotpath::report::SendBlocked::default(),
+        latency_ns: Some(hotpath::report::DistNs {
+            count: sent,
+            total: latency_mean * sent,
+            mean: latency_mean,
+            min: latency_mean,
+            max: latency_mean,
+            percentiles: Percentiles(vec![]),
+            hist: None,
+        }),
+    }
+}
+
+#[test]
+fn channels_are_compared_by_entry() {
+    let mut base = report(vec![func("app::main", 1, wall(100, 100, 1, &[]))]);
+    let mut head = base.clone();
+    base.channels = Some(vec![channel_entry("jobs", 1_000, 10_000)]);
+    head.channels = Some(vec![
+        channel_entry("jobs", 1_200, 30_000),
+        channel_entry("results", 5, 1_000),
+    ]);
+    let d = diff(&base, &head, 0.1);
+    let jobs = |m: Metric| {
+        d.changes
+            .iter()
+            .find(|c| c.shown == "channel: jobs" && c.metric == m)
+            .unwrap_or_else(|| panic!("no {m} of channel: jobs in {:?}", d.changes))
+    };
+    let sent = jobs(Metric::FlowCount("sent"));
+    assert_eq!(
+        (sent.base, sent.head, sent.verdict),
+        (
+            Some(Value::Int(1_000)),
+            Some(Value::Int(1_200)),
+            Verdict::Increased
+        )
+    );
+    assert_eq!(
+        jobs(Metric::FlowAvg("latency avg")).verdict,
+        Verdict::Slower
+    );
+    assert!(matches!(
+        &d.added[..],
+        [a] if a.shown == "channel: results" && a.summary == "5 sent, 5 received"
+    ));
+}
