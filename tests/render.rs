@@ -243,7 +243,10 @@ fn other_schema_versions_are_refused() {
     // Version 2 only added keys: a version 1 report reads as it was.
     let v1 = json.replace("\"schema_version\":2", "\"schema_version\":1");
     let r = Report::from_json(&v1).expect("version 1 is read");
-    assert_eq!((r.schema_version, r.functions.len()), (1, fixed().functions.len()));
+    assert_eq!(
+        (r.schema_version, r.functions.len()),
+        (1, fixed().functions.len())
+    );
     assert!(Report::from_json("{}").is_err());
     assert!(Report::from_json("not json")
         .unwrap_err()
