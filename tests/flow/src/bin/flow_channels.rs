@@ -1,26 +1,59 @@
 //! Channels with known numbers: each scenario has its own label.
 //!
-//! Prints `c8_bound_ns=N` on stderr: the time around the C8 message measured with
-//! `Instant`, an upper bound of its latency.
+//! Prints on stderr what the program measured itself with `Instant`: `c1_p50_ns=N`, the
+//! median latency of the C1 messages, and `c8_bound_ns=N`, the time around the C8
+//! message; each an upper bound of the reported latency.
 
 use std::time::{Duration, Instant};
 
 use futures_util::FutureExt;
 
-/// C1: bounded(10), a producer as fast as it can, a consumer that sleeps 1 ms after
-/// each receive.
+/// C1: bounded(10), 1000 messages, a consumer that sleeps 1 ms after each receive.
+///
+/// The consumer takes a message only once the producer is asleep in its send (its
+/// thread's state in `/proc` is `S`: the producer does nothing else that sleeps), so
+/// every send after the tenth finds the channel full: exactly 990 blocked sends, whatever
+/// the machine's load. Each message carries the `Instant` read before its send; the
+/// consumer prints the median of the latencies it measured itself (`c1_p50_ns=`), an
+/// upper bound of the report's (the wrapper's clock readings lie inside those).
 fn bounded_with_a_slow_consumer() {
-    let (tx, rx) = hotpath::channel!(std::sync::mpsc::sync_channel::<u64>(10), label = "c1");
+    let (tx, rx) = hotpath::channel!(std::sync::mpsc::sync_channel::<Instant>(10), label = "c1");
+    let (tid_tx, tid_rx) = std::sync::mpsc::channel();
     let producer = std::thread::spawn(move || {
-        for i in 0..1000 {
-            tx.send(i).unwrap();
+        tid_tx.send(this_thread()).unwrap();
+        for _ in 0..1000 {
+            tx.send(Instant::now()).unwrap();
         }
     });
-    for _ in 0..1000 {
-        rx.recv().unwrap();
+    let producer_stat = format!("/proc/self/task/{}/stat", tid_rx.recv().unwrap());
+    let mut latencies = Vec::with_capacity(1000);
+    for i in 0..1000 {
+        if i < 990 {
+            while !asleep(&producer_stat) {
+                std::thread::yield_now();
+            }
+        }
+        latencies.push(rx.recv().unwrap().elapsed());
         std::thread::sleep(Duration::from_millis(1));
     }
     producer.join().unwrap();
+    latencies.sort();
+    eprintln!("c1_p50_ns={}", latencies[latencies.len() / 2].as_nanos());
+}
+
+/// The calling thread's id, from the `/proc/thread-self` link (`PID/task/TID`).
+fn this_thread() -> String {
+    let link = std::fs::read_link("/proc/thread-self").unwrap();
+    link.file_name().unwrap().to_string_lossy().into_owned()
+}
+
+/// Whether the thread whose `stat` file is `path` is asleep (state `S`).
+fn asleep(path: &str) -> bool {
+    let stat = std::fs::read_to_string(path).unwrap();
+    // `pid (comm) state ...`: the state follows the last `)`.
+    stat[stat.rfind(')').unwrap() + 1..]
+        .trim_start()
+        .starts_with('S')
 }
 
 /// C1f: futures-channel `channel(10)` with one sender holds 11.

@@ -1,6 +1,20 @@
 //! Streams with known numbers: each scenario has its own label.
+//!
+//! Prints `s5_ns=N` on stderr: the time around S5 measured with `Instant`, an upper
+//! bound of its busy time and time to first item.
+
+use std::task::Poll;
+use std::time::{Duration, Instant};
 
 use futures_util::{FutureExt, StreamExt};
+
+/// Spins for `d`.
+fn spin(d: Duration) {
+    let t = Instant::now();
+    while t.elapsed() < d {
+        std::hint::spin_loop();
+    }
+}
 
 #[hotpath::main]
 fn main() {
@@ -37,4 +51,24 @@ fn main() {
         .unwrap();
         assert_eq!(n, 10);
     }
+
+    // S5: each poll computes for 1 ms before its item, ten items.
+    let t = Instant::now();
+    let mut left = 10u8;
+    let n = hotpath::stream!(
+        futures_util::stream::poll_fn(move |_| {
+            if left == 0 {
+                return Poll::Ready(None);
+            }
+            spin(Duration::from_millis(1));
+            left -= 1;
+            Poll::Ready(Some(left))
+        }),
+        label = "s5"
+    )
+    .count()
+    .now_or_never()
+    .unwrap();
+    assert_eq!(n, 10);
+    eprintln!("s5_ns={}", t.elapsed().as_nanos());
 }
