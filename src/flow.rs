@@ -25,7 +25,7 @@ pub type Stream<S> = S;
 
 /// The type `future!` gives for a future `F`.
 #[cfg(feature = "hotpath")]
-pub type Future<F> = hotpath_core::MeasuredFuture<F>;
+pub type Future<F> = hotpath_flow::Future<F>;
 /// The type `future!` gives for a future `F`.
 #[cfg(not(feature = "hotpath"))]
 pub type Future<F> = F;

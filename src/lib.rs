@@ -99,7 +99,9 @@ pub use flow::Stream;
 #[doc(hidden)]
 pub mod __private {
     pub use hotpath_core::{type_name_of, CallSite, MeasuredFuture, Scope, SiteKind};
-    pub use hotpath_flow::{channel, FlowSite, Stamped, Stream as FlowStream};
+    pub use hotpath_flow::{
+        channel, FlowSite, Future as FlowFuture, Stamped, Stream as FlowStream,
+    };
     pub use hotpath_io::{wrap as io_wrap, IoSite};
 }
 

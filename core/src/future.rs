@@ -39,6 +39,13 @@ pin_project_lite::pin_project! {
     }
 }
 
+impl<F> MeasuredFuture<F> {
+    /// The wrapped future.
+    pub fn get_ref(&self) -> &F {
+        &self.inner
+    }
+}
+
 impl<F> std::fmt::Debug for MeasuredFuture<F> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("MeasuredFuture")

@@ -34,8 +34,8 @@
 //! ## Streams and futures
 //!
 //! [`Stream`] counts items, polls, `Pending` polls, completion or an early drop, the
-//! time to the first item and the busy time (sum of poll durations). Futures use the
-//! core's `MeasuredFuture` (a scope per poll).
+//! time to the first item and the busy time (sum of poll durations). [`Future`] is the
+//! core's `MeasuredFuture` (a scope per poll), and `FusedFuture` as the future it wraps.
 //!
 //! ## Cost
 //!
@@ -65,6 +65,7 @@ use hotpath_core::{CallSite, SiteKind};
     allow(dead_code)
 )]
 mod chan;
+mod future;
 mod stream;
 
 pub mod std_mpsc;
@@ -81,6 +82,7 @@ pub mod futures;
 pub mod tokio;
 
 pub use chan::{channel, IntoInstrumented, Stamped};
+pub use future::Future;
 pub use stream::Stream;
 
 /// One `channel!` or `stream!` call site: a `static` per macro expansion.

@@ -358,6 +358,9 @@ pub fn future(call: &FlowCall) -> TokenStream {
     let expr = ts(&call.expr);
     quote! {{
         #site
-        ::hotpath::__private::MeasuredFuture::flow(&__HOTPATH_SITE, #expr)
+        ::hotpath::__private::FlowFuture::new(
+            &__HOTPATH_SITE,
+            ::core::future::IntoFuture::into_future(#expr),
+        )
     }}
 }
