@@ -1,5 +1,10 @@
 //! flume: `bounded(n)` and `unbounded()`, with its async futures, stream, sink and
 //! drain. Queue depth from `len()` (which takes flume's lock).
+//!
+//! One method of flume is not offered: `SendSink::sender`, which lends the `Sender` a
+//! sink was made from. A sink made by `into_sink` owns flume's sender inside flume's
+//! sink, so there is no instrumented `Sender` to lend without a second sender, which
+//! would change `sender_count` and when the channel disconnects.
 
 use std::future::Future;
 use std::pin::Pin;
