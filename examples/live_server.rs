@@ -59,7 +59,7 @@ fn summarize(mut values: Vec<u64>) -> (u64, u64) {
 /// Every 8th job waits on a "downstream service".
 #[hotpath::measure]
 fn downstream(id: u64) {
-    if id % 8 == 0 {
+    if id.is_multiple_of(8) {
         std::thread::sleep(Duration::from_millis(2));
     }
 }

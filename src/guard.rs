@@ -167,36 +167,77 @@ impl HotpathGuardBuilder {
         self
     }
 
+    /// Rows of the `mutexes` section; overrides [`Self::limit`].
+    #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
+    pub fn mutexes_limit(mut self, limit: usize) -> Self {
+        #[cfg(feature = "hotpath")]
+        {
+            self.cfg.mutexes_limit = Some(limit);
+        }
+        #[cfg(not(feature = "hotpath"))]
+        let _ = limit;
+        self
+    }
+
+    /// Rows of the `rw_locks` section; overrides [`Self::limit`].
+    #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
+    pub fn rw_locks_limit(mut self, limit: usize) -> Self {
+        #[cfg(feature = "hotpath")]
+        {
+            self.cfg.rw_locks_limit = Some(limit);
+        }
+        #[cfg(not(feature = "hotpath"))]
+        let _ = limit;
+        self
+    }
+
     /// Times only a fraction `rate` (0..=1) of channel messages (latency, blocked
     /// sends); every message is still counted. `HOTPATH_CHANNELS_TIME_SAMPLING_RATE`
     /// overrides it.
     pub fn channels_time_sampling_rate(self, rate: f64) -> Self {
-        self.flow_rate(0, "channels", rate)
+        self.kind_rate(Kind::Channels, "channels", "message", rate)
     }
 
     /// Times only a fraction `rate` (0..=1) of stream polls; every item and poll is still
     /// counted. `HOTPATH_STREAMS_TIME_SAMPLING_RATE` overrides it.
     pub fn streams_time_sampling_rate(self, rate: f64) -> Self {
-        self.flow_rate(1, "streams", rate)
+        self.kind_rate(Kind::Streams, "streams", "poll", rate)
     }
 
     /// Times only a fraction `rate` (0..=1) of `future!` and `#[future_fn]` calls; every
     /// call is still counted. `HOTPATH_FUTURES_TIME_SAMPLING_RATE` overrides it.
     pub fn futures_time_sampling_rate(self, rate: f64) -> Self {
-        self.flow_rate(2, "futures", rate)
+        self.kind_rate(Kind::Futures, "futures", "call", rate)
     }
 
+    /// Times only a fraction `rate` (0..=1) of mutex acquisitions; every acquisition is
+    /// still counted, contended or not. Unset, the functions' rate applies.
+    /// `HOTPATH_MUTEXES_TIME_SAMPLING_RATE` overrides it, and so does
+    /// `HOTPATH_TIME_SAMPLING_RATE` when the former is not set.
+    pub fn mutexes_time_sampling_rate(self, rate: f64) -> Self {
+        self.kind_rate(Kind::Mutexes, "mutexes", "acquisition", rate)
+    }
+
+    /// Times only a fraction `rate` (0..=1) of read-write lock acquisitions; every one is
+    /// still counted. Unset, the functions' rate applies.
+    /// `HOTPATH_RW_LOCKS_TIME_SAMPLING_RATE` overrides it, and so does
+    /// `HOTPATH_TIME_SAMPLING_RATE` when the former is not set.
+    pub fn rw_locks_time_sampling_rate(self, rate: f64) -> Self {
+        self.kind_rate(Kind::RwLocks, "rw_locks", "acquisition", rate)
+    }
+
+    /// Sets the rate of one kind of event, or warns and keeps timing every one.
     #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
-    fn flow_rate(mut self, i: usize, what: &str, rate: f64) -> Self {
+    fn kind_rate(mut self, kind: Kind, what: &str, one: &str, rate: f64) -> Self {
         #[cfg(feature = "hotpath")]
         match crate::config::parse_rate(&rate.to_string()) {
-            Some(r) => self.cfg.flow_time_sampling_rates[i] = r,
+            Some(r) => self.cfg.set_rate(kind.sampler(), r),
             None => crate::config::warn(&format!(
-                "{what} time sampling rate {rate} is outside 0..=1; timing every one"
+                "{what} time sampling rate {rate} is outside 0..=1; timing every {one}"
             )),
         }
         #[cfg(not(feature = "hotpath"))]
-        let _ = (i, what, rate);
+        let _ = (kind, what, one, rate);
         self
     }
 
@@ -233,7 +274,7 @@ impl HotpathGuardBuilder {
         #[cfg(feature = "hotpath")]
         {
             match crate::config::parse_rate(&rate.to_string()) {
-                Some(r) => self.cfg.time_sampling_rate = r,
+                Some(r) => self.cfg.set_rate(hotpath_core::state::Sampler::Calls, r),
                 None => crate::config::warn(&format!(
                     "time sampling rate {rate} is outside 0..=1; timing every call"
                 )),
@@ -287,7 +328,7 @@ impl HotpathGuardBuilder {
         #[cfg(feature = "hotpath")]
         {
             match crate::config::parse_rate(&rate.to_string()) {
-                Some(r) => self.cfg.io_time_sampling_rate = r,
+                Some(r) => self.cfg.set_rate(hotpath_core::state::Sampler::Io, r),
                 None => crate::config::warn(&format!(
                     "I/O time sampling rate {rate} is outside 0..=1; timing every operation"
                 )),
@@ -316,6 +357,20 @@ impl HotpathGuardBuilder {
         }
         #[cfg(not(feature = "hotpath"))]
         let _ = spec;
+        self
+    }
+
+    /// Tables show each function's full path instead of its short name (the fewest
+    /// trailing segments that tell it apart: `Parser::next`); `HOTPATH_FULL_NAMES`
+    /// overrides it. JSON reports always carry the full name.
+    #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
+    pub fn full_names(mut self, on: bool) -> Self {
+        #[cfg(feature = "hotpath")]
+        {
+            self.cfg.full_names = on;
+        }
+        #[cfg(not(feature = "hotpath"))]
+        let _ = on;
         self
     }
 
@@ -373,6 +428,30 @@ impl HotpathGuardBuilder {
     /// (hotpath 0.30's form of [`Self::timeout`]).
     pub fn build_with_shutdown(self, after: Duration) {
         std::mem::forget(self.timeout(after).build());
+    }
+}
+
+/// The kinds of events with a time-sampling rate of their own and a builder setter.
+#[derive(Clone, Copy)]
+enum Kind {
+    Channels,
+    Streams,
+    Futures,
+    Mutexes,
+    RwLocks,
+}
+
+#[cfg(feature = "hotpath")]
+impl Kind {
+    fn sampler(self) -> hotpath_core::state::Sampler {
+        use hotpath_core::state::Sampler;
+        match self {
+            Kind::Channels => Sampler::Channels,
+            Kind::Streams => Sampler::Streams,
+            Kind::Futures => Sampler::Futures,
+            Kind::Mutexes => Sampler::Mutexes,
+            Kind::RwLocks => Sampler::RwLocks,
+        }
     }
 }
 

@@ -9,7 +9,8 @@
 //!
 //! ```toml
 //! [dependencies]
-//! hotpath = "0.1"
+//! # The package shares its name with another crate on crates.io: take it by path or git.
+//! hotpath = { path = "../hotpath" }
 //!
 //! [features]
 //! hotpath = ["hotpath/hotpath"]
@@ -37,9 +38,15 @@
 //! | `hotpath` | the runtime: per-function wall time, self time, percentiles, the report |
 //! | `hotpath-alloc` | allocations per function (count, bytes, freed, retained; inclusive and self) through a tracking global allocator |
 //! | `hotpath-cpu` | CPU time vs waiting per function, sampled per thread (default) or read exactly at every call |
-//! | `tokio` | `io!` on tokio's async I/O traits; `channel!` on tokio's `mpsc`, `oneshot`, `broadcast`, `watch` |
-//! | `crossbeam`, `flume`, `async-channel`, `futures` | `channel!` on that crate's channels (`futures`: futures-channel) |
 //! | `report` | the report model and renderers alone (for tools reading saved JSON) |
+//! | `tokio` | `io!` on tokio's async I/O traits; `mutex!`/`rw_lock!` on `tokio::sync` locks; `channel!` on tokio's `mpsc`, `oneshot`, `broadcast`, `watch` |
+//! | `parking_lot` | `mutex!`/`rw_lock!` on `parking_lot` locks, `hotpath::wrap::parking_lot` |
+//! | `async-lock` | `mutex!`/`rw_lock!` on `async_lock` locks, `hotpath::wrap::async_lock` |
+//! | `crossbeam`, `flume`, `async-channel`, `futures` | `channel!` on that crate's channels (`futures`: futures-channel) |
+//!
+//! Locks (`mutex!`, `rw_lock!`) of std are measured with `hotpath` alone; every function's
+//! waits (I/O, locks, channels, SQL, HTTP) make the `waits` section; `dbg!`, `val!` and
+//! `gauge!` keep debug values.
 //!
 //! ## What is measured
 //!
@@ -75,34 +82,35 @@ pub mod alloc;
 mod config;
 #[cfg(feature = "hotpath-cpu")]
 mod cpu;
+mod debug;
 mod guard;
 #[cfg(feature = "hotpath")]
 mod live;
+mod lock;
 #[cfg(feature = "report")]
 pub mod report;
 #[cfg(feature = "hotpath")]
 mod runtime;
 #[cfg(feature = "hotpath")]
 mod threads;
+pub mod wrap;
 
 pub use config::{CpuMode, Format};
+pub use debug::{GaugeHandle, IntoF64, ValHandle};
 pub use guard::{HotpathGuard, HotpathGuardBuilder};
-
-pub mod flow;
-/// The types the wrapping macros give (`channel!`, `stream!`, `future!`): instrumented
-/// wrappers with the `hotpath` feature, the raw types without. See [`flow`].
-pub use flow as wrap;
-pub use flow::Stream;
+pub use wrap::Stream;
 
 /// What the macro expansions name. Not a public API.
 #[cfg(feature = "hotpath")]
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::debug::on::DbgSite;
     pub use hotpath_core::{type_name_of, CallSite, MeasuredFuture, Scope, SiteKind};
     pub use hotpath_flow::{
         channel, FlowSite, Future as FlowFuture, Stamped, Stream as FlowStream,
     };
     pub use hotpath_io::{wrap as io_wrap, IoSite};
+    pub use hotpath_lock::{Lock, LockKind, LockSite};
 }
 
 /// Measures a block as if it were a function, and evaluates to the block's value. The
@@ -115,7 +123,10 @@ pub mod __private {
 ///
 /// `label` must be a string constant. Cost: nothing without the `hotpath` feature; with
 /// it, the same as a `#[measure]` call. Held across `.await`, the block reports its wall
-/// time, and records on the thread where it ends.
+/// time, and records on the thread where it ends. As without the macro, temporaries of the
+/// expression (the vector in `make().len()`) live until the end of the statement around it,
+/// after the measured block; bind them in a block, `{ let v = make(); v.len() }`, to have
+/// them freed inside.
 #[macro_export]
 macro_rules! measure_block {
     ($label:expr, $expr:expr $(,)?) => {

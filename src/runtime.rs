@@ -53,12 +53,9 @@ impl Session {
         hotpath_core::begin_epoch();
         #[cfg(feature = "hotpath-alloc")]
         hotpath_alloc::begin_session();
-        hotpath_core::set_sampling_rate(cfg.time_sampling_rate);
-        hotpath_io::set_sampling_rate(cfg.io_time_sampling_rate);
-        let [channels, streams, futures] = cfg.flow_time_sampling_rates;
-        hotpath_flow::set_channels_sampling_rate(channels);
-        hotpath_flow::set_streams_sampling_rate(streams);
-        hotpath_flow::set_futures_sampling_rate(futures);
+        for kind in hotpath_core::state::Sampler::ALL {
+            kind.set_rate(cfg.rate(kind));
+        }
         #[cfg(feature = "hotpath-cpu")]
         let cpu = crate::cpu::CpuRun::start(&cfg);
         let threads = if cfg.sections.contains(&Section::Threads) {
@@ -76,6 +73,14 @@ impl Session {
             cpu,
             cfg,
         });
+        // The threads started here, and the wait for the server's answer, allocate on
+        // this thread: the profiler's allocations, not the program's (the wait's
+        // allocations even depend on which thread gets there first).
+        hotpath_core::internal(|| Session::start_threads(shared))
+    }
+
+    /// The timeout thread and the metrics server, when configured.
+    fn start_threads(shared: Arc<Shared>) -> Option<Session> {
         let timer = shared.cfg.timeout.map(|after| {
             let stop: StopFlag = Arc::new((Mutex::new(false), Condvar::new()));
             let (s2, sh2) = (stop.clone(), shared.clone());
@@ -131,6 +136,8 @@ impl crate::live::Source for Shared {
             (cfg!(feature = "hotpath-prometheus"), "hotpath-prometheus"),
             (cfg!(feature = "tokio"), "tokio"),
             (cfg!(feature = "futures-io"), "futures-io"),
+            (cfg!(feature = "parking_lot"), "parking_lot"),
+            (cfg!(feature = "async-lock"), "async-lock"),
         ] {
             if on {
                 features.push(name.to_string());
@@ -203,6 +210,9 @@ struct Overhead {
     timed_ns: f64,
     /// A counted-only call (sampling), ns.
     counted_ns: f64,
+    /// Two back-to-back clock reads, ticks (median): the shortest span a measured call
+    /// can show.
+    floor_ticks: u64,
 }
 
 static CALIBRATION: CallSite = CallSite::new(
@@ -234,9 +244,18 @@ impl Overhead {
         };
         let counted_ns = per_call(0.0);
         let timed_ns = per_call(1.0);
+        let mut pairs: Vec<u64> = (0..1001)
+            .map(|_| {
+                let a = hotpath_core::clock::now();
+                let b = hotpath_core::clock::now();
+                b.saturating_sub(a)
+            })
+            .collect();
+        pairs.sort_unstable();
         Overhead {
             timed_ns,
             counted_ns,
+            floor_ticks: pairs[pairs.len() / 2],
         }
     }
 }
@@ -248,6 +267,7 @@ fn build(shared: &Shared) -> Report {
         // The run ends now; taking the snapshot may wait for the tick calibration.
         elapsed_ns: shared.start.elapsed().as_nanos() as u64,
         overhead: (shared.overhead.timed_ns, shared.overhead.counted_ns),
+        floor_ticks: shared.overhead.floor_ticks,
         notes: &shared.notes,
         #[cfg(feature = "hotpath-cpu")]
         cpu: shared.cpu.as_ref(),
@@ -266,7 +286,7 @@ fn emit(shared: &Shared) {
     }
     let report = build(shared);
     let text = match cfg.format {
-        Format::Table => report.to_table_with(cfg.functions_limit(), &cfg.section_limits()),
+        Format::Table => crate::report::render_table_with(&report, &cfg.limits()),
         Format::Json => report.to_json() + "\n",
         Format::JsonPretty => report.to_json_pretty() + "\n",
         Format::None => return,

@@ -179,7 +179,9 @@ fn rows_are_sorted_by_cpu_time_and_profiler_threads_kept_apart() {
         "{text}"
     );
     assert!(
-        text.ends_with("process memory: rss 12.3 MiB, peak 45.6 MiB\n"),
+        text.ends_with(
+            "process memory: 12.3 MiB resident at the end, 45.6 MiB at the peak (rss)\n"
+        ),
         "{text}"
     );
 }

@@ -88,10 +88,24 @@ impl Totals {
 const MAX_THREADS: usize = 4096;
 static SLOTS: [AtomicPtr<Counters>; MAX_THREADS] =
     [const { AtomicPtr::new(std::ptr::null_mut()) }; MAX_THREADS];
+/// Per slot: its thread's counters when the session began (zero for a thread that
+/// registered later), so that per-thread figures are per session like the process's.
+static BASE: [[AtomicU64; 4]; MAX_THREADS] =
+    [const { [const { AtomicU64::new(0) }; 4] }; MAX_THREADS];
 static READERS: Mutex<()> = Mutex::new(());
 static RETIRED: [AtomicU64; 4] = [const { AtomicU64::new(0) }; 4];
 static OVERFLOW: [AtomicU64; 4] = [const { AtomicU64::new(0) }; 4];
 static SEEN: AtomicBool = AtomicBool::new(false);
+/// Sessions begun so far ([`begin_session`]).
+static SESSION: AtomicU64 = AtomicU64::new(0);
+/// Most exited threads whose own totals are kept per session; older ones are still in
+/// the process totals, and counted in [`Session::threads_dropped`].
+const MAX_EXITED: usize = 4096;
+/// Threads that exited: `[tid, session, allocs, bytes, frees, freed]` (their figures
+/// since the session began), a ring written under [`READERS`].
+static EXITED: [[AtomicU64; 6]; MAX_EXITED] =
+    [const { [const { AtomicU64::new(0) }; 6] }; MAX_EXITED];
+static EXITED_NEXT: AtomicU64 = AtomicU64::new(0);
 
 /// Counts one allocation of `size` bytes on this thread. Called by the tracking
 /// allocator after the inner allocator succeeded.
@@ -152,6 +166,11 @@ fn register(c: &Counters) -> bool {
                 slot.store(std::ptr::null_mut(), Release);
                 return false;
             }
+            // A new thread in this slot starts the session at zero (no allocation).
+            let i = slot_index(slot);
+            for b in &BASE[i] {
+                b.store(0, Relaxed);
+            }
             c.set_tid(sys::thread_id());
             c.set_mode(c.mode() | COUNTING);
             return true;
@@ -168,8 +187,16 @@ fn retire(ptr: *mut Counters) {
             // SAFETY: `ptr` is the exiting thread's own counters, still alive: the key
             // destructor runs on that thread before its thread-local storage is freed.
             let c = unsafe { &*ptr };
-            for (r, v) in RETIRED.iter().zip(c.totals()) {
+            let totals = c.totals();
+            for (r, v) in RETIRED.iter().zip(totals) {
                 r.fetch_add(v, Relaxed);
+            }
+            let base = &BASE[slot_index(slot)];
+            let e = &EXITED[(EXITED_NEXT.fetch_add(1, Relaxed) as usize) % MAX_EXITED];
+            e[0].store(c.tid(), Relaxed);
+            e[1].store(SESSION.load(Relaxed), Relaxed);
+            for k in 0..4 {
+                e[2 + k].store(totals[k].saturating_sub(base[k].load(Relaxed)), Relaxed);
             }
             // Counting restarts from zero if this thread allocates again and re-registers.
             c.reset();
@@ -208,10 +235,86 @@ static BASELINE: Mutex<Totals> = Mutex::new(Totals {
     freed: 0,
 });
 
-/// Starts counting a session: [`session_totals`] is measured from now.
+/// The index of `slot` in [`SLOTS`].
+fn slot_index(slot: &AtomicPtr<Counters>) -> usize {
+    (slot as *const AtomicPtr<Counters> as usize - SLOTS.as_ptr() as usize)
+        / std::mem::size_of::<AtomicPtr<Counters>>()
+}
+
+/// Starts counting a session: [`session_totals`] and the per-thread figures of
+/// [`session_threads`] are measured from now.
 pub fn begin_session() {
-    let now = process_totals();
+    let _g = READERS.lock().unwrap_or_else(|e| e.into_inner());
+    SESSION.fetch_add(1, Relaxed);
+    let mut now = Totals::default();
+    for (slot, base) in SLOTS.iter().zip(&BASE) {
+        let p = slot.load(Acquire);
+        if !p.is_null() {
+            // SAFETY: as in `for_each_thread`: registered counters belong to a live thread,
+            // which unregisters them under `READERS` (held) before they are freed.
+            let t = unsafe { &*p }.totals();
+            for (b, v) in base.iter().zip(t) {
+                b.store(v, Relaxed);
+            }
+            now.add(Totals::of(t));
+        }
+    }
+    let r = |a: &[AtomicU64; 4]| Totals::of(std::array::from_fn(|i| a[i].load(Relaxed)));
+    now.add(r(&RETIRED));
+    now.add(r(&OVERFLOW));
     *BASELINE.lock().unwrap_or_else(|e| e.into_inner()) = now;
+}
+
+/// Allocations of the session thread by thread: they add up to [`session_totals`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Session {
+    /// Threads alive now: `(thread id, figures since the session began)`.
+    pub live: Vec<(u64, Totals)>,
+    /// Threads that exited during the session, in order of exit; a thread that
+    /// allocated again while exiting appears twice.
+    pub exited: Vec<(u64, Totals)>,
+    /// Allocations of threads with no figures of their own: beyond the most threads
+    /// registered at once, and exited threads beyond the most kept.
+    pub unattributed: Totals,
+    /// Exited threads whose figures were not kept (more than 4096 exited).
+    pub threads_dropped: u64,
+}
+
+/// The session's allocations per thread (live and exited), read at one time under the
+/// registry lock.
+pub fn session_threads() -> Session {
+    let _g = READERS.lock().unwrap_or_else(|e| e.into_inner());
+    let session = SESSION.load(Relaxed);
+    let mut out = Session::default();
+    for (slot, base) in SLOTS.iter().zip(&BASE) {
+        let p = slot.load(Acquire);
+        if !p.is_null() {
+            // SAFETY: as in `for_each_thread`.
+            let c = unsafe { &*p };
+            let b = Totals::of(std::array::from_fn(|i| base[i].load(Relaxed)));
+            out.live.push((c.tid(), Totals::of(c.totals()).since(b)));
+        }
+    }
+    let written = EXITED_NEXT.load(Relaxed);
+    let kept = written.min(MAX_EXITED as u64);
+    for n in written - kept..written {
+        let e = &EXITED[(n as usize) % MAX_EXITED];
+        if e[1].load(Relaxed) == session {
+            out.exited.push((
+                e[0].load(Relaxed),
+                Totals::of(std::array::from_fn(|i| e[2 + i].load(Relaxed))),
+            ));
+        }
+    }
+    // What has no per-thread figure: the session total minus the threads'.
+    let mut threads = Totals::default();
+    for (_, t) in out.live.iter().chain(&out.exited) {
+        threads.add(*t);
+    }
+    drop(_g);
+    out.unattributed = session_totals().since(threads);
+    out.threads_dropped = written.saturating_sub(MAX_EXITED as u64);
+    out
 }
 
 /// Counters of the whole process since the session began.

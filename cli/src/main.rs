@@ -35,7 +35,7 @@ Examples:
   hotpath console --port 6770
   hotpath console --host 10.0.0.5 --port 6770 --token \"$TOKEN\"   with HOTPATH_METRICS_AUTH_TOKEN
 
-Keys: Tab or 1-3 switch tabs, Left/Right the view (timing, memory, CPU), s sorts by the next
+Keys: Tab or 1-5 switch tabs, Left/Right the view (timing, memory, CPU, ...), s sorts by the next
 column, r reverses the order, Enter inspects the row, q quits.";
 
 const REPORT_EXAMPLES: &str = "\

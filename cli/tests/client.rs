@@ -225,8 +225,8 @@ fn another_schema_version_is_incompatible() {
     );
     assert_eq!(
         e.to_string(),
-        "/report: report has schema_version 3; this build reads versions 1 to 2 (re-create the report \
-         with a matching hotpath version)"
+        "/report: report has schema_version 3; this build reads versions 1 to 2 (re-create the \
+         report with a matching hotpath version)"
     );
     let e = client.fetch_status().unwrap_err();
     assert!(

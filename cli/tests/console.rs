@@ -216,11 +216,19 @@ fn report() -> Report {
     Report {
         schema_version: SCHEMA_VERSION,
         caller: "app::main".into(),
+        label: None,
         elapsed_ns: 2_000_000_000,
-        sections: Section::ALL.to_vec(),
+        sections: vec![
+            Section::Timing,
+            Section::Alloc,
+            Section::Cpu,
+            Section::Io,
+            Section::Threads,
+        ],
         percentiles: PS.to_vec(),
         overhead_per_call_ns: 24.6,
         overhead_ns: 5_540_000,
+        clock_floor_ns: None,
         clock: "tsc".into(),
         time_sampling_rate: 1.0,
         io_time_sampling_rate: Some(1.0),
@@ -258,6 +266,7 @@ fn report() -> Report {
             rss_bytes: 12 << 20,
             peak_rss_bytes: 99 << 20,
         }),
+        ..Report::default()
     }
 }
 
@@ -268,7 +277,13 @@ fn status() -> ProfilerStatus {
         pid: 4242,
         caller: "app::main".into(),
         uptime_ns: 2_000_000_000,
-        sections: Section::ALL.to_vec(),
+        sections: vec![
+            Section::Timing,
+            Section::Alloc,
+            Section::Cpu,
+            Section::Io,
+            Section::Threads,
+        ],
         features: ["hotpath", "hotpath-alloc", "hotpath-cpu"]
             .map(String::from)
             .to_vec(),
@@ -569,7 +584,7 @@ fn default_sort_is_the_exit_reports() {
         app.row_names(),
         ["app::net::fetch (async)", "app::parse::parse_line"]
     );
-    press(&mut app, &[ch('3')]);
+    press(&mut app, &[ch('4')]);
     assert_eq!(
         app.row_names(),
         [
@@ -842,25 +857,31 @@ fn tabs_and_views() {
     press(&mut app, &[KeyCode::Tab]);
     assert_eq!((app.tab(), app.view()), (Tab::Io, View::IoStreams));
     press(&mut app, &[KeyCode::Tab]);
+    assert_eq!((app.tab(), app.view()), (Tab::DataFlow, View::Channels));
+    press(&mut app, &[KeyCode::Tab]);
     assert_eq!((app.tab(), app.view()), (Tab::Threads, View::Threads));
     press(&mut app, &[KeyCode::Tab]);
-    assert_eq!((app.tab(), app.view()), (Tab::DataFlow, View::Channels));
+    assert_eq!((app.tab(), app.view()), (Tab::Debug, View::Debug));
     press(&mut app, &[KeyCode::Tab]);
     assert_eq!(app.tab(), Tab::Functions);
     press(&mut app, &[KeyCode::BackTab]);
-    assert_eq!(app.tab(), Tab::DataFlow);
+    assert_eq!(app.tab(), Tab::Debug);
     press(&mut app, &[KeyCode::BackTab]);
     assert_eq!(app.tab(), Tab::Threads);
-    press(&mut app, &[ch('4'), KeyCode::Right]);
+    press(&mut app, &[ch('3'), KeyCode::Right]);
     assert_eq!((app.tab(), app.view()), (Tab::DataFlow, View::Streams));
+    press(&mut app, &[KeyCode::Right, KeyCode::Right, KeyCode::Right]);
+    assert_eq!(app.view(), View::RwLocks);
     press(&mut app, &[KeyCode::Right]);
-    assert_eq!(app.view(), View::Futures);
+    assert_eq!(app.view(), View::Channels, "the views of a tab cycle");
     press(&mut app, &[ch('2')]);
     assert_eq!(app.tab(), Tab::Io);
+    press(&mut app, &[ch('6')]);
+    assert_eq!(app.tab(), Tab::Io, "no sixth tab");
     press(&mut app, &[ch('1')]);
     // ← and → cycle the views of the tab, h and l too.
     press(&mut app, &[KeyCode::Left]);
-    assert_eq!(app.view(), View::Cpu);
+    assert_eq!(app.view(), View::Waits);
     press(&mut app, &[KeyCode::Right]);
     assert_eq!(app.view(), View::Timing);
     press(&mut app, &[ch('l'), ch('l')]);

@@ -1119,3 +1119,78 @@ fn channels_are_compared_by_entry() {
         [a] if a.shown == "channel: results" && a.summary == "5 sent, 5 received"
     ));
 }
+
+/// A report of `app::f` (as [`one`]) with a mutex `state` of `acquisitions`, of which
+/// `contended` waited `wait_ns` in all, and `app::f`'s waits.
+fn with_lock(acquisitions: u64, contended: u64, wait_ns: u64) -> Report {
+    let mut r = one(10, 1_000_000);
+    let dist = |total: u64| hotpath::report::LockDist {
+        total,
+        mean: total / acquisitions,
+        ..Default::default()
+    };
+    r.mutexes = Some(vec![hotpath::report::MutexEntry {
+        name: "state".into(),
+        label: Some("state".into()),
+        file: "src/main.rs".into(),
+        line: 7,
+        backend: "std".into(),
+        type_name: "std::sync::Mutex<u64>".into(),
+        instances: 1,
+        lock: hotpath::report::LockMode {
+            acquisitions,
+            contended,
+            timed: acquisitions,
+            wait_ns: Some(dist(wait_ns)),
+            hold_ns: Some(dist(acquisitions * 100)),
+            ..Default::default()
+        },
+    }]);
+    r.functions[0].waits = Some(hotpath::report::FunctionWaits {
+        own_ns: 10_000_000,
+        lock_ns: wait_ns,
+        other_ns: 10_000_000 - wait_ns,
+        ..Default::default()
+    });
+    r
+}
+
+#[test]
+fn locks_are_matched_by_name_type_and_mode_and_more_contention_is_a_regression() {
+    let d = diff(
+        &with_lock(1000, 10, 1_000_000),
+        &with_lock(1000, 50, 4_000_000),
+        0.1,
+    );
+    let c = d
+        .find("mutex: state", "contended")
+        .expect("contended compared");
+    assert_eq!(
+        (c.base, c.head, c.verdict),
+        (
+            Some(Value::Int(10)),
+            Some(Value::Int(50)),
+            Verdict::Increased
+        )
+    );
+    assert!(c.is_regression());
+    let w = d.find("mutex: state", "wait total").unwrap();
+    assert_eq!(w.verdict, Verdict::Slower);
+    let a = d.find("mutex: state", "acquisitions").unwrap();
+    assert_eq!(a.verdict, Verdict::Unchanged);
+    // The waiting function's lock wait, compared as a time.
+    let fw = d.find("app::f", "wait lock").expect("waits compared");
+    assert_eq!(
+        (fw.base, fw.head, fw.verdict),
+        (
+            Some(Value::Int(1_000_000)),
+            Some(Value::Int(4_000_000)),
+            Verdict::Slower
+        )
+    );
+    // A lock in one report only is added or removed.
+    let d = diff(&one(10, 1_000_000), &with_lock(5, 0, 0), 0.1);
+    assert_eq!(d.added.len(), 1);
+    assert_eq!(d.added[0].shown, "mutex: state");
+    assert_eq!(d.added[0].summary, "5 acquisitions, 0 contended");
+}

@@ -9,17 +9,24 @@ use hotpath::report::{Function, Percentiles, Report, WallNs};
 
 mod common;
 
+/// `calls` calls of `mean` ns, every other figure different, so that a number in the
+/// wrong column shows: self 4/5 of the total; p50 4/5 of the mean, p95 11/10, p99 6/5;
+/// min half the mean, max twice.
 fn func(name: &str, calls: u64, mean: u64) -> Function {
     common::function(
         name,
         calls,
         Some(WallNs {
             total: mean * calls,
-            self_: mean * calls,
+            self_: mean * calls * 4 / 5,
             mean,
-            min: mean,
-            max: mean,
-            percentiles: Percentiles(vec![(50.0, mean), (95.0, mean), (99.0, mean)]),
+            min: mean / 2,
+            max: mean * 2,
+            percentiles: Percentiles(vec![
+                (50.0, mean * 4 / 5),
+                (95.0, mean * 11 / 10),
+                (99.0, mean * 6 / 5),
+            ]),
             hist: None,
         }),
     )
@@ -36,6 +43,51 @@ fn report(parse_ns: u64) -> Report {
     r.overhead_ns = 2_500_000;
     r
 }
+
+/// The header of `report(..)` as a table: 1 + 100,000 + 10 calls, 2.5 ms of overhead
+/// in a 500 ms run.
+const REPORT_HEADER: &str = "\
+[hotpath] 500 ms | timing
+caller: app::main | clock: tsc
+profiler overhead: 24.6 ns per timed call; 100,011 calls ≈ 2.50 ms (0.5% of the run)
+";
+
+/// `report(300)` against `report(450)`: every time of parse half as long again (total
+/// 30 → 45 ms, self 24 → 36 ms, per call 300 → 450 ns, p50 240 → 360, p95 330 → 495,
+/// p99 360 → 540), biggest first.
+const PARSE_SLOWER: &str = "\
+Entry       Metric     Base     Head     Delta  Change  Verdict
+---------------------------------------------------------------
+app::parse  total   30.0 ms  45.0 ms  +15.0 ms  +50.0%  slower
+app::parse  self    24.0 ms  36.0 ms  +12.0 ms  +50.0%  slower
+app::parse  avg      300 ns   450 ns   +150 ns  +50.0%  slower
+app::parse  p50      240 ns   360 ns   +120 ns  +50.0%  slower
+app::parse  p95      330 ns   495 ns   +165 ns  +50.0%  slower
+app::parse  p99      360 ns   540 ns   +180 ns  +50.0%  slower
+";
+
+/// What did not move: the run's 500 ms, main's total and self (one call: no per-call
+/// rows), and each of emit's times (10 calls of 20 µs).
+const UNCHANGED: &str = "\
+Entry      Metric      Base     Head  Delta  Change  Verdict
+------------------------------------------------------------
+(process)  elapsed   500 ms   500 ms   0 ns    0.0%  noise
+app::main  total     400 ms   400 ms   0 ns    0.0%  noise
+app::main  self      320 ms   320 ms   0 ns    0.0%  noise
+app::emit  total     200 µs   200 µs   0 ns    0.0%  noise
+app::emit  self      160 µs   160 µs   0 ns    0.0%  noise
+app::emit  avg      20.0 µs  20.0 µs   0 ns    0.0%  noise
+app::emit  p50      16.0 µs  16.0 µs   0 ns    0.0%  noise
+app::emit  p95      22.0 µs  22.0 µs   0 ns    0.0%  noise
+app::emit  p99      24.0 µs  24.0 µs   0 ns    0.0%  noise
+";
+
+/// The legend under a diff table without `--min-delta`.
+const LEGEND: &str = "\
+times (elapsed, total, self, avg, pNN, cpu, I/O avg): slower or faster when head differs from base by more than 10%, else noise; new: base was 0
+exact (calls, allocs, bytes, I/O ops and errors): every difference is shown; n/a: in one report only
+regression: a slower time, more allocs or bytes per call, or more I/O ops or bytes; a changed call count is not one by itself (the workload changed)
+";
 
 /// A fresh directory for one test, under Cargo's temporary directory for integration
 /// tests.
@@ -84,7 +136,17 @@ fn report_prints_exactly_the_exit_tables() {
     let file = write(&d, "report.json", &r.to_json_pretty());
     let out = hotpath(&["report", s(&file)]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    assert_eq!(text(&out.stdout), r.to_table(0));
+    // Each number the report holds, in its row and column (% Total of the 500 ms run).
+    let rows = "\
+timing: wall time per function, by total (3)
+Function      Calls      Avg      P50      P95      P99    Total     Self  % Total
+----------------------------------------------------------------------------------
+app::main         1   400 ms   320 ms   440 ms   480 ms   400 ms   320 ms    80.0%
+app::parse  100,000   300 ns   240 ns   330 ns   360 ns  30.0 ms  24.0 ms     6.0%
+app::emit        10  20.0 µs  16.0 µs  22.0 µs  24.0 µs   200 µs   160 µs     0.0%
+Self: time not in measured children; app::main's 320 ms is its own work and that of the unmeasured functions it calls
+";
+    assert_eq!(text(&out.stdout), format!("{REPORT_HEADER}\n{rows}"));
     assert_eq!(text(&out.stderr), "");
 }
 
@@ -95,10 +157,17 @@ fn report_limit_caps_the_rows() {
     let file = write(&d, "report.json", &r.to_json());
     let out = hotpath(&["report", s(&file), "--limit", "2"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    let stdout = text(&out.stdout);
-    assert_eq!(stdout, r.to_table(2));
-    assert!(stdout.contains("by total (2/3)"), "{stdout}");
-    assert!(!stdout.contains("app::emit"), "{stdout}");
+    // The two rows with the largest totals; the columns narrow to what they show.
+    let rows = "\
+timing: wall time per function, by total (2/3)
+Function      Calls     Avg     P50     P95     P99    Total     Self  % Total
+------------------------------------------------------------------------------
+app::main         1  400 ms  320 ms  440 ms  480 ms   400 ms   320 ms    80.0%
+app::parse  100,000  300 ns  240 ns  330 ns  360 ns  30.0 ms  24.0 ms     6.0%
+1 more not shown, most called: app::emit (10 calls); HOTPATH_LIMIT=0 shows all
+Self: time not in measured children; app::main's 320 ms is its own work and that of the unmeasured functions it calls
+";
+    assert_eq!(text(&out.stdout), format!("{REPORT_HEADER}\n{rows}"));
 }
 
 #[test]
@@ -143,10 +212,21 @@ fn diff_prints_the_comparison_and_exits_0_without_the_flag() {
     let h = write(&d, "head.json", &head.to_json());
     let out = hotpath(&["diff", s(&b), s(&h)]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    let expected = hotpath_cli::diff::diff(&base, &head, 0.1);
-    assert!(expected.has_regression());
-    assert_eq!(text(&out.stdout), expected.to_table());
-    assert!(text(&out.stdout).starts_with("[hotpath diff] app::main | threshold 10% | "));
+    // 6 times slower, 9 that did not move, and the 3 call counts (unchanged, not listed).
+    let expected = format!(
+        "\
+[hotpath diff] app::main | threshold 10% | 6 regressions
+summary: 6 slower, 0 faster, 9 noise, 0 changed exact, 0 added, 0 removed; 3 exact unchanged
+
+regressions, biggest first (6)
+{PARSE_SLOWER}
+improvements, biggest first: none
+
+other changes and noise (9)
+{UNCHANGED}
+{LEGEND}"
+    );
+    assert_eq!(text(&out.stdout), expected);
 }
 
 #[test]
@@ -229,13 +309,36 @@ fn diff_markdown_starts_with_the_heading() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
     assert!(
-        stdout.starts_with("## hotpath diff: 5 regressions\n\n"),
+        stdout.starts_with(
+            "## hotpath diff: 6 regressions\n\n6 slower, 0 faster, 9 noise, 0 changed exact, \
+             0 added, 0 removed; 3 exact unchanged (threshold 10%, `app::main`)\n"
+        ),
         "{stdout}"
     );
-    assert_eq!(
-        stdout,
-        hotpath_cli::diff::diff(&base, &head, 0.1).to_markdown()
-    );
+    // The same six rows as the table's regressions, as Markdown.
+    let regressions = "\
+### Regressions (6)
+
+| Entry | Metric | Base | Head | Delta | Change |
+| :-- | :-- | --: | --: | --: | --: |
+| `app::parse` | total | 30.0 ms | 45.0 ms | +15.0 ms | +50.0% |
+| `app::parse` | self | 24.0 ms | 36.0 ms | +12.0 ms | +50.0% |
+| `app::parse` | avg | 300 ns | 450 ns | +150 ns | +50.0% |
+| `app::parse` | p50 | 240 ns | 360 ns | +120 ns | +50.0% |
+| `app::parse` | p95 | 330 ns | 495 ns | +165 ns | +50.0% |
+| `app::parse` | p99 | 360 ns | 540 ns | +180 ns | +50.0% |
+
+### Improvements (0)
+
+None.
+";
+    assert!(stdout.contains(regressions), "{stdout}");
+    for row in [
+        "| `app::main` | self | 320 ms | 320 ms | 0 ns | 0.0% | noise |",
+        "| `app::emit` | p99 | 24.0 µs | 24.0 µs | 0 ns | 0.0% | noise |",
+    ] {
+        assert!(stdout.contains(&format!("\n{row}\n")), "{row}: {stdout}");
+    }
 }
 
 #[test]
@@ -256,23 +359,22 @@ fn diff_min_delta_turns_small_time_changes_into_noise() {
         ])
     };
 
-    // Each of parse's times moved by 15 ms over its calls (the per-call ones by 150 ns on
-    // each of 100,000 calls), above a 200 ns floor.
+    // Each of parse's times moved by 12 to 18 ms over its calls (the per-call ones by
+    // 120 to 180 ns on each of 100,000 calls), above a 200 ns floor.
     let out = run("200ns");
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
-    assert_eq!(
-        stdout,
-        hotpath_cli::diff::diff_with_floor(&base, &head, 0.1, 200).to_table()
-    );
     assert!(
-        stdout.starts_with(
-            "[hotpath diff] app::main | threshold 10%, min delta 200 ns | 5 regressions\n"
-        ),
+        stdout.starts_with(&format!(
+            "[hotpath diff] app::main | threshold 10%, min delta 200 ns | 6 regressions\n\
+             summary: 6 slower, 0 faster, 9 noise, 0 changed exact, 0 added, 0 removed; \
+             3 exact unchanged\n\nregressions, biggest first (6)\n{PARSE_SLOWER}\n"
+        )),
         "{stdout}"
     );
+    assert!(stdout.contains(UNCHANGED), "{stdout}");
 
-    // Nothing moved by 20 ms, not even multiplied out.
+    // Nothing moved by 20 ms, not even multiplied out (p99: 180 ns x 100,000 = 18 ms).
     let out = run("20ms");
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
     assert!(
@@ -311,19 +413,33 @@ fn diff_of_two_directories_compares_every_json_run_in_them() {
 
     let out = hotpath(&["diff", s(&base), s(&apart), flag]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
-    let runs = |ns: &[u64]| ns.iter().map(|n| report(*n)).collect::<Vec<_>>();
-    let expected = hotpath_cli::diff::diff_runs(
-        &runs(&base_ns),
-        &runs(&apart_ns),
-        0.1,
-        0,
-        hotpath_cli::diff::SIGNIFICANCE,
-    )
-    .unwrap();
-    assert_eq!(text(&out.stdout), expected.to_table());
-    assert!(
-        text(&out.stdout).starts_with("[hotpath diff] app::main | threshold 10%, 5 vs 5 runs | ")
+    // The medians, 320 and 420 ns a call, compared: parse's times up by 31.2 %.
+    let expected = format!(
+        "\
+[hotpath diff] app::main | threshold 10%, 5 vs 5 runs | 6 regressions
+summary: 6 slower, 0 faster, 9 noise, 0 changed exact, 0 added, 0 removed; 3 exact unchanged
+
+regressions, biggest first (6)
+Entry       Metric     Base     Head     Delta  Change  Verdict
+---------------------------------------------------------------
+app::parse  total   32.0 ms  42.0 ms  +10.0 ms  +31.2%  slower
+app::parse  self    25.6 ms  33.6 ms  +8.00 ms  +31.2%  slower
+app::parse  avg      320 ns   420 ns   +100 ns  +31.2%  slower
+app::parse  p50      256 ns   336 ns    +80 ns  +31.2%  slower
+app::parse  p95      352 ns   462 ns   +110 ns  +31.2%  slower
+app::parse  p99      384 ns   504 ns   +120 ns  +31.2%  slower
+
+improvements, biggest first: none
+
+other changes and noise (9)
+{UNCHANGED}
+{LEGEND}\
+runs: base and head are medians of 5 and 5 runs; a change also needs a one-sided \
+Mann-Whitney U test over the runs at p <= 0.01 (an exact quantity only when it varies \
+from run to run), else it is noise
+"
     );
+    assert_eq!(text(&out.stdout), expected);
 
     let out = hotpath(&["diff", s(&base), s(&overlapping), flag]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));

@@ -138,7 +138,6 @@ impl DistData {
     }
 
     /// Counts `n` values of zero.
-    #[allow(dead_code)]
     pub(crate) fn add_zeros(&mut self, n: u64) {
         if n > 0 {
             self.min = 0;

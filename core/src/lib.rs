@@ -12,6 +12,8 @@
 //!   thread only; `registry`: shards of live and exited threads, merged by [`snapshot`];
 //! * [`Scope`] (sync functions and blocks) and [`MeasuredFuture`] (async functions,
 //!   measured per poll);
+//! * [`holders`]: per thread, which measured function made the operations of which
+//!   wrapped site (lock acquisitions, their waits and holds);
 //! * [`op`]: what wrapper crates (`hotpath-io`) use to record operations and charge them
 //!   to the function that waited;
 //! * [`meter`]: thread-local counters scopes read at entry and exit (allocations, CPU).
@@ -31,6 +33,7 @@ pub mod clock;
 mod dist;
 mod future;
 pub mod hist;
+pub mod holders;
 #[allow(unsafe_code)]
 pub mod meter;
 pub mod op;
@@ -53,7 +56,9 @@ pub use site::{type_name_of, CallSite, SiteKind, MAX_SITES};
 pub use slot::{Counts, Slot};
 #[cfg(feature = "alloc")]
 pub use snapshot::AllocStats;
-pub use snapshot::{snapshot, Distribution, FlowStats, SiteStats, Snapshot};
+pub use snapshot::{
+    snapshot, Distribution, FlowStats, HolderStats, RunningStats, SiteStats, Snapshot,
+};
 #[cfg(feature = "cpu")]
 pub use snapshot::{CpuStats, CpuSummary};
 

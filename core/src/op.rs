@@ -7,6 +7,7 @@
 //! thread ([`Here::innermost`]). Whether it is timed is decided per thread by its
 //! [`Sampler`] kind; counts are exact either way.
 
+use crate::holders::Holder;
 use crate::shard::Shard;
 use crate::site::CallSite;
 use crate::slot::Slot;
@@ -73,6 +74,22 @@ impl Here {
     #[inline(always)]
     pub fn innermost(self) -> Option<&'static Slot> {
         self.0.slot(self.0.innermost_site()?)
+    }
+
+    /// The id of the innermost measured function (or block) on this thread's scope
+    /// stack, or 0 outside every measured function: who a lock acquisition is
+    /// attributed to ([`Here::holder`]). One load of the stack.
+    #[inline(always)]
+    pub fn function_id(self) -> u32 {
+        self.0.innermost_site().unwrap_or(0)
+    }
+
+    /// This thread's entry for operations of `site` made by the function `function`
+    /// (as [`Here::function_id`] gave it), created on first use; `None` once the thread's
+    /// table of pairs is full (see [`crate::holders`]).
+    #[inline(always)]
+    pub fn holder(self, site: &'static CallSite, function: u32) -> Option<&'static Holder> {
+        self.0.holder(site.id(), function)
     }
 
     /// Charges `ticks` of waiting of kind `wait` to the innermost measured function on

@@ -10,6 +10,7 @@
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Mutex;
 
+use crate::holders::HolderMap;
 use crate::meter::Delta;
 use crate::shard::Shard;
 use crate::slot::Merged;
@@ -25,6 +26,7 @@ struct Registry {
 #[derive(Clone, Default)]
 struct Retired {
     sites: Vec<Option<Merged>>,
+    holders: Option<HolderMap>,
     depth_overflow: bool,
     top: Delta,
     #[cfg(feature = "cpu")]
@@ -35,6 +37,8 @@ struct Retired {
 pub(crate) struct Collected {
     /// Per site id.
     pub(crate) sites: Vec<Option<Merged>>,
+    /// (Operation site, function) pairs, by site ids.
+    pub(crate) holders: HolderMap,
     /// Some thread nested deeper than [`crate::MAX_DEPTH`].
     pub(crate) depth_overflow: bool,
     /// What the meters counted inside outermost frames, over all threads.
@@ -50,6 +54,7 @@ static REGISTRY: Mutex<Registry> = Mutex::new(Registry {
     free: Vec::new(),
     retired: Retired {
         sites: Vec::new(),
+        holders: None,
         depth_overflow: false,
         top: Delta::ZERO,
         #[cfg(feature = "cpu")]
@@ -82,6 +87,7 @@ pub(crate) fn retire(shard: &'static Shard) {
         let mut r = registry();
         if shard.epoch.load(Relaxed) == crate::state::epoch() {
             shard.merge_into(&mut r.retired.sites);
+            shard.merge_holders(r.retired.holders.get_or_insert_with(HolderMap::new));
             r.retired.depth_overflow |= shard.depth_overflow.load(Relaxed);
             r.retired.top = r.retired.top.plus(shard.top.get());
             #[cfg(feature = "cpu")]
@@ -111,6 +117,7 @@ pub(crate) fn collect() -> Collected {
         let epoch = crate::state::epoch();
         let mut c = Collected {
             sites: r.retired.sites.clone(),
+            holders: r.retired.holders.clone().unwrap_or_default(),
             depth_overflow: r.retired.depth_overflow,
             top: r.retired.top,
             #[cfg(feature = "cpu")]
@@ -119,6 +126,7 @@ pub(crate) fn collect() -> Collected {
         for s in &r.live {
             if s.epoch.load(Relaxed) == epoch {
                 s.merge_into(&mut c.sites);
+                s.merge_holders(&mut c.holders);
                 c.depth_overflow |= s.depth_overflow.load(Relaxed);
                 c.top = c.top.plus(s.top.get());
                 #[cfg(feature = "cpu")]
@@ -129,6 +137,22 @@ pub(crate) fn collect() -> Collected {
             }
         }
         c
+    })
+}
+
+/// The calls running on every live thread in the current epoch, per site id, as of
+/// clock reading `now`.
+pub(crate) fn running(now: u64) -> Vec<(u32, crate::shard::Running)> {
+    crate::internal(|| {
+        let r = registry();
+        let epoch = crate::state::epoch();
+        let mut out = Vec::new();
+        for s in &r.live {
+            if s.epoch.load(Relaxed) == epoch {
+                s.running_into(now, &mut out);
+            }
+        }
+        out
     })
 }
 

@@ -195,13 +195,18 @@ pub(crate) fn push(
     std::sync::atomic::compiler_fence(std::sync::atomic::Ordering::Release);
     shard.depth.store(depth as u32 + 1, Relaxed);
     let m0 = Reading::now(exact);
+    let start = now(tsc);
+    if depth < MAX_DEPTH {
+        // For reports made while the call runs (`registry::running`).
+        shard.frames[depth].start.set(start);
+    }
     Entered {
         shard,
         slot,
         site,
         depth: depth as u32,
         seq,
-        start: now(tsc),
+        start,
         m0,
         exact,
         tsc,

@@ -23,6 +23,7 @@ use std::sync::atomic::{
 };
 
 use crate::cell::Cnt;
+use crate::holders::{Holder, HolderMap, HolderTable};
 use crate::meter::{ChildCells, Delta, DeltaCells};
 use crate::slot::{Merged, Slot};
 use crate::state::{self, Sampler};
@@ -50,9 +51,13 @@ struct Chunk {
 /// One entry of the scope stack.
 pub(crate) struct Frame {
     pub(crate) seq: AtomicU64,
+    /// Inclusive time of the measured scopes that ran directly inside and ended.
     pub(crate) children: Cnt,
     pub(crate) children_m: ChildCells,
     pub(crate) site: AtomicU32,
+    /// Clock reading at entry (a scope that has not returned is reported with its time
+    /// so far).
+    pub(crate) start: Cnt,
 }
 
 impl Frame {
@@ -62,8 +67,20 @@ impl Frame {
             children: Cnt::new(),
             children_m: ChildCells::new(),
             site: AtomicU32::new(0),
+            start: Cnt::new(),
         }
     }
+}
+
+/// Calls of one site that had not returned when a report was made, ticks.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Running {
+    /// Outermost frames of the site.
+    pub(crate) calls: u64,
+    /// Time so far of those frames.
+    pub(crate) total: u64,
+    /// Time so far not spent in measured children, every frame.
+    pub(crate) self_: u64,
 }
 
 /// The aggregation state of one thread: its call-site slots and its scope stack.
@@ -85,6 +102,9 @@ pub struct Shard {
     /// Wrapped operations in progress on this thread (a wrapped stream under a wrapped
     /// buffer or codec nests): only the outermost is charged to the function.
     pub(crate) op_nest: Cnt,
+    /// The (operation site, function) pairs of this thread, leaked on first use and never
+    /// freed; null until then.
+    holders: AtomicPtr<HolderTable>,
     pub(crate) rng: Cnt,
     pub(crate) depth_overflow: AtomicBool,
     /// What the meters counted inside outermost frames (depth 0): the attributed part
@@ -140,6 +160,7 @@ impl Shard {
             sample_key: Cnt::new(),
             countdowns: [const { Cnt::new() }; Sampler::COUNT],
             op_nest: Cnt::new(),
+            holders: AtomicPtr::new(std::ptr::null_mut()),
             rng: Cnt::new(),
             depth_overflow: AtomicBool::new(false),
             top: DeltaCells::new(),
@@ -324,6 +345,46 @@ impl Shard {
         chunk
     }
 
+    /// The holder entry of (`site`, `function`) on this thread, allocating the table on
+    /// first use; `None` when the pair finds no place (see [`crate::holders`]).
+    #[inline(always)]
+    pub(crate) fn holder(&'static self, site: u32, function: u32) -> Option<&'static Holder> {
+        let p = self.holders.load(Relaxed);
+        let table: &'static HolderTable = if p.is_null() {
+            self.new_holders()
+        } else {
+            // SAFETY: a non-null `holders` came from `Box::leak` in `new_holders` and is
+            // never freed or replaced. Only the owner thread calls `holder` and it stored
+            // the pointer, so a relaxed load sees the initialised table.
+            unsafe { &*p }
+        };
+        table.entry(site, function)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn new_holders(&'static self) -> &'static HolderTable {
+        let t: &'static HolderTable = crate::internal(|| Box::leak(HolderTable::boxed()));
+        self.holders
+            .store(t as *const HolderTable as *mut HolderTable, Release);
+        t
+    }
+
+    /// The holder table as a reader on another thread sees it.
+    fn holders_for_reader(&self) -> Option<&'static HolderTable> {
+        let p = self.holders.load(Acquire);
+        // SAFETY: as in `holder`; the `Acquire` load pairs with the `Release` store in
+        // `new_holders`, so the table's initialisation is visible here.
+        (!p.is_null()).then(|| unsafe { &*p })
+    }
+
+    /// Adds this shard's holder pairs to `out`.
+    pub(crate) fn merge_holders(&self, out: &mut HolderMap) {
+        if let Some(t) = self.holders_for_reader() {
+            t.merge_into(out);
+        }
+    }
+
     /// Next push number: unique across threads and shard reuse.
     #[inline(always)]
     pub(crate) fn next_seq(&self) -> u64 {
@@ -380,6 +441,9 @@ impl Shard {
         for (_, s) in self.slots() {
             s.clear_stats();
         }
+        if let Some(t) = self.holders_for_reader() {
+            t.clear();
+        }
         self.depth_overflow.store(false, Relaxed);
         self.top.set(Delta::default());
         #[cfg(feature = "cpu")]
@@ -419,6 +483,40 @@ impl Shard {
         match top {
             Some(slot) => slot.meters.cpu.self_sampled(),
             None => self.samples_outside.add(1),
+        }
+    }
+
+    /// The calls running on this thread's stack now (a reader on another thread may see
+    /// a frame being pushed or popped: the figures are as of about now). Recursion adds to
+    /// a site's running calls and total once, at its outermost frame.
+    pub(crate) fn running_into(&self, now: u64, out: &mut Vec<(u32, Running)>) {
+        let depth = (self.depth.load(Relaxed) as usize).min(MAX_DEPTH);
+        let frames: Vec<&Frame> = self.frames[..depth]
+            .iter()
+            .filter(|f| f.seq.load(Relaxed) != DEAD)
+            .collect();
+        for (i, f) in frames.iter().enumerate() {
+            let site = f.site.load(Relaxed);
+            let elapsed = now.saturating_sub(f.start.get());
+            let child_running = frames
+                .get(i + 1)
+                .map_or(0, |c| now.saturating_sub(c.start.get()));
+            let self_ = elapsed.saturating_sub(f.children.get() + child_running);
+            let outer = !frames[..i]
+                .iter()
+                .any(|below| below.site.load(Relaxed) == site);
+            let r = match out.iter_mut().find(|(s, _)| *s == site) {
+                Some((_, r)) => r,
+                None => {
+                    out.push((site, Running::default()));
+                    &mut out.last_mut().expect("pushed").1
+                }
+            };
+            if outer {
+                r.calls += 1;
+                r.total += elapsed;
+            }
+            r.self_ += self_;
         }
     }
 

@@ -23,6 +23,9 @@ pub enum SiteKind {
     /// One direction of an I/O entry (`io!`): read, write, flush, shutdown or seek
     /// operations. Reported in the I/O section, not as a function.
     Io,
+    /// One mode of a lock site (`mutex!`, `rw_lock!`): its exclusive, read, write or
+    /// upgradable acquisitions. Reported in the lock sections, not as a function.
+    Lock,
     /// One channel entry (`channel!`): a call site and message type, or one instance with
     /// `iter = true`. Reported in the channels section.
     Channel,
@@ -37,8 +40,10 @@ pub enum SiteKind {
 }
 
 impl SiteKind {
-    /// Whether sites of this kind are rows of the function sections (timing, alloc, cpu).
-    pub fn in_timing(self) -> bool {
+    /// Whether sites of this kind are measured functions or blocks (the rows of the
+    /// timing, alloc and cpu sections), as opposed to the sites of wrapped values (`io!`,
+    /// locks, channels, streams, `future!`).
+    pub const fn is_function(self) -> bool {
         matches!(
             self,
             SiteKind::Function
@@ -133,6 +138,25 @@ impl CallSite {
         };
         self.id.store(id, Relaxed);
         id
+    }
+
+    /// A call site named by a string known at compile time (a wrapped value's site, e.g.
+    /// `concat!(file!(), ":", line!())`); usable in a `static`.
+    pub const fn named(
+        name: &'static str,
+        label: Option<&'static str>,
+        file: &'static str,
+        line: u32,
+        kind: SiteKind,
+    ) -> Self {
+        CallSite {
+            id: AtomicU32::new(0),
+            name: Name::Str(name),
+            label,
+            file,
+            line,
+            kind,
+        }
     }
 
     /// Fully qualified name: `crate::module::Type::method`, `<crate::T as Trait>::method`,

@@ -53,6 +53,14 @@ counters! {
         wait_sql: sum,
         /// Functions: ticks spent in HTTP requests.
         wait_http: sum,
+        /// Lock sites: acquisitions that found the lock taken and had to wait.
+        contended: sum,
+        /// Lock sites: `try_lock`-style attempts that failed because the lock was taken.
+        try_failed: sum,
+        /// Lock sites: ticks waited by the timed contended acquisitions.
+        wait: sum,
+        /// Lock sites: condition-variable waits made while holding the lock.
+        condvar_waits: sum,
 
         // Data flow (channels, streams, futures); see `hotpath-flow`.
         /// Channels: messages sent (every send that succeeded).
@@ -90,9 +98,11 @@ counters! {
 pub struct Slot {
     /// The counters.
     pub c: Counts,
-    /// Per-call inclusive durations (or per-operation durations).
+    /// Per-call inclusive durations (or per-operation durations; for a lock site, hold
+    /// times).
     time: Dist,
-    /// A second distribution for kinds that need one (futures: busy time per call).
+    /// A second distribution for kinds that need one: a future's busy time per call, a
+    /// lock site's wait times (its timed contended acquisitions).
     time2: Dist,
     /// What the meters counted in this site's calls.
     pub(crate) meters: MeterSlot,
@@ -167,6 +177,15 @@ impl Slot {
         self.time2.record(v);
     }
 
+    /// Records one wait of `dt` ticks (a lock site's contended acquisition): its
+    /// distribution (the second one) and its sum. The acquisition itself is recorded by
+    /// [`Slot::record_op`] (its hold) or counted.
+    #[inline(always)]
+    pub fn record_wait(&self, dt: u64) {
+        self.c.wait.add(dt);
+        self.time2.record(dt);
+    }
+
     #[inline(always)]
     pub(crate) fn enter(&self) {
         self.active.store(self.active.load(Relaxed) + 1, Relaxed);
@@ -198,6 +217,7 @@ impl Slot {
         c.counted.get() != 0
             || c.timed.get() != 0
             || c.io_errors.get() != 0
+            || c.try_failed.get() != 0
             || c.ch_sent.get() != 0
             || c.ch_send_errors.get() != 0
             || c.ch_unread.get() != 0

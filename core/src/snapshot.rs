@@ -112,6 +112,16 @@ pub struct SiteStats {
     pub wait_sql_ns: u64,
     /// Functions: time spent in HTTP requests, ns.
     pub wait_http_ns: u64,
+    /// Lock sites: acquisitions that had to wait (timed or not).
+    pub contended: u64,
+    /// Lock sites: `try_lock`-style attempts that failed because the lock was taken.
+    pub try_failed: u64,
+    /// Lock sites: time waited by the timed contended acquisitions, ns.
+    pub wait_ns: u64,
+    /// Lock sites: condition-variable waits made while holding the lock.
+    pub condvar_waits: u64,
+    /// Lock sites: wait of every timed acquisition, ns (0 for those that did not wait).
+    pub wait: Distribution,
     /// Allocations in the timed calls.
     #[cfg(feature = "alloc")]
     pub alloc: AllocStats,
@@ -189,6 +199,25 @@ impl SiteStats {
     }
 }
 
+/// The operations of one wrapped site (a lock mode) made by one measured function, merged
+/// over threads.
+#[derive(Clone, Debug)]
+pub struct HolderStats {
+    /// The operation site (a lock mode).
+    pub site: &'static CallSite,
+    /// The innermost measured function when the operations were made; `None` for
+    /// operations outside every measured function.
+    pub function: Option<&'static CallSite>,
+    /// Operations (acquisitions).
+    pub ops: u64,
+    /// Of those, the ones that had to wait.
+    pub contended: u64,
+    /// Time the timed ones waited, ns.
+    pub wait_ns: u64,
+    /// Time the timed ones held the lock, ns.
+    pub hold_ns: u64,
+}
+
 /// Allocations of one call site's timed calls, merged over threads.
 #[cfg(feature = "alloc")]
 #[derive(Clone, Debug)]
@@ -257,6 +286,20 @@ impl CpuStats {
     }
 }
 
+/// Calls of one site that had not returned when the snapshot was taken (a `main` that
+/// is still running at a timeout, a request in progress at a live report).
+#[derive(Clone, Copy, Debug)]
+pub struct RunningStats {
+    /// The call site.
+    pub site: &'static CallSite,
+    /// Calls in progress (outermost frames; a recursion counts once).
+    pub calls: u64,
+    /// Their wall time so far, ns.
+    pub total_ns: u64,
+    /// Their time so far not spent in measured children, ns.
+    pub self_ns: u64,
+}
+
 /// CPU samples of the process during the session.
 #[cfg(feature = "cpu")]
 #[derive(Clone, Copy, Debug, Default)]
@@ -278,6 +321,9 @@ fn to_ns(ticks: u64, ns_per_tick: f64) -> u64 {
 pub struct Snapshot {
     /// Per call site, in order of first use.
     pub sites: Vec<SiteStats>,
+    /// Per (wrapped site, function) pair with an operation (see [`crate::holders`]); the
+    /// pairs a thread could not place are in their site's totals only.
+    pub holders: Vec<HolderStats>,
     /// More call sites were used than could be numbered ([`crate::MAX_SITES`]).
     pub sites_overflowed: bool,
     /// Some thread nested measured scopes deeper than [`crate::MAX_DEPTH`].
@@ -289,6 +335,9 @@ pub struct Snapshot {
     /// What the meters counted inside outermost measured scopes, over all threads (the
     /// attributed part of the process's allocations and exact-mode CPU time).
     pub attributed: Delta,
+    /// Calls that had not returned, per site (only while a thread is inside them: an
+    /// async call suspended between polls is not on any stack).
+    pub running: Vec<RunningStats>,
     /// CPU samples, and exact-mode CPU inside measured scopes.
     #[cfg(feature = "cpu")]
     pub cpu: CpuSummary,
@@ -305,6 +354,7 @@ pub fn snapshot() -> Snapshot {
     };
     let sites = site::all();
     let ns_per_tick = clock::ns_per_tick();
+    let running_ticks = crate::registry::running(clock::now());
     let ns = |ticks: u64| to_ns(ticks, ns_per_tick);
     let stats = crate::internal(|| {
         collected
@@ -321,6 +371,16 @@ pub fn snapshot() -> Snapshot {
                     return None;
                 }
                 let time = Distribution::new(m.time, ns_per_tick);
+                // The second distribution: a lock site's waits, a future's busy times.
+                let (wait, busy) = if site.kind() == site::SiteKind::Lock {
+                    let mut wait = m.time2;
+                    // Acquisitions that did not wait waited 0.
+                    wait.add_zeros(c.timed.saturating_sub(wait.hist.count()));
+                    (wait, DistData::default())
+                } else {
+                    (DistData::default(), m.time2)
+                };
+                let wait = Distribution::new(wait, ns_per_tick);
                 let (min_ns, max_ns) = time.range();
                 Some(SiteStats {
                     site,
@@ -345,6 +405,11 @@ pub fn snapshot() -> Snapshot {
                     wait_recv_ns: ns(c.wait_recv),
                     wait_sql_ns: ns(c.wait_sql),
                     wait_http_ns: ns(c.wait_http),
+                    contended: c.contended,
+                    try_failed: c.try_failed,
+                    wait_ns: ns(c.wait),
+                    condvar_waits: c.condvar_waits,
+                    wait,
                     #[cfg(feature = "alloc")]
                     alloc: {
                         let a = m.meters.alloc.c;
@@ -395,14 +460,46 @@ pub fn snapshot() -> Snapshot {
                         completed: c.st_completed,
                         dropped: c.st_dropped,
                         never_polled: c.fu_never_polled,
-                        busy: Distribution::new(m.time2, ns_per_tick),
+                        busy: Distribution::new(busy, ns_per_tick),
                     },
                 })
             })
             .collect()
     });
+    let running = crate::internal(|| {
+        running_ticks
+            .into_iter()
+            .filter_map(|(id, r)| {
+                let site = *sites.get(id as usize)?;
+                (site.kind() != site::SiteKind::Internal).then_some(RunningStats {
+                    site,
+                    calls: r.calls,
+                    total_ns: to_ns(r.total, ns_per_tick),
+                    self_ns: to_ns(r.self_, ns_per_tick),
+                })
+            })
+            .collect()
+    });
+    let site_of = |id: u32| sites.get(id as usize).copied().filter(|_| id != 0);
+    let mut holders: Vec<HolderStats> = collected
+        .holders
+        .iter()
+        .filter_map(|(&(site, function), h)| {
+            Some(HolderStats {
+                site: site_of(site)?,
+                function: site_of(function),
+                ops: h.ops,
+                contended: h.contended,
+                wait_ns: ns(h.wait),
+                hold_ns: ns(h.hold),
+            })
+        })
+        .collect();
+    holders.sort_by_key(|h| std::cmp::Reverse((h.hold_ns, h.wait_ns, h.ops)));
     Snapshot {
         sites: stats,
+        running,
+        holders,
         sites_overflowed: site::overflowed(),
         depth_overflowed: collected.depth_overflow,
         lost_calls: crate::scope::lost_calls(),

@@ -83,6 +83,18 @@ impl Sampler {
         }
     }
 
+    /// `Some(true)` when every event of this kind is timed, `Some(false)` when none is,
+    /// `None` when a per-thread countdown decides (sampling): lets a wrapper skip
+    /// finding its thread's shard when the rate alone decides.
+    #[inline(always)]
+    pub fn fixed(self) -> Option<bool> {
+        match self.period() {
+            1 => Some(true),
+            0 => Some(false),
+            _ => None,
+        }
+    }
+
     /// Mean gap between timed events: 1 times every event, 0 none.
     #[inline(always)]
     pub(crate) fn period(self) -> u64 {

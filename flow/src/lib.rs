@@ -50,7 +50,6 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
 
-use hotpath_core::op::Sampler;
 use hotpath_core::{CallSite, SiteKind};
 
 // Some helpers serve only some backends.
@@ -231,31 +230,4 @@ pub(crate) fn entry<T>(
 pub fn entries() -> Vec<&'static Entry> {
     let guard = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());
     hotpath_core::internal(|| guard.as_ref().map(|r| r.all.clone()).unwrap_or_default())
-}
-
-/// Times a fraction `rate` (0..=1) of channel messages (latency, blocked sends); every
-/// message is still counted. 0 counts without reading the clock.
-pub fn set_channels_sampling_rate(rate: f64) {
-    Sampler::Channels.set_rate(rate)
-}
-
-/// Times a fraction `rate` (0..=1) of stream polls (busy time, time to first item);
-/// every item and poll is still counted.
-pub fn set_streams_sampling_rate(rate: f64) {
-    Sampler::Streams.set_rate(rate)
-}
-
-/// Times a fraction `rate` (0..=1) of `future!` and `#[future_fn]` calls; every call is
-/// still counted.
-pub fn set_futures_sampling_rate(rate: f64) {
-    Sampler::Futures.set_rate(rate)
-}
-
-/// The fraction of channel messages, stream polls and futures timed.
-pub fn sampling_rates() -> [f64; 3] {
-    [
-        Sampler::Channels.rate(),
-        Sampler::Streams.rate(),
-        Sampler::Futures.rate(),
-    ]
 }

@@ -75,6 +75,8 @@ pub struct MainArgs {
     pub channels_limit: Option<u64>,
     pub streams_limit: Option<u64>,
     pub futures_limit: Option<u64>,
+    pub mutexes_limit: Option<u64>,
+    pub rw_locks_limit: Option<u64>,
     pub output_path: Option<Literal>,
     pub timeout: Option<u64>,
     pub allocator: Option<TokenStream>,
@@ -84,12 +86,8 @@ pub struct MainArgs {
 const MAIN_KEYS: &str =
     "percentiles = [..], format = \"table\"|\"json\"|\"json-pretty\"|\"none\", \
 limit = N, functions_limit = N, threads_limit = N, io_limit = N, channels_limit = N, \
-streams_limit = N, futures_limit = N, output_path = \"..\", \
+streams_limit = N, futures_limit = N, mutexes_limit = N, rw_locks_limit = N, output_path = \"..\", \
 timeout = MS, allocator = path::Type, report = \"..\"";
-
-/// Limits of report sections the reference crate has and this one does not; accepted so
-/// that programs written for it build unchanged, and ignored.
-const IGNORED_LIMITS: &[&str] = &["rw_locks_limit", "mutexes_limit"];
 
 /// Arguments of `#[hotpath::measure(...)]` and `#[hotpath::future_fn(...)]`.
 #[derive(Default)]
@@ -265,8 +263,13 @@ pub fn main_args(attr: TokenStream) -> Result<MainArgs, Error> {
                 dup(a.futures_limit.is_some())?;
                 a.futures_limit = Some(arg.int()?);
             }
-            k if IGNORED_LIMITS.contains(&k) => {
-                arg.int()?;
+            "mutexes_limit" => {
+                dup(a.mutexes_limit.is_some())?;
+                a.mutexes_limit = Some(arg.int()?);
+            }
+            "rw_locks_limit" => {
+                dup(a.rw_locks_limit.is_some())?;
+                a.rw_locks_limit = Some(arg.int()?);
             }
             "output_path" => {
                 dup(a.output_path.is_some())?;

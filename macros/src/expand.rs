@@ -95,13 +95,28 @@ fn body(sig: &Signature, block: &Block, label: Option<TokenStream>, as_: AsyncAs
         }
     } else {
         let site = site("Function", label, span);
-        quote_spanned! {span=>
+        let enter = quote_spanned! {span=>
+            let __hotpath_scope = {
+                #site
+                ::hotpath::__private::Scope::enter(&__HOTPATH_SITE)
+            };
+        };
+        // The body stays the function's own block, as written, and is the last expression
+        // of a block whose braces and parentheses have this crate's edition (2024; what
+        // `mixed_site` spans carry, as tokens of a `macro_rules!` defined here would). In
+        // 2024 the temporaries of a block's last expression are dropped before its locals:
+        // here, all temporaries of the body (also those of its own last expression, which
+        // the body's edition may let outlive the body) before the guard, on every way out
+        // (the end, `return`, `?`), while the body's locals and temporaries keep their order
+        // among themselves. The body is still in tail position, so the return type is its
+        // expected type as before (coercions, closure signatures, `impl Trait` inference),
+        // and nothing after it can be unreachable when it diverges. The parentheses stop
+        // `unused_braces` from reading a one-expression body as needless braces.
+        let at = Span::mixed_site().located_at(span);
+        quote_spanned! {at=>
             {
-                let __hotpath_scope = {
-                    #site
-                    ::hotpath::__private::Scope::enter(&__HOTPATH_SITE)
-                };
-                #(#stmts)*
+                #enter
+                (#block)
             }
         }
     };
@@ -204,6 +219,8 @@ pub fn main(args: &MainArgs, item: TokenStream) -> syn::Result<TokenStream> {
         ("channels_limit", args.channels_limit),
         ("streams_limit", args.streams_limit),
         ("futures_limit", args.futures_limit),
+        ("mutexes_limit", args.mutexes_limit),
+        ("rw_locks_limit", args.rw_locks_limit),
     ] {
         if let Some(v) = v {
             let m = format_ident!("{}", method);
@@ -223,8 +240,9 @@ pub fn main(args: &MainArgs, item: TokenStream) -> syn::Result<TokenStream> {
         let r = lit(r);
         calls.extend(quote!(.report(#r)));
     }
+    // `main` measured as any function, inside the guard that prints the report; nested,
+    // not spliced, so that its block keeps the drop order `body` gives it.
     let measured = body(&f.sig, &f.block, None, AsyncAs::Function);
-    let stmts = &measured.stmts;
     let new_block = quote_spanned! {span=>
         {
             let __hotpath_guard = ::hotpath::HotpathGuardBuilder::new(
@@ -232,7 +250,7 @@ pub fn main(args: &MainArgs, item: TokenStream) -> syn::Result<TokenStream> {
             )
             #calls
             .build();
-            #(#stmts)*
+            #measured
         }
     };
     *f.block = syn::parse2(new_block)?;

@@ -52,15 +52,14 @@ fn expanded(r: syn::Result<proc_macro2::TokenStream>, item: TokenStream) -> Toke
 /// | `percentiles = [50, 99.9]` | percentile columns, each in `0..=100` (0 = min, 100 = max), at most 10 | `[95]` |
 /// | `format = "table"` | `"table"`, `"json"`, `"json-pretty"` or `"none"` | `"table"` |
 /// | `limit = N` | rows per section, `0` = all | `15` |
-/// | `functions_limit = N`, `threads_limit = N`, `io_limit = N`, `channels_limit = N`, `streams_limit = N`, `futures_limit = N` | rows of one section | `limit` |
+/// | `functions_limit = N`, `threads_limit = N`, `io_limit = N`, `channels_limit = N`, `streams_limit = N`, `futures_limit = N`, `mutexes_limit = N`, `rw_locks_limit = N` | rows of one section | `limit` |
 /// | `output_path = "report.json"` | write the report to a file instead of stdout | stdout |
 /// | `timeout = MS` | print the report and exit the process after `MS` milliseconds | none |
 /// | `allocator = mimalloc::MiMalloc` | with `hotpath-alloc`: the allocator the tracking allocator wraps | `System` |
 /// | `report = "timing,io"` | sections to print (`all`, or names; `-name` removes one) | all |
 ///
 /// `HOTPATH_OUTPUT_FORMAT`, `HOTPATH_OUTPUT_PATH`, `HOTPATH_LIMIT` and
-/// `HOTPATH_SHUTDOWN_MS` override the arguments at run time. `rw_locks_limit` and
-/// `mutexes_limit` are accepted for source compatibility with hotpath 0.30 and ignored.
+/// `HOTPATH_SHUTDOWN_MS` override the arguments at run time.
 #[proc_macro_attribute]
 pub fn main(attr: TokenStream, item: TokenStream) -> TokenStream {
     let args = match attr::main_args(attr) {

@@ -10,6 +10,8 @@ use prometheus::proto::{
 };
 use prometheus::TextEncoder;
 
+mod locks;
+
 use crate::report::format::{twin_names, Twin};
 use crate::report::{Histogram as Hist, Report};
 
@@ -157,9 +159,12 @@ pub(crate) fn encode(r: &Report, limit: usize) -> String {
     up.gauge(&[], r.elapsed_ns as f64 / 1e9);
     up.finish(&mut out);
 
-    functions(r, limit, &bounds, &mut out);
+    let function_names = functions(r, limit, &bounds, &mut out);
+    locks::waits(r, limit, &function_names, &mut out);
     io(r, limit, &bounds, &mut out);
     flow(r, limit, &bounds, &mut out);
+    locks::locks(r, limit, &bounds, &mut out);
+    locks::debug(r, limit, &mut out);
     process(r, limit, &mut out);
 
     let mut text = String::new();
@@ -169,7 +174,8 @@ pub(crate) fn encode(r: &Report, limit: usize) -> String {
     text
 }
 
-fn functions(r: &Report, limit: usize, bounds: &[f64], out: &mut Vec<MetricFamily>) {
+/// The function families; returns the functions' label values.
+fn functions(r: &Report, limit: usize, bounds: &[f64], out: &mut Vec<MetricFamily>) -> Vec<String> {
     let shown = &r.functions[..r.functions.len().min(limit)];
     let mut calls = Family::new(
         "hotpath_function_calls_total",
@@ -227,7 +233,7 @@ fn functions(r: &Report, limit: usize, bounds: &[f64], out: &mut Vec<MetricFamil
         .functions
         .iter()
         .map(|f| Twin {
-            name: f.display_name(),
+            name: f.full_display_name(),
             type_name: "",
             file: &f.file,
             line: f.line,
@@ -292,6 +298,7 @@ fn functions(r: &Report, limit: usize, bounds: &[f64], out: &mut Vec<MetricFamil
     ] {
         f.finish(out);
     }
+    names
 }
 
 fn io(r: &Report, limit: usize, bounds: &[f64], out: &mut Vec<MetricFamily>) {

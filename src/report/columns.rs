@@ -3,8 +3,16 @@
 //! their tables from these. A column has a title, an alignment, which renderer shows it,
 //! and how a row gives its cell: the text shown and the value it sorts by.
 
+mod locks;
+
+pub use locks::{
+    debug, holder_rows, holders, mutex_rows, mutexes, rw_lock_rows, rw_locks, waits, waits_rows,
+    HolderRow, RwLockRow, WaitsRow,
+};
+
 use super::format::{
-    bytes, count, duration, per_call, percent, rate, signed_bytes, twin_names, Twin,
+    bytes, count, duration, per_call, per_call_duration, percent, rate, signed_bytes, twin_names,
+    Twin,
 };
 use super::model::{
     percentile_label, ChannelEntry, DistNs, Function, FunctionAlloc, FunctionCpu, FunctionIo,
@@ -184,7 +192,8 @@ pub fn percentile_title(p: f64) -> String {
 }
 
 /// A function's name as tables show it: the label or name, ` (async)` for an async
-/// function, and ` *` when its times come from a sample of its calls.
+/// function, ` *` when its times come from a sample of its calls, and ` (running)` when
+/// a call had not returned.
 pub fn function_name(f: &Function) -> String {
     let mut name = f.display_name().to_string();
     if f.is_async {
@@ -192,6 +201,9 @@ pub fn function_name(f: &Function) -> String {
     }
     if f.sampled {
         name.push_str(" *");
+    }
+    if f.running.is_some() {
+        name.push_str(" (running)");
     }
     name
 }
@@ -205,32 +217,39 @@ fn name_column<'a, R: 'a>(title: &str, f: impl Fn(&R) -> &Function + 'a) -> Colu
 
 /// `timing`: wall time per function. Rows: `report.functions`.
 pub fn timing(r: &Report) -> Columns<'_, Function> {
+    let floor = r.clock_floor_ns;
+    let per_call = move |v: Option<u64>| {
+        v.map_or_else(Cell::missing, |v| {
+            Cell::num(per_call_duration(v, floor), v as f64)
+        })
+    };
     let mut c: Columns<'_, Function> = vec![
         name_column("Function", |f: &Function| f),
         Column::right("Calls", |f: &Function| Cell::count(f.calls)),
-        Column::right("Avg", |f: &Function| {
-            Cell::opt(f.wall_ns.as_ref().map(|w| w.mean), duration)
+        Column::right("Avg", move |f: &Function| {
+            per_call(f.wall_ns.as_ref().map(|w| w.mean))
         }),
     ];
     for &p in &r.percentiles {
         c.push(Column::right(percentile_title(p), move |f: &Function| {
-            Cell::opt(
-                f.wall_ns.as_ref().and_then(|w| w.percentiles.get(p)),
-                duration,
-            )
+            per_call(f.wall_ns.as_ref().and_then(|w| w.percentiles.get(p)))
         }));
     }
-    c.push(Column::right("Total", |f: &Function| {
-        Cell::opt(f.wall_ns.as_ref().map(|w| w.total), duration)
+    // With the time so far of calls still running, as the row's name says.
+    let timed = |f: &Function| f.wall_ns.is_some() || f.running.is_some();
+    c.push(Column::right("Total", move |f: &Function| {
+        Cell::opt(timed(f).then(|| f.total_with_running()), duration)
     }));
-    c.push(Column::right("Self", |f: &Function| {
-        Cell::opt(f.wall_ns.as_ref().map(|w| w.self_), duration)
+    c.push(Column::right("Self", move |f: &Function| {
+        Cell::opt(timed(f).then(|| f.self_with_running()), duration)
     }));
     let elapsed = r.elapsed_ns as f64;
     c.push(Column::right("% Total", move |f: &Function| {
-        match &f.wall_ns {
-            Some(w) => Cell::num(percent(w.total as f64, elapsed), w.total as f64),
-            None => Cell::missing(),
+        if timed(f) {
+            let t = f.total_with_running() as f64;
+            Cell::num(percent(t, elapsed), t)
+        } else {
+            Cell::missing()
         }
     }));
     c

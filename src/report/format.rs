@@ -11,6 +11,15 @@ pub fn duration(ns: u64) -> String {
     format!("{ns} ns")
 }
 
+/// A per-call duration, or `<X ns` when it is shorter than `floor` ns (the shortest span
+/// the clock measures): a value there says "too short to tell", not its digits.
+pub fn per_call_duration(ns: u64, floor: Option<f64>) -> String {
+    match floor {
+        Some(f) if (ns as f64) < f => format!("<{} ns", f.ceil() as u64),
+        _ => duration(ns),
+    }
+}
+
 /// `512 B`, `1.50 KiB`, `3.00 MiB`, `1.20 GiB`.
 pub fn bytes(b: u64) -> String {
     const UNITS: [(f64, &str); 4] = [
@@ -37,7 +46,7 @@ pub fn count(n: u64) -> String {
     let s = n.to_string();
     let mut out = String::with_capacity(s.len() + s.len() / 3);
     for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -294,6 +303,14 @@ mod tests {
         assert_eq!(signed_bytes(-1536), "-1.50 KiB");
         assert_eq!(signed_bytes(512), "512 B");
         assert_eq!(short_type("a::B<c::D, e::F<g::H>>"), "B<D, F<H>>");
+    }
+
+    #[test]
+    fn per_call_values_below_the_clock_floor_say_so() {
+        assert_eq!(per_call_duration(7, Some(9.2)), "<10 ns");
+        assert_eq!(per_call_duration(10, Some(9.2)), "10 ns");
+        assert_eq!(per_call_duration(1_500, Some(9.2)), "1.50 µs");
+        assert_eq!(per_call_duration(3, None), "3 ns");
     }
 
     #[test]

@@ -7,8 +7,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::model::{
-    AllocTotal, ChannelEntry, CpuInfo, Function, FutureEntry, IoEntry, ProcessMemory, Report,
-    StreamEntry, ThreadRow,
+    AllocTotal, ChannelEntry, CpuInfo, DebugEntry, Function, FutureEntry, IoEntry, MutexEntry,
+    ProcessMemory, Report, RwLockEntry, StreamEntry, ThreadRow,
 };
 use super::section::{known_sections, Section};
 
@@ -59,6 +59,21 @@ pub struct Fragment {
     /// Section `threads`: memory of the process.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub process_memory: Option<ProcessMemory>,
+    /// Section `mutexes`: fraction of acquisitions timed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mutexes_time_sampling_rate: Option<f64>,
+    /// Section `mutexes`: the `mutex!` sites.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mutexes: Option<Vec<MutexEntry>>,
+    /// Section `rw_locks`: fraction of acquisitions timed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rw_locks_time_sampling_rate: Option<f64>,
+    /// Section `rw_locks`: the `rw_lock!` sites.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rw_locks: Option<Vec<RwLockEntry>>,
+    /// Section `debug`: the debug values.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub debug: Option<Vec<DebugEntry>>,
 }
 
 /// `GET /profiler_status`.
@@ -122,6 +137,11 @@ impl Report {
             futures: None,
             threads: None,
             process_memory: None,
+            mutexes_time_sampling_rate: None,
+            mutexes: None,
+            rw_locks_time_sampling_rate: None,
+            rw_locks: None,
+            debug: None,
         };
         // The functions with only `keep`'s per-function object.
         let functions = |keep: Option<Section>| {
@@ -135,6 +155,9 @@ impl Report {
                 }
                 if keep != Some(Section::Io) {
                     f.io = None;
+                }
+                if keep != Some(Section::Waits) {
+                    f.waits = None;
                 }
             }
             v
@@ -168,6 +191,23 @@ impl Report {
                 fragment.threads = Some(self.threads.clone().unwrap_or_default());
                 fragment.process_memory = self.process_memory.clone();
             }
+            Section::Waits => {
+                fragment.functions = Some(
+                    functions(Some(Section::Waits))
+                        .into_iter()
+                        .filter(|f| f.waits.is_some())
+                        .collect(),
+                );
+            }
+            Section::Mutexes => {
+                fragment.mutexes_time_sampling_rate = self.mutexes_time_sampling_rate;
+                fragment.mutexes = Some(self.mutexes.clone().unwrap_or_default());
+            }
+            Section::RwLocks => {
+                fragment.rw_locks_time_sampling_rate = self.rw_locks_time_sampling_rate;
+                fragment.rw_locks = Some(self.rw_locks.clone().unwrap_or_default());
+            }
+            Section::Debug => fragment.debug = Some(self.debug.clone().unwrap_or_default()),
         }
         fragment
     }

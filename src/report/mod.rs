@@ -15,18 +15,21 @@ pub mod columns;
 pub mod format;
 mod fragment;
 mod model;
+mod model_locks;
+pub mod names;
 mod section;
 mod table;
 
 pub use fragment::{ApiError, Fragment, ProfilerStatus};
 pub use model::{
-    percentile_key, percentile_label, AllocTotal, CpuInfo, Function, FunctionAlloc, FunctionCpu,
-    FunctionIo, Histogram, IoDirection, IoEntry, Percentiles, ProcessMemory, Report, ThreadRow,
-    TimedSums, WallNs, READ_VERSIONS, SCHEMA_VERSION,
+    percentile_key, percentile_label, AllocTotal, CpuInfo, DebugEntry, Function, FunctionAlloc,
+    FunctionCpu, FunctionIo, FunctionWaits, Histogram, IoDirection, IoEntry, LockDist, LockHolder,
+    LockMode, MutexEntry, Percentiles, ProcessMemory, Report, RunningCalls, RwLockEntry, ThreadRow,
+    TimedSums, WallNs, OLDEST_SCHEMA_VERSION, SCHEMA_VERSION,
 };
 pub use model::{ChannelEntry, DistNs, FutureEntry, SendBlocked, StreamEntry};
 pub use section::Section;
-pub use table::render as render_table;
+pub use table::{render as render_table, render_with as render_table_with, Limits};
 
 /// Why a JSON report could not be read.
 #[derive(Debug)]
@@ -51,7 +54,8 @@ impl std::fmt::Display for ReadError {
             }
             ReadError::SchemaVersion { found } => write!(
                 f,
-                "report has schema_version {found}; this build reads versions 1 to {SCHEMA_VERSION} \
+                "report has schema_version {found}; this build reads versions \
+                 {OLDEST_SCHEMA_VERSION} to {SCHEMA_VERSION} \
                  (re-create the report with a matching hotpath version)"
             ),
         }
@@ -71,7 +75,8 @@ impl Report {
         serde_json::to_string_pretty(self).expect("a report always serializes")
     }
 
-    /// Reads a JSON report of schema version 1 or 2, refusing others.
+    /// Reads a JSON report of schema version [`OLDEST_SCHEMA_VERSION`] to
+    /// [`SCHEMA_VERSION`], refusing others.
     pub fn from_json(text: &str) -> Result<Report, ReadError> {
         read_versioned(text)
     }
@@ -79,12 +84,6 @@ impl Report {
     /// The report as text tables; `limit` caps the rows per section (0 = all).
     pub fn to_table(&self, limit: usize) -> String {
         render_table(self, limit)
-    }
-
-    /// The report as text tables; `limit` caps the rows per section (0 = all), except
-    /// the sections given their own cap in `per_section`.
-    pub fn to_table_with(&self, limit: usize, per_section: &[(Section, usize)]) -> String {
-        table::render_with(self, limit, per_section)
     }
 }
 
@@ -102,14 +101,14 @@ impl ProfilerStatus {
     }
 }
 
-/// Parses JSON with a `schema_version` key, refusing versions not in
-/// [`READ_VERSIONS`] (version 2 only added keys to version 1).
+/// Parses JSON with a `schema_version` key, refusing versions other than
+/// [`OLDEST_SCHEMA_VERSION`]`..=`[`SCHEMA_VERSION`].
 fn read_versioned<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, ReadError> {
     let v: serde_json::Value = serde_json::from_str(text).map_err(ReadError::Json)?;
     let Some(found) = v.get("schema_version").and_then(|v| v.as_u64()) else {
         return Err(ReadError::NotAReport);
     };
-    if !READ_VERSIONS.iter().any(|v| *v as u64 == found) {
+    if !(OLDEST_SCHEMA_VERSION as u64..=SCHEMA_VERSION as u64).contains(&found) {
         return Err(ReadError::SchemaVersion { found });
     }
     serde_json::from_value(v).map_err(ReadError::Json)

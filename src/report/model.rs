@@ -7,23 +7,28 @@ use serde::de::{MapAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+pub use super::model_locks::{
+    DebugEntry, FunctionWaits, LockDist, LockHolder, LockMode, MutexEntry, RwLockEntry,
+};
 use super::section::{known_sections, Section};
 
-/// Version of the JSON layout this build writes; bumped on any incompatible change.
-/// Version 2 only adds keys to version 1 (the data-flow sections), so readers accept
-/// both ([`READ_VERSIONS`]).
+/// Version of the JSON layout; bumped on any incompatible change.
 pub const SCHEMA_VERSION: u32 = 2;
+/// Oldest layout version readers accept: version 2 only added keys and sections to
+/// version 1.
+pub const OLDEST_SCHEMA_VERSION: u32 = 1;
 
-/// Layout versions this build reads.
-pub const READ_VERSIONS: [u32; 2] = [1, 2];
-
-/// A whole report.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// A whole report. `Default` is an empty report of no schema version, for building
+/// reports in tests and tools.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Report {
     /// Layout version, [`SCHEMA_VERSION`].
     pub schema_version: u32,
     /// The function that started profiling, e.g. `my_app::main`.
     pub caller: String,
+    /// `HOTPATH_REPORT_LABEL`: what the run was (a branch, a benchmark), when given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
     /// Wall time from the start of profiling to the report, ns.
     pub elapsed_ns: u64,
     /// Sections present in this report, in order: `timing`, then later ones.
@@ -36,6 +41,11 @@ pub struct Report {
     /// Estimated time the profiler added to the run: timed calls × timed cost plus
     /// counted-only calls × their cost, ns.
     pub overhead_ns: u64,
+    /// The shortest span the clock measures: two back-to-back reads, measured at
+    /// start-up (median), ns. A measured call's duration includes about this much of the
+    /// profiler's own work; shorter per-call values are shown as `<X ns`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock_floor_ns: Option<f64>,
     /// Clock the durations come from: `tsc` or `monotonic`.
     pub clock: String,
     /// Fraction of calls timed (1 = all, 0 = count only).
@@ -72,6 +82,21 @@ pub struct Report {
     /// Memory of the process at the end of the session (section `threads`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub process_memory: Option<ProcessMemory>,
+    /// Fraction of mutex acquisitions timed (section `mutexes`; every one is counted).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mutexes_time_sampling_rate: Option<f64>,
+    /// `mutex!` sites, by total hold time (section `mutexes`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mutexes: Option<Vec<MutexEntry>>,
+    /// Fraction of read-write lock acquisitions timed (section `rw_locks`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rw_locks_time_sampling_rate: Option<f64>,
+    /// `rw_lock!` sites, by total hold time (section `rw_locks`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rw_locks: Option<Vec<RwLockEntry>>,
+    /// The last values of `dbg!`, `val!` and `gauge!` (section `debug`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub debug: Option<Vec<DebugEntry>>,
 }
 
 impl Report {
@@ -88,6 +113,12 @@ pub struct Function {
     /// Path, e.g. `my_app::parser::Parser::parse` or `<my_app::P as core::fmt::Display>::fmt`;
     /// for a `measure_block!`, the path of the enclosing function.
     pub name: String,
+    /// The name tables show: the last segments of `name` that tell it apart from the
+    /// report's other functions, types written as their last segment
+    /// (`Parser::parse_line`, `<Parser as Iterator>::next`). Absent with
+    /// `HOTPATH_FULL_NAMES=1`, and in reports of older versions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub short_name: Option<String>,
     /// `label = "..."` of `#[measure]`, the label of a `measure_block!`, or `null`.
     pub label: Option<String>,
     /// Source file.
@@ -121,11 +152,45 @@ pub struct Function {
     /// thread (section `io`; absent when it made none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub io: Option<FunctionIo>,
+    /// Calls that had not returned when the report was made (a `main` still running at a
+    /// timeout, a request in progress at a live report): absent when none. Not included
+    /// in `calls` or `wall_ns`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub running: Option<RunningCalls>,
+    /// Where the function's own time went: CPU, I/O, locks, channels, SQL, HTTP, other
+    /// (section `waits`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub waits: Option<FunctionWaits>,
     /// Sums over the timed calls alone, unscaled: present only when `sampled` (without
     /// sampling they equal the figures above). Unlike the scaled estimates they never
     /// decrease from one live report to the next, so counters are exported from them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timed_sums: Option<TimedSums>,
+}
+
+/// Calls of a function in progress when the report was made.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunningCalls {
+    /// Calls in progress (a recursion counts once).
+    pub calls: u64,
+    /// Their wall time so far, ns.
+    pub total_ns: u64,
+    /// Their time so far outside measured children, ns.
+    pub self_ns: u64,
+}
+
+impl Function {
+    /// Total wall time including calls still running, ns.
+    pub fn total_with_running(&self) -> u64 {
+        self.wall_ns.as_ref().map_or(0, |w| w.total)
+            + self.running.as_ref().map_or(0, |r| r.total_ns)
+    }
+
+    /// Self time including calls still running, ns.
+    pub fn self_with_running(&self) -> u64 {
+        self.wall_ns.as_ref().map_or(0, |w| w.self_)
+            + self.running.as_ref().map_or(0, |r| r.self_ns)
+    }
 }
 
 /// Sums over a sampled function's timed calls, not scaled to all calls.
@@ -399,8 +464,18 @@ pub struct FunctionAlloc {
 }
 
 impl Function {
-    /// The label if there is one, else the name.
+    /// What tables show: the label if there is one, else the short name (when the
+    /// report has one), else the full name.
     pub fn display_name(&self) -> &str {
+        self.label
+            .as_deref()
+            .or(self.short_name.as_deref())
+            .unwrap_or(&self.name)
+    }
+
+    /// The label if there is one, else the full name: a stable identifier across runs
+    /// (metric labels, diffs).
+    pub fn full_display_name(&self) -> &str {
         self.label.as_deref().unwrap_or(&self.name)
     }
 }

@@ -23,19 +23,31 @@ pub enum Section {
     Futures,
     /// CPU time, state and allocations per thread; the process's memory (Linux).
     Threads,
+    /// Where each function's own time went: CPU, I/O, locks, channels, SQL, HTTP, other.
+    Waits,
+    /// Acquisitions, contention, waits and holds per `mutex!` site.
+    Mutexes,
+    /// The same per `rw_lock!` site, reads and writes apart.
+    RwLocks,
+    /// The last values of `dbg!`, `val!` and `gauge!`.
+    Debug,
 }
 
 impl Section {
     /// Every section, in report order.
-    pub const ALL: [Section; 8] = [
+    pub const ALL: [Section; 12] = [
         Section::Timing,
         Section::Alloc,
         Section::Cpu,
+        Section::Waits,
         Section::Io,
         Section::Channels,
         Section::Streams,
         Section::Futures,
+        Section::Mutexes,
+        Section::RwLocks,
         Section::Threads,
+        Section::Debug,
     ];
 
     /// The name in JSON, `HOTPATH_REPORT` and the table header: `timing`, `alloc`, ...
@@ -49,6 +61,10 @@ impl Section {
             Section::Streams => "streams",
             Section::Futures => "futures",
             Section::Threads => "threads",
+            Section::Waits => "waits",
+            Section::Mutexes => "mutexes",
+            Section::RwLocks => "rw_locks",
+            Section::Debug => "debug",
         }
     }
 
@@ -59,6 +75,7 @@ impl Section {
             "functions-timing" | "functions" => Some(Section::Timing),
             "functions-alloc" => Some(Section::Alloc),
             "functions-cpu" => Some(Section::Cpu),
+            "rw-locks" | "rwlocks" => Some(Section::RwLocks),
             other => Section::ALL.into_iter().find(|s| s.name() == other),
         }
     }
@@ -74,7 +91,11 @@ impl Section {
             | Section::Channels
             | Section::Streams
             | Section::Futures
-            | Section::Threads => None,
+            | Section::Threads
+            | Section::Waits
+            | Section::Mutexes
+            | Section::RwLocks
+            | Section::Debug => None,
         }
     }
 
@@ -89,6 +110,10 @@ impl Section {
             Section::Streams => "/streams",
             Section::Futures => "/futures",
             Section::Threads => "/threads",
+            Section::Waits => "/functions_waits",
+            Section::Mutexes => "/mutexes",
+            Section::RwLocks => "/rw_locks",
+            Section::Debug => "/debug",
         }
     }
 

@@ -5,17 +5,50 @@ use std::fmt::Write as _;
 
 use super::columns::{self, Columns};
 use super::format::{bytes, count, duration, percent, shown, take, Table};
-use super::model::{percentile_label, Report};
+use super::model::{percentile_label, Function, Report};
 use super::section::Section;
+
+mod locks;
+
+/// Rows shown per section: one limit for all, or one per section (0 = all rows).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Limits {
+    all: usize,
+    per: Vec<(Section, usize)>,
+}
+
+impl Limits {
+    /// The same limit for every section.
+    pub fn all(limit: usize) -> Limits {
+        Limits {
+            all: limit,
+            per: Vec::new(),
+        }
+    }
+
+    /// `limit` rows for `section`.
+    pub fn with(mut self, section: Section, limit: usize) -> Limits {
+        self.per.retain(|(s, _)| *s != section);
+        self.per.push((section, limit));
+        self
+    }
+
+    /// The rows shown for `section`.
+    pub fn of(&self, section: Section) -> usize {
+        self.per
+            .iter()
+            .find(|(s, _)| *s == section)
+            .map_or(self.all, |(_, l)| *l)
+    }
+}
 
 /// Renders the whole report. `limit` caps the rows of each section (0 = all).
 pub fn render(r: &Report, limit: usize) -> String {
-    render_with(r, limit, &[])
+    render_with(r, &Limits::all(limit))
 }
 
-/// Renders the whole report; `limit` caps the rows of each section (0 = all) but those
-/// given their own cap in `per_section`.
-pub fn render_with(r: &Report, limit: usize, per_section: &[(Section, usize)]) -> String {
+/// Renders the whole report with a row limit per section.
+pub fn render_with(r: &Report, limits: &Limits) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -32,10 +65,7 @@ pub fn render_with(r: &Report, limit: usize, per_section: &[(Section, usize)]) -
             continue;
         }
         out.push('\n');
-        let limit = per_section
-            .iter()
-            .find(|(s, _)| *s == section)
-            .map_or(limit, |(_, l)| *l);
+        let limit = limits.of(section);
         match section {
             Section::Timing => timing(r, limit, &mut out),
             Section::Alloc => alloc(r, limit, &mut out),
@@ -45,6 +75,10 @@ pub fn render_with(r: &Report, limit: usize, per_section: &[(Section, usize)]) -
             Section::Streams => streams(r, limit, &mut out),
             Section::Futures => futures(r, limit, &mut out),
             Section::Threads => threads(r, limit, &mut out),
+            Section::Waits => locks::waits(r, limit, &mut out),
+            Section::Mutexes => locks::mutexes(r, limit, &mut out),
+            Section::RwLocks => locks::rw_locks(r, limit, &mut out),
+            Section::Debug => locks::debug(r, limit, &mut out),
         }
     }
     out
@@ -70,7 +104,11 @@ fn table<R>(cols: Columns<'_, R>, rows: &[R], extra: Option<Vec<String>>) -> Tab
 
 fn header_details(r: &Report, out: &mut String) {
     let calls: u64 = r.functions.iter().map(|f| f.calls).sum();
-    let _ = write!(out, "caller: {} | clock: {}", r.caller, r.clock);
+    let _ = write!(out, "caller: {}", r.caller);
+    if let Some(label) = &r.label {
+        let _ = write!(out, " | label: {label}");
+    }
+    let _ = write!(out, " | clock: {}", r.clock);
     if r.time_sampling_rate < 1.0 {
         if r.time_sampling_rate == 0.0 {
             let _ = write!(out, " | time sampling: off (calls counted, not timed)");
@@ -105,6 +143,61 @@ fn header_details(r: &Report, out: &mut String) {
     );
 }
 
+/// Width the lines under a table are wrapped to.
+const WIDTH: usize = 120;
+
+/// Writes `text` as lines of at most [`WIDTH`] characters, broken after `; ` or `, `
+/// (continuation lines indented by two spaces).
+fn wrapped(text: &str, out: &mut String) {
+    let mut line = String::new();
+    for piece in text.split_inclusive(['(', ';', ',']) {
+        let fits = line.chars().count() + piece.chars().count() <= WIDTH;
+        if !fits && !line.trim().is_empty() && piece.starts_with(' ') {
+            out.push_str(line.trim_end());
+            out.push('\n');
+            line = format!("  {}", piece.trim_start());
+        } else {
+            line.push_str(piece);
+        }
+    }
+    out.push_str(line.trim_end());
+    out.push('\n');
+}
+
+/// The line under a table whose rows `limit` cut: how many are hidden, the hidden
+/// functions called most (they cost the most profiler time), and how to show them.
+fn hidden_functions(hidden: &[&Function], out: &mut String) {
+    if hidden.is_empty() {
+        return;
+    }
+    let mut most: Vec<&&Function> = hidden.iter().collect();
+    most.sort_by(|a, b| b.calls.cmp(&a.calls).then(a.name.cmp(&b.name)));
+    let named: Vec<String> = most
+        .iter()
+        .take(3)
+        .map(|f| format!("{} ({} calls)", f.display_name(), count(f.calls)))
+        .collect();
+    wrapped(
+        &format!(
+            "{} more not shown, most called: {}; HOTPATH_LIMIT=0 shows all",
+            count(hidden.len() as u64),
+            named.join(", ")
+        ),
+        out,
+    );
+}
+
+/// The line under a table of other rows that `limit` cut.
+fn hidden_rows(hidden: usize, what: &str, out: &mut String) {
+    if hidden > 0 {
+        let _ = writeln!(
+            out,
+            "{} more {what} not shown; HOTPATH_LIMIT=0 shows all",
+            count(hidden as u64)
+        );
+    }
+}
+
 fn timing(r: &Report, limit: usize, out: &mut String) {
     let n = take(limit, r.functions.len());
     let _ = writeln!(
@@ -113,6 +206,8 @@ fn timing(r: &Report, limit: usize, out: &mut String) {
         shown(n, r.functions.len())
     );
     table(columns::timing(r), &r.functions[..n], None).render(out);
+    let rest: Vec<&Function> = r.functions[n..].iter().collect();
+    hidden_functions(&rest, out);
     let shown_rows = &r.functions[..n];
     if shown_rows.iter().any(|f| f.is_async) {
         let _ = writeln!(
@@ -126,8 +221,75 @@ fn timing(r: &Report, limit: usize, out: &mut String) {
             "*: times measured on a sample of calls; totals scaled to all calls"
         );
     }
-    if shown_rows.iter().any(|f| f.wall_ns.is_none()) {
+    if shown_rows
+        .iter()
+        .any(|f| f.wall_ns.is_none() && f.running.is_none())
+    {
         let _ = writeln!(out, "-: calls counted, none timed (time sampling rate 0)");
+    }
+    if shown_rows.iter().any(|f| f.running.is_some()) {
+        let _ = writeln!(
+            out,
+            "(running): a call had not returned; Total and Self include its time so far, \
+             Calls and Avg count finished calls"
+        );
+    }
+    timing_legend(r, shown_rows, out);
+}
+
+/// What the timing columns mean where they can surprise: what a per-call time includes,
+/// the root's Self, a heavy tail.
+fn timing_legend(r: &Report, rows: &[Function], out: &mut String) {
+    if let Some(floor) = r.clock_floor_ns {
+        wrapped(
+            &format!(
+                "Avg, P{}: per call, including about {} ns of the profiler's own clock reads \
+                 (shorter shows as <{} ns); percentiles within 3.1 %",
+                r.percentiles
+                    .iter()
+                    .map(|p| percentile_label(*p))
+                    .collect::<Vec<_>>()
+                    .join("/P"),
+                floor.ceil() as u64,
+                floor.ceil() as u64,
+            ),
+            out,
+        );
+    }
+    // The outermost row's Self is often most of it: the work of unmeasured code.
+    if let Some(root) = rows
+        .first()
+        .and_then(|f| f.wall_ns.as_ref().map(|w| (f, w)))
+    {
+        let (f, w) = root;
+        if w.total > 0 && w.self_ * 10 >= w.total && rows.len() > 1 {
+            wrapped(
+                &format!(
+                    "Self: time not in measured children; {}'s {} is its own work and that \
+                     of the unmeasured functions it calls",
+                    f.display_name(),
+                    duration(w.self_)
+                ),
+                out,
+            );
+        }
+    }
+    if let Some(p95) = r.percentiles.iter().copied().find(|p| *p == 95.0) {
+        let tails = rows
+            .iter()
+            .filter_map(|f| f.wall_ns.as_ref())
+            .filter(|w| w.percentiles.get(p95).is_some_and(|v| w.mean > 2 * v))
+            .count();
+        if tails > 0 {
+            wrapped(
+                &format!(
+                    "Avg over twice P95 on {tails} row{}: a few calls took far longer than \
+                     most (a heavy tail; P99 and the JSON max show how long)",
+                    if tails == 1 { "" } else { "s" }
+                ),
+                out,
+            );
+        }
     }
 }
 
@@ -174,6 +336,8 @@ fn cpu(r: &Report, limit: usize, out: &mut String) {
         shown(n, rows.len())
     );
     table(columns::cpu(r), &rows[..n], columns::cpu_unattributed(r)).render(out);
+    let rest: Vec<&Function> = rows[n..].iter().map(|(f, _)| *f).collect();
+    hidden_functions(&rest, out);
     let _ = write!(out, "process CPU: {}", duration(info.process_cpu_ns));
     if let Some(sampled) = info.sampled_cpu_ns {
         let _ = write!(
@@ -231,6 +395,7 @@ fn io(r: &Report, limit: usize, out: &mut String) {
         }
         table(columns::io_writes(r), &writes, None).render(out);
     }
+    hidden_rows(entries.len() - n, "I/O entries", out);
     let seeks: u64 = entries.iter().map(|e| e.seek.ops).sum();
     let seek_errors: u64 = entries.iter().map(|e| e.seek.errors).sum();
     let shutdowns: u64 = entries.iter().map(|e| e.shutdown.ops).sum();
@@ -265,6 +430,8 @@ fn io(r: &Report, limit: usize, out: &mut String) {
             shown(k, by_fn.len())
         );
         table(columns::io_functions(), &by_fn[..k], None).render(out);
+        let rest: Vec<&Function> = by_fn[k..].iter().map(|(f, _)| *f).collect();
+        hidden_functions(&rest, out);
     }
 }
 
@@ -290,6 +457,7 @@ fn threads(r: &Report, limit: usize, out: &mut String) {
     );
     let shown_rows: Vec<_> = user[..n].iter().map(|t| (*t).clone()).collect();
     table(columns::threads(rows), &shown_rows, None).render(out);
+    hidden_rows(user.len() - n, "threads", out);
     if !own.is_empty() {
         // Threads of one name on one entry: `name ×6 (0.1% avg)`, the average over them.
         let mut groups: Vec<(&str, usize, f64)> = Vec::new();
@@ -314,7 +482,7 @@ fn threads(r: &Report, limit: usize, out: &mut String) {
     if let Some(m) = &r.process_memory {
         let _ = writeln!(
             out,
-            "process memory: rss {}, peak {}",
+            "process memory: {} resident at the end, {} at the peak (rss)",
             bytes(m.rss_bytes),
             bytes(m.peak_rss_bytes)
         );
@@ -330,18 +498,20 @@ fn channels(r: &Report, limit: usize, out: &mut String) {
         shown(n, rows.len())
     );
     table(columns::channels(r), &rows[..n], None).render(out);
-    let _ = writeln!(
+    wrapped(
+        "Latency: from the send call to the receive (includes waiting for room); Blocked: time sends waited for room",
         out,
-        "Latency: from the send call to the receive (includes waiting for room); Blocked: time sends waited for room"
     );
     let errors: u64 = rows.iter().map(|(e, _)| e.send_errors).sum();
     let lagged: u64 = rows.iter().map(|(e, _)| e.lagged).sum();
     if errors + lagged > 0 {
-        let _ = writeln!(
+        wrapped(
+            &format!(
+                "also: {} failed sends (channel closed), {} messages missed by lagging or coalescing receivers; per channel in the JSON report",
+                count(errors),
+                count(lagged)
+            ),
             out,
-            "also: {} failed sends (channel closed), {} messages missed by lagging or coalescing receivers; per channel in the JSON report",
-            count(errors),
-            count(lagged)
         );
     }
 }
@@ -355,9 +525,9 @@ fn streams(r: &Report, limit: usize, out: &mut String) {
         shown(n, rows.len())
     );
     table(columns::streams(r), &rows[..n], None).render(out);
-    let _ = writeln!(
+    wrapped(
+        "Busy: time inside the polls; First item: from an instance's first poll to its first item",
         out,
-        "Busy: time inside the polls; First item: from an instance's first poll to its first item"
     );
 }
 
@@ -370,8 +540,27 @@ fn futures(r: &Report, limit: usize, out: &mut String) {
         shown(n, rows.len())
     );
     table(columns::futures(r), &rows[..n], None).render(out);
-    let _ = writeln!(
+    wrapped(
+        "Lifetime: first poll to Ready or drop; Busy: time inside the polls of one call",
         out,
-        "Lifetime: first poll to Ready or drop; Busy: time inside the polls of one call"
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_lines_wrap_at_separators_within_the_width() {
+        let mut out = String::new();
+        let text = format!("{}, {}; the end", "a".repeat(70), "b".repeat(60));
+        wrapped(&text, &mut out);
+        assert_eq!(
+            out,
+            format!("{},\n  {}; the end\n", "a".repeat(70), "b".repeat(60))
+        );
+        let mut short = String::new();
+        wrapped("short, line", &mut short);
+        assert_eq!(short, "short, line\n");
+    }
 }

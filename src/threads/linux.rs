@@ -154,11 +154,6 @@ struct Track {
     max: f64,
     /// Sample in which it was last seen.
     seen: u64,
-    /// Bytes allocated and freed by the thread as last read (feature `hotpath-alloc`;
-    /// `None` until the allocator has counted something on it).
-    alloc: Option<(u64, u64)>,
-    /// The same at `born`.
-    alloc_base: (u64, u64),
 }
 
 impl Track {
@@ -177,14 +172,14 @@ impl Track {
         }
     }
 
-    /// `alloc` is whether allocations are counted at all.
-    fn row(&self, end: Instant, exited: bool, hz: u64, alloc: bool) -> ThreadRow {
+    /// `alloc`: bytes allocated and freed during the session, when allocations are
+    /// counted.
+    fn row(&self, end: Instant, exited: bool, hz: u64, alloc: Option<(u64, u64)>) -> ThreadRow {
         let ns = |ticks: u64| (ticks as u128 * 1_000_000_000 / hz as u128) as u64;
         let user = self.user.saturating_sub(self.base_user);
         let system = self.system.saturating_sub(self.base_system);
         let life = end.saturating_duration_since(self.born).as_secs_f64();
         let avg = share((user + system) as f64 / hz as f64, life);
-        let (bytes, freed) = self.alloc.unwrap_or(self.alloc_base);
         ThreadRow {
             name: self.name.clone(),
             tid: self.tid,
@@ -197,8 +192,8 @@ impl Track {
             cpu_percent_max: self.max.max(avg),
             user_ns: ns(user),
             system_ns: ns(system),
-            alloc_bytes: alloc.then(|| bytes.saturating_sub(self.alloc_base.0)),
-            freed_bytes: alloc.then(|| freed.saturating_sub(self.alloc_base.1)),
+            alloc_bytes: alloc.map(|a| a.0),
+            freed_bytes: alloc.map(|a| a.1),
             profiler: is_profiler(self.tid, &self.name),
         }
     }
@@ -372,14 +367,10 @@ impl Sampler {
                 window: (born, base_user + base_system),
                 max: 0.0,
                 seen: self.generation,
-                alloc: None,
-                alloc_base: (0, 0),
             };
             t.window_to(now, hz);
             self.live.insert(tid, t);
         }
-        #[cfg(feature = "hotpath-alloc")]
-        self.read_alloc();
         let generation = self.generation;
         self.tids.clear();
         self.tids.extend(
@@ -415,26 +406,6 @@ impl Sampler {
         self.retire_gone(unread, now);
         self.first = false;
         self.last_at = now;
-    }
-
-    /// Reads the allocation counters of the live threads: a thread that exits keeps
-    /// what it had allocated by the last sample.
-    #[cfg(feature = "hotpath-alloc")]
-    fn read_alloc(&mut self) {
-        let first = self.first;
-        let live = &mut self.live;
-        hotpath_alloc::for_each_thread(|tid, totals| {
-            let Some(t) = live.get_mut(&tid) else {
-                return;
-            };
-            let now = (totals.bytes, totals.freed);
-            if first && t.alloc.is_none() {
-                t.alloc_base = now;
-            }
-            // Counters restart from zero if an exiting thread allocates again.
-            let (bytes, freed) = t.alloc.unwrap_or(t.alloc_base);
-            t.alloc = Some((bytes.max(now.0), freed.max(now.1)));
-        });
     }
 
     /// Moves the threads found gone to the exited list, sharing `unread` ticks among
@@ -518,20 +489,19 @@ impl Sampler {
                 None => unlisted,
             });
         }
-        #[cfg(feature = "hotpath-alloc")]
-        let alloc = hotpath_alloc::installed();
-        #[cfg(not(feature = "hotpath-alloc"))]
-        let alloc = false;
+        let mut allocs = ThreadAllocs::read();
         let mut rows: Vec<ThreadRow> = self
             .live
             .values()
-            .map(|t| t.row(t.read_at, false, self.hz, alloc))
-            .chain(
-                self.exited
-                    .iter()
-                    .map(|e| e.track.row(e.ended, true, self.hz, alloc)),
-            )
+            .map(|t| t.row(t.read_at, false, self.hz, allocs.live(t.tid)))
             .collect();
+        // Most recent first, so that a thread id used twice gives its figures to the
+        // thread that had it last.
+        for e in self.exited.iter().rev() {
+            let alloc = allocs.exited(e.track.tid);
+            rows.push(e.track.row(e.ended, true, self.hz, alloc));
+        }
+        rows.extend(allocs.rest());
         rows.sort_by(|a, b| {
             (b.user_ns + b.system_ns)
                 .cmp(&(a.user_ns + a.system_ns))
@@ -543,6 +513,102 @@ impl Sampler {
             .and_then(|()| parse_memory(&String::from_utf8_lossy(&buf)));
         ThreadsSnapshot { rows, memory, note }
     }
+}
+
+/// Allocations of the session per thread (feature `hotpath-alloc`): handed out to the
+/// rows by thread id, so that the rows and the process total add up.
+struct ThreadAllocs {
+    #[cfg(feature = "hotpath-alloc")]
+    session: Option<hotpath_alloc::Session>,
+}
+
+impl ThreadAllocs {
+    fn read() -> Self {
+        ThreadAllocs {
+            #[cfg(feature = "hotpath-alloc")]
+            session: hotpath_alloc::installed().then(hotpath_alloc::session_threads),
+        }
+    }
+
+    /// A live thread's bytes allocated and freed.
+    fn live(&mut self, tid: u64) -> Option<(u64, u64)> {
+        #[cfg(feature = "hotpath-alloc")]
+        {
+            let s = self.session.as_mut()?;
+            Some(take(&mut s.live, tid))
+        }
+        #[cfg(not(feature = "hotpath-alloc"))]
+        {
+            let _ = tid;
+            None
+        }
+    }
+
+    /// An exited thread's.
+    fn exited(&mut self, tid: u64) -> Option<(u64, u64)> {
+        #[cfg(feature = "hotpath-alloc")]
+        {
+            let s = self.session.as_mut()?;
+            Some(take(&mut s.exited, tid))
+        }
+        #[cfg(not(feature = "hotpath-alloc"))]
+        {
+            let _ = tid;
+            None
+        }
+    }
+
+    /// One row for what no listed thread took: threads that exited before the monitor
+    /// read them, and allocations with no thread of their own; none when that is
+    /// nothing.
+    fn rest(self) -> Option<ThreadRow> {
+        #[cfg(feature = "hotpath-alloc")]
+        {
+            let s = self.session?;
+            let mut bytes = s.unattributed.bytes;
+            let mut freed = s.unattributed.freed;
+            for (_, t) in s.live.iter().chain(&s.exited) {
+                bytes += t.bytes;
+                freed += t.freed;
+            }
+            (bytes + freed > 0).then(|| ThreadRow {
+                name: UNLISTED.into(),
+                tid: 0,
+                state: "exited".into(),
+                cpu_percent_avg: 0.0,
+                cpu_percent_max: 0.0,
+                user_ns: 0,
+                system_ns: 0,
+                alloc_bytes: Some(bytes),
+                freed_bytes: Some(freed),
+                profiler: false,
+            })
+        }
+        #[cfg(not(feature = "hotpath-alloc"))]
+        {
+            None
+        }
+    }
+}
+
+/// Name of the row that holds the allocations of threads no other row lists.
+#[cfg(feature = "hotpath-alloc")]
+const UNLISTED: &str = "(threads not listed)";
+
+/// Removes `tid`'s entries from `list`; their bytes allocated and freed.
+#[cfg(feature = "hotpath-alloc")]
+fn take(list: &mut Vec<(u64, hotpath_alloc::Totals)>, tid: u64) -> (u64, u64) {
+    let mut sum = (0, 0);
+    list.retain(|(t, totals)| {
+        if *t == tid {
+            sum.0 += totals.bytes;
+            sum.1 += totals.freed;
+            false
+        } else {
+            true
+        }
+    });
+    sum
 }
 
 #[allow(unsafe_code)]

@@ -12,40 +12,56 @@ use super::tables::{self, Source, Table};
 use super::trend::Trend;
 use crate::client;
 
-/// The tabs, switched with Tab, Shift-Tab or 1 to 4.
+/// The tabs, switched with Tab, Shift-Tab or 1 to 5.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Tab {
     /// Per-function tables: timing, memory, CPU.
     Functions,
     /// Per-stream I/O, and I/O per function.
     Io,
+    /// Channels, streams, futures, and locks (mutexes, read-write locks).
+    DataFlow,
     /// Threads of the program.
     Threads,
-    /// Channels, streams and futures.
-    DataFlow,
+    /// Debug values.
+    Debug,
 }
 
 impl Tab {
     /// Every tab, in the order shown.
-    pub const ALL: [Tab; 4] = [Tab::Functions, Tab::Io, Tab::Threads, Tab::DataFlow];
+    pub const ALL: [Tab; 5] = [
+        Tab::Functions,
+        Tab::Io,
+        Tab::DataFlow,
+        Tab::Threads,
+        Tab::Debug,
+    ];
 
     /// The name on the tab bar.
     pub fn title(self) -> &'static str {
         match self {
             Tab::Functions => "Functions",
             Tab::Io => "I/O",
+            Tab::DataFlow => "Data flow",
             Tab::Threads => "Threads",
-            Tab::DataFlow => "Data Flow",
+            Tab::Debug => "Debug",
         }
     }
 
     /// The views of the tab, switched with ← and →.
     pub fn views(self) -> &'static [View] {
         match self {
-            Tab::Functions => &[View::Timing, View::Memory, View::Cpu],
+            Tab::Functions => &[View::Timing, View::Memory, View::Cpu, View::Waits],
             Tab::Io => &[View::IoStreams, View::IoFunctions],
+            Tab::DataFlow => &[
+                View::Channels,
+                View::Streams,
+                View::Futures,
+                View::Mutexes,
+                View::RwLocks,
+            ],
             Tab::Threads => &[View::Threads],
-            Tab::DataFlow => &[View::Channels, View::Streams, View::Futures],
+            Tab::Debug => &[View::Debug],
         }
     }
 
@@ -208,7 +224,9 @@ impl App {
             KeyCode::BackTab => {
                 self.tab = Tab::ALL[(self.tab.index() + Tab::ALL.len() - 1) % Tab::ALL.len()]
             }
-            KeyCode::Char(c @ '1'..='4') => self.tab = Tab::ALL[c as usize - '1' as usize],
+            KeyCode::Char(c @ '1'..='9') if (c as usize - '1' as usize) < Tab::ALL.len() => {
+                self.tab = Tab::ALL[c as usize - '1' as usize]
+            }
             KeyCode::Left | KeyCode::Char('h') => self.switch_view(-1),
             KeyCode::Right | KeyCode::Char('l') => self.switch_view(1),
             KeyCode::Up | KeyCode::Char('k') => self.move_by(-1),

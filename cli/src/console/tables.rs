@@ -13,6 +13,8 @@ use hotpath::report::{Function, ProfilerStatus, Report, Section};
 
 use super::trend::{sparkline, Trend, WINDOW};
 
+mod locks;
+
 /// One table of the console.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum View {
@@ -34,11 +36,19 @@ pub enum View {
     Streams,
     /// Futures (section `futures`).
     Futures,
+    /// Where each function's own time went (section `waits`).
+    Waits,
+    /// Acquisitions, waits and holds per `mutex!` site (section `mutexes`).
+    Mutexes,
+    /// The same per `rw_lock!` site and mode (section `rw_locks`).
+    RwLocks,
+    /// The last values of `dbg!`, `val!` and `gauge!` (section `debug`).
+    Debug,
 }
 
 impl View {
-    /// Every view.
-    pub const ALL: [View; 9] = [
+    /// Every view, in the order of [`View::index`].
+    pub const ALL: [View; 13] = [
         View::Timing,
         View::Memory,
         View::Cpu,
@@ -48,6 +58,10 @@ impl View {
         View::Channels,
         View::Streams,
         View::Futures,
+        View::Waits,
+        View::Mutexes,
+        View::RwLocks,
+        View::Debug,
     ];
 
     /// The name on the view bar.
@@ -59,6 +73,10 @@ impl View {
             View::IoStreams => "Streams",
             View::IoFunctions => "By function",
             View::Threads => "Threads",
+            View::Waits => "Waits",
+            View::Mutexes => "Mutexes",
+            View::RwLocks => "RwLocks",
+            View::Debug => "Debug",
             View::Channels => "Channels",
             View::Streams => "Streams",
             View::Futures => "Futures",
@@ -73,6 +91,10 @@ impl View {
             View::Cpu => Section::Cpu,
             View::IoStreams | View::IoFunctions => Section::Io,
             View::Threads => Section::Threads,
+            View::Waits => Section::Waits,
+            View::Mutexes => Section::Mutexes,
+            View::RwLocks => Section::RwLocks,
+            View::Debug => Section::Debug,
             View::Channels => Section::Channels,
             View::Streams => Section::Streams,
             View::Futures => Section::Futures,
@@ -93,6 +115,12 @@ pub(crate) enum Source {
     Io(usize),
     /// `report.threads[i]`.
     Thread(usize),
+    /// `report.mutexes[i]`.
+    Mutex(usize),
+    /// `report.rw_locks[i]`, one of its modes (`read`, `write`, `upgradable`).
+    RwLock(usize, &'static str),
+    /// `report.debug[i]`.
+    Debug(usize),
     /// `report.channels[i]`.
     Channel(usize),
     /// `report.streams[i]`.
@@ -227,6 +255,10 @@ pub(crate) fn build(
         View::IoStreams => io_streams(report, status),
         View::IoFunctions => io_functions(report, status),
         View::Threads => threads(report, status),
+        View::Waits => locks::waits(report, status),
+        View::Mutexes => locks::mutexes(report, status),
+        View::RwLocks => locks::rw_locks(report, status),
+        View::Debug => locks::debug(report, status),
         View::Channels => channels(report, status),
         View::Streams => streams(report, status),
         View::Futures => futures(report, status),

@@ -109,7 +109,7 @@ fn status_line(app: &App) -> Paragraph<'static> {
     ]))
 }
 
-/// `[1 Functions]  2 I/O  3 Threads   ←/→  [Timing]  Memory  CPU`: the chosen tab and
+/// `[1 Functions]  2 I/O  3 Data flow ...  ←/→  [Timing]  Memory  CPU`: the chosen tab and
 /// view in brackets, so they show without colour too.
 fn bar_line(app: &App) -> Paragraph<'static> {
     let chosen = Style::new().add_modifier(Modifier::REVERSED | Modifier::BOLD);
@@ -145,7 +145,7 @@ fn help_line(app: &App) -> Paragraph<'static> {
     };
     let keys = [
         ("q", "quit"),
-        ("Tab/1-3", "tab"),
+        ("Tab/1-5", "tab"),
         ("←/→", "view"),
         ("↑/↓ PgUp/PgDn Home/End", "select"),
         ("s/S", "sort column"),
@@ -331,6 +331,9 @@ fn inspect_lines(app: &App) -> Option<usize> {
         Source::Io(_) => 8,
         Source::Thread(_) => 4,
         Source::Channel(_) | Source::Stream(_) | Source::Future(_) => 7,
+        // The header and the holders.
+        Source::Mutex(_) | Source::RwLock(..) => lock_mode(r, source_of(app)?)?.holders.len() + 1,
+        Source::Debug(_) => 4,
     })
 }
 
@@ -431,6 +434,23 @@ fn draw_inspect(frame: &mut Frame, area: Rect, app: &App) {
             ];
             two_columns(frame, area, e.display_name().to_string(), left, right);
         }
+        Source::Mutex(_) | Source::RwLock(..) => inspect_lock(frame, area, r, source),
+        Source::Debug(i) => {
+            if let Some(d) = r.debug.as_ref().and_then(|d| d.get(i)) {
+                let block = pane(format!("{} {}", d.kind, d.key));
+                let inner = block.inner(area);
+                frame.render_widget(block, area);
+                let lines = vec![
+                    kv("value", d.value.clone()),
+                    kv("updates", count(d.updates)),
+                    kv("source", format!("{}:{}", d.file, d.line)),
+                ];
+                frame.render_widget(
+                    Paragraph::new(lines).wrap(ratatui::widgets::Wrap { trim: false }),
+                    inner,
+                );
+            }
+        }
     }
 }
 
@@ -450,6 +470,65 @@ fn two_columns(
         .areas(inner);
     frame.render_widget(Paragraph::new(left), a);
     frame.render_widget(Paragraph::new(right), b);
+}
+
+fn source_of(app: &App) -> Option<Source> {
+    app.selected_source()
+}
+
+/// The lock mode a mutex or rw-lock row stands for.
+fn lock_mode(r: &Report, source: Source) -> Option<&hotpath::report::LockMode> {
+    match source {
+        Source::Mutex(i) => Some(&r.mutexes.as_ref()?.get(i)?.lock),
+        Source::RwLock(i, mode) => r
+            .rw_locks
+            .as_ref()?
+            .get(i)?
+            .modes()
+            .into_iter()
+            .find(|(m, _)| *m == mode)
+            .map(|(_, m)| m),
+        _ => None,
+    }
+}
+
+/// The functions that acquired the selected lock (mode), with their waits and holds.
+fn inspect_lock(frame: &mut Frame, area: Rect, r: &Report, source: Source) {
+    let Some(m) = lock_mode(r, source) else {
+        return;
+    };
+    let title = match source {
+        Source::Mutex(i) => r
+            .mutexes
+            .as_ref()
+            .and_then(|v| v.get(i))
+            .map_or(String::new(), |e| e.name.clone()),
+        Source::RwLock(i, mode) => r
+            .rw_locks
+            .as_ref()
+            .and_then(|v| v.get(i))
+            .map_or(String::new(), |e| format!("{} ({mode})", e.name)),
+        _ => String::new(),
+    };
+    let block = pane(format!("{title}: who acquired, waited and held"));
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let mut lines = vec![Line::from(format!(
+        "{:<40} {:>10} {:>10} {:>12} {:>12}",
+        "function", "locks", "contended", "wait", "hold"
+    ))
+    .bold()];
+    for h in &m.holders {
+        lines.push(Line::from(format!(
+            "{:<40} {:>10} {:>10} {:>12} {:>12}",
+            h.function,
+            count(h.acquisitions),
+            count(h.contended),
+            duration(h.wait_ns),
+            duration(h.hold_ns)
+        )));
+    }
+    frame.render_widget(Paragraph::new(lines), inner);
 }
 
 fn pane(title: String) -> Block<'static> {
@@ -499,7 +578,7 @@ fn function_columns(r: &Report, f: &Function) -> Vec<Vec<Line<'static>>> {
     }
     if let Some(io) = &f.io {
         call.push(Line::raw(""));
-        call.push(heading("io"));
+        call.push(heading(Section::Io.name()));
         call.push(kv("read", bytes(io.read_bytes)));
         call.push(kv("written", bytes(io.write_bytes)));
         call.push(kv("time in I/O", duration(io.io_ns)));
@@ -522,7 +601,7 @@ fn function_columns(r: &Report, f: &Function) -> Vec<Vec<Line<'static>>> {
         None => wall.push(Line::raw("no call timed (sampling rate 0)")),
     }
 
-    let mut alloc = vec![heading("alloc")];
+    let mut alloc = vec![heading(Section::Alloc.name())];
     match &f.alloc {
         Some(a) => {
             alloc.push(kv("allocs", count(a.count)));
@@ -542,7 +621,7 @@ fn function_columns(r: &Report, f: &Function) -> Vec<Vec<Line<'static>>> {
         None => alloc.push(Line::raw("needs hotpath-alloc").dim()),
     }
 
-    let mut cpu = vec![heading("cpu")];
+    let mut cpu = vec![heading(Section::Cpu.name())];
     match &f.cpu {
         Some(c) => {
             cpu.push(kv("cpu", duration(c.cpu_ns)));

@@ -11,6 +11,8 @@ use super::{
     percent_label, Change, Diff, Direction, Metric, RowKey, Unit, Unmatched, Value, Verdict,
 };
 
+mod locks;
+
 /// Compares HEAD against BASE; `threshold` is the relative change in a time below which
 /// it is noise (`0.1` = 10 %).
 pub fn diff(base: &Report, head: &Report, threshold: f64) -> Diff {
@@ -72,6 +74,7 @@ pub fn diff_with_floor(base: &Report, head: &Report, threshold: f64, min_delta_n
         let (b, h) = (&base.functions[*bi], &head.functions[*hi]);
         let key = fmatch.row_key_of_head(*hi, function_key);
         c.function(&key, &fshown[&key], b, h);
+        c.waits(&key, &fshown[&key], b, h);
     }
 
     // I/O entries.
@@ -123,6 +126,11 @@ pub fn diff_with_floor(base: &Report, head: &Report, threshold: f64, min_delta_n
         let row = imatch.row_key_of_base(i, io_key);
         removed.push(unmatched_io(&ishown, row, &bio[i]));
     }
+
+    // Lock sites, by mode.
+    let (lock_added, lock_removed) = c.locks(base, head);
+    added.extend(lock_added);
+    removed.extend(lock_removed);
 
     Diff {
         threshold,

@@ -10,6 +10,10 @@
 //! | `(process)` | — | `elapsed_ns`; `cpu.process_cpu_ns`; `alloc_total.count`, `.bytes` |
 //! | a function | `name` + `label` | `calls`; `wall_ns` `total`, `self` (unless equal to `total` in both), `mean` and each percentile both reports show (unless called once in both: they equal `total`); `cpu.cpu_ns`; `alloc` `count`, `bytes`, `per_call_count`, `per_call_bytes` |
 //! | an I/O entry | `name` + `type_name` | per direction in use: `ops`, `bytes`, `errors`, `mean_ns` |
+//! | a lock mode | kind (`mutex`, `rw_lock`) + `name` + `type_name` + mode | `acquisitions`, `contended`, `wait_ns.total`, `hold_ns.mean` |
+//!
+//! A function in both reports' `waits` sections is also compared by each kind of waiting
+//! either report shows (`wait lock`, `wait i/o`, ...), as times.
 //!
 //! A row only in HEAD is *added*, only in BASE *removed*. Two rows of one report with the
 //! same identity (one label used twice in one function) are matched in the order listed.
@@ -30,7 +34,7 @@
 //! # What is a regression
 //!
 //! A slower time; more allocations or bytes per call; more I/O operations or bytes on an
-//! entry in both reports. A changed call count is reported but is not a regression by
+//! entry in both reports; more contended acquisitions of a lock. A changed call count is reported but is not a regression by
 //! itself: the workload changed, and the per-call quantities say whether each call got
 //! worse.
 //!
@@ -72,6 +76,19 @@ pub enum RowKey {
         /// Its `label`.
         label: Option<String>,
         /// 0 for the first row with this name and label in the report, 1 for the second, ...
+        nth: usize,
+    },
+    /// One mode of a lock site (`mutexes`, `rw_locks`).
+    Lock {
+        /// `mutex` or `rw_lock`.
+        kind: String,
+        /// Its `name`.
+        name: String,
+        /// The wrapped type.
+        type_name: String,
+        /// `exclusive` (mutexes), `read`, `write` or `upgradable`.
+        mode: String,
+        /// 0 for the first row with this identity in the report, 1 for the second, ...
         nth: usize,
     },
     /// An I/O entry.
@@ -189,6 +206,16 @@ pub enum Metric {
     /// Channel, stream or future: a mean time per message, instance or call
     /// (`latency avg`, `lifetime avg`).
     FlowAvg(&'static str),
+    /// Function: a kind of waiting (`waits`), by its column title: `Lock`, `I/O`, ...
+    Wait(&'static str),
+    /// Lock mode: `acquisitions`.
+    LockAcquisitions,
+    /// Lock mode: `contended`.
+    LockContended,
+    /// Lock mode: `wait_ns.total`.
+    LockWait,
+    /// Lock mode: `hold_ns.mean`.
+    LockHoldAvg,
 }
 
 /// What a quantity is, for comparing and printing it.
@@ -216,12 +243,17 @@ impl Metric {
             | Metric::Cpu
             | Metric::IoAvg(_)
             | Metric::FlowTime(_)
-            | Metric::FlowAvg(_) => Unit::Time,
+            | Metric::FlowAvg(_)
+            | Metric::Wait(_)
+            | Metric::LockWait
+            | Metric::LockHoldAvg => Unit::Time,
             Metric::Calls
             | Metric::Allocs
             | Metric::IoOps(_)
             | Metric::IoErrors(_)
-            | Metric::FlowCount(_) => Unit::Count,
+            | Metric::FlowCount(_)
+            | Metric::LockAcquisitions
+            | Metric::LockContended => Unit::Count,
             Metric::AllocBytes | Metric::BytesPerCall | Metric::IoBytes(_) => Unit::Bytes,
             Metric::AllocsPerCall => Unit::PerCall,
         }
@@ -231,7 +263,11 @@ impl Metric {
     fn is_per_call(self) -> bool {
         matches!(
             self,
-            Metric::Avg | Metric::Percentile(_) | Metric::IoAvg(_) | Metric::FlowAvg(_)
+            Metric::Avg
+                | Metric::Percentile(_)
+                | Metric::IoAvg(_)
+                | Metric::FlowAvg(_)
+                | Metric::LockHoldAvg
         )
     }
 
@@ -239,7 +275,11 @@ impl Metric {
     fn worse_when_higher(self) -> bool {
         matches!(
             self,
-            Metric::AllocsPerCall | Metric::BytesPerCall | Metric::IoOps(_) | Metric::IoBytes(_)
+            Metric::AllocsPerCall
+                | Metric::BytesPerCall
+                | Metric::IoOps(_)
+                | Metric::IoBytes(_)
+                | Metric::LockContended
         )
     }
 }
@@ -263,6 +303,11 @@ impl fmt::Display for Metric {
             Metric::IoErrors(d) => write!(f, "{d} errors"),
             Metric::IoAvg(d) => write!(f, "{d} avg"),
             Metric::FlowCount(n) | Metric::FlowTime(n) | Metric::FlowAvg(n) => f.write_str(n),
+            Metric::Wait(kind) => write!(f, "wait {}", kind.to_lowercase()),
+            Metric::LockAcquisitions => f.write_str("acquisitions"),
+            Metric::LockContended => f.write_str("contended"),
+            Metric::LockWait => f.write_str("wait total"),
+            Metric::LockHoldAvg => f.write_str("hold avg"),
         }
     }
 }

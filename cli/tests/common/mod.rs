@@ -41,11 +41,13 @@ pub fn report(functions: Vec<Function>) -> Report {
     Report {
         schema_version: SCHEMA_VERSION,
         caller: "app::main".into(),
+        label: None,
         elapsed_ns: 1_000_000_000,
         sections: vec![Section::Timing],
         percentiles: vec![50.0, 95.0, 99.0],
         overhead_per_call_ns: 24.6,
         overhead_ns: 1_000_000,
+        clock_floor_ns: None,
         clock: "tsc".into(),
         time_sampling_rate: 1.0,
         io_time_sampling_rate: None,
@@ -59,5 +61,6 @@ pub fn report(functions: Vec<Function>) -> Report {
         futures: None,
         threads: None,
         process_memory: None,
+        ..Report::default()
     }
 }

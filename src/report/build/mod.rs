@@ -11,15 +11,18 @@
 
 mod alloc;
 mod cpu;
+mod debug;
 mod flow;
 mod io;
+mod locks;
 mod threads;
 mod timing;
+mod waits;
 
 use hotpath_core::{SiteStats, Snapshot};
 
 use crate::config::Config;
-use crate::report::{Report, Section, SCHEMA_VERSION};
+use crate::report::{Function, Report, Section, SCHEMA_VERSION};
 
 /// What a report is made from besides the snapshot: the session's configuration and
 /// the state of its meters.
@@ -30,6 +33,8 @@ pub(crate) struct Inputs<'a> {
     pub elapsed_ns: u64,
     /// What one timed and one counted-only call cost, ns (measured at start-up).
     pub overhead: (f64, f64),
+    /// Two back-to-back clock reads, ticks (measured at start-up).
+    pub floor_ticks: u64,
     /// Notes the session made before this report.
     pub notes: &'a [String],
     /// CPU measurement, when it runs.
@@ -79,11 +84,19 @@ pub(crate) fn report(inputs: &Inputs<'_>) -> Report {
         };
         let mut notes = inputs.notes.to_vec();
         notes.extend(snapshot_notes(&snap));
-        let functions = timing::functions(&ctx);
+        let mut functions = timing::functions(&ctx);
+        filter_functions(cfg, &mut functions, &mut notes);
+        if !cfg.full_names {
+            let full: Vec<&str> = functions.iter().map(|f| f.name.as_str()).collect();
+            let short = crate::report::names::short_names(&full);
+            for (f, s) in functions.iter_mut().zip(short) {
+                f.short_name = Some(s);
+            }
+        }
         let (timed_calls, counted_calls) = snap
             .sites
             .iter()
-            .filter(|s| s.site.kind().in_timing())
+            .filter(|s| s.site.kind().is_function())
             .fold((0u64, 0u64), |(t, c), s| {
                 (t + s.timed, c + s.calls.saturating_sub(s.timed))
             });
@@ -91,10 +104,14 @@ pub(crate) fn report(inputs: &Inputs<'_>) -> Report {
         let mut r = Report {
             schema_version: SCHEMA_VERSION,
             caller: cfg.caller.to_string(),
+            label: cfg.report_label.clone(),
             elapsed_ns: inputs.elapsed_ns,
             sections: Vec::new(),
             percentiles: cfg.percentiles.clone(),
             overhead_per_call_ns: (timed_ns * 10.0).round() / 10.0,
+            clock_floor_ns: Some(
+                ((inputs.floor_ticks as f64 * snap.ns_per_tick) * 10.0).round() / 10.0,
+            ),
             overhead_ns: (timed_calls as f64 * timed_ns + counted_calls as f64 * counted_ns) as u64,
             clock: hotpath_core::clock::source().name().to_string(),
             time_sampling_rate: hotpath_core::sampling_rate(),
@@ -109,6 +126,11 @@ pub(crate) fn report(inputs: &Inputs<'_>) -> Report {
             futures: None,
             threads: None,
             process_memory: None,
+            mutexes_time_sampling_rate: None,
+            mutexes: None,
+            rw_locks_time_sampling_rate: None,
+            rw_locks: None,
+            debug: None,
         };
         for &section in &cfg.sections {
             let present = match section {
@@ -120,6 +142,10 @@ pub(crate) fn report(inputs: &Inputs<'_>) -> Report {
                 Section::Streams => flow::streams(&ctx, &mut r),
                 Section::Futures => flow::futures(&ctx, &mut r),
                 Section::Threads => threads::build(&ctx, &mut r, &mut notes),
+                Section::Waits => waits::build(&mut r),
+                Section::Mutexes => locks::build_mutexes(&ctx, &mut r),
+                Section::RwLocks => locks::build_rw_locks(&ctx, &mut r),
+                Section::Debug => debug::build(&mut r, &mut notes),
             };
             if present {
                 r.sections.push(section);
@@ -128,6 +154,30 @@ pub(crate) fn report(inputs: &Inputs<'_>) -> Report {
         r.notes = notes;
         r
     })
+}
+
+/// Leaves out the rows `HOTPATH_FOCUS` and `HOTPATH_EXCLUDE_WRAPPER` ask to leave out,
+/// with a note saying how many.
+fn filter_functions(cfg: &Config, functions: &mut Vec<Function>, notes: &mut Vec<String>) {
+    let before = functions.len();
+    if let Some(focus) = &cfg.focus {
+        functions.retain(|f| focus.keeps(&f.name, f.label.as_deref()));
+        notes.push(format!(
+            "HOTPATH_FOCUS={}: {} of {before} functions reported",
+            focus.spec(),
+            functions.len()
+        ));
+    }
+    if cfg.exclude_wrapper {
+        let n = functions.len();
+        functions.retain(|f| f.name != cfg.caller);
+        if functions.len() < n {
+            notes.push(format!(
+                "HOTPATH_EXCLUDE_WRAPPER: {} is not reported",
+                cfg.caller
+            ));
+        }
+    }
 }
 
 /// What the snapshot says the reader should know: limits hit, calls lost.

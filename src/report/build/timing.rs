@@ -2,23 +2,53 @@
 //! per-function object is filled in here, by that section's builder, from the same
 //! call site.
 
-use hotpath_core::{SiteKind, SiteStats};
+use hotpath_core::{CallSite, SiteKind, SiteStats};
 
 use super::Ctx;
-use crate::report::{Function, Histogram, TimedSums, WallNs};
+use crate::report::{Function, Histogram, RunningCalls, TimedSums, WallNs};
 
 /// One row per measured function or block with a call, sorted by total wall time.
 pub(super) fn functions(ctx: &Ctx<'_>) -> Vec<Function> {
-    let mut functions: Vec<Function> = ctx
+    let mut functions: Vec<(Option<*const CallSite>, Function)> = ctx
         .snap
         .sites
         .iter()
-        .filter(|s| s.site.kind().in_timing())
-        .map(|s| function(ctx, s))
+        .filter(|s| s.site.kind().is_function())
+        .map(|s| (Some(s.site as *const CallSite), function(ctx, s)))
         .collect();
+    for r in ctx
+        .snap
+        .running
+        .iter()
+        .filter(|r| r.site.kind().is_function())
+    {
+        let running = RunningCalls {
+            calls: r.calls,
+            total_ns: r.total_ns,
+            self_ns: r.self_ns,
+        };
+        let site = r.site as *const CallSite;
+        match functions.iter_mut().find(|(s, _)| *s == Some(site)) {
+            Some((_, f)) => f.running = Some(running),
+            // Not one call has returned yet (typically `main`): a row of its own.
+            None => functions.push((
+                Some(site),
+                Function {
+                    name: r.site.name().to_string(),
+                    label: r.site.label().map(str::to_string),
+                    file: r.site.file().to_string(),
+                    line: r.site.line(),
+                    is_async: r.site.kind().is_async(),
+                    running: Some(running),
+                    ..Function::default()
+                },
+            )),
+        }
+    }
+    let mut functions: Vec<Function> = functions.into_iter().map(|(_, f)| f).collect();
     functions.sort_by(|a, b| {
-        let t = |f: &Function| f.wall_ns.as_ref().map_or(0, |w| w.total);
-        t(b).cmp(&t(a))
+        b.total_with_running()
+            .cmp(&a.total_with_running())
             .then(b.calls.cmp(&a.calls))
             .then(a.name.cmp(&b.name))
     });
@@ -46,6 +76,7 @@ fn function(ctx: &Ctx<'_>, s: &SiteStats) -> Function {
     let wall_total = wall_ns.as_ref().map_or(0, |w| w.total);
     let mut f = Function {
         name: s.site.name().to_string(),
+        short_name: None,
         label: s.site.label().map(str::to_string),
         file: s.site.file().to_string(),
         line: s.site.line(),
@@ -59,9 +90,12 @@ fn function(ctx: &Ctx<'_>, s: &SiteStats) -> Function {
         alloc: super::alloc::function(ctx, s),
         cpu: super::cpu::function(ctx, s, wall_total),
         io: super::io::function(s),
+        waits: None,
         timed_sums: None,
+        running: None,
         wall_ns,
     };
+    f.waits = super::waits::function(ctx, s, &f);
     if sampled && s.timed > 0 {
         let [alloc_count, alloc_bytes, freed_bytes] = super::alloc::timed_sums(s);
         f.timed_sums = Some(TimedSums {

@@ -784,6 +784,93 @@ fn stream_and_future_return_their_argument() {
 }
 
 // ---------------------------------------------------------------------------------------
+// mutex!, rw_lock!, the hotpath::wrap aliases; dbg!, val!, gauge!
+// ---------------------------------------------------------------------------------------
+
+/// A `static` made by `mutex!`: const construction works without the feature too.
+static COUNTER: hotpath::wrap::std::sync::Mutex<u64> =
+    hotpath::mutex!(std::sync::Mutex::new(0), label = "counter");
+
+#[test]
+fn lock_macros_return_the_lock_itself() {
+    // The aliases are the std types: these annotations only compile if they are.
+    let m: std::sync::Mutex<Vec<u8>> = hotpath::mutex!(std::sync::Mutex::new(vec![1]));
+    let l: std::sync::RwLock<u8> = hotpath::rw_lock!(std::sync::RwLock::new(2), label = "l");
+    let _: &hotpath::wrap::std::sync::Mutex<Vec<u8>> = &m;
+    let _: &hotpath::wrap::std::sync::RwLock<u8> = &l;
+    m.lock().unwrap().push(2);
+    let g: hotpath::wrap::std::sync::MutexGuard<'_, Vec<u8>> = m.lock().unwrap();
+    assert_eq!(*g, [1, 2]);
+    assert!(matches!(
+        m.try_lock(),
+        Err(std::sync::TryLockError::WouldBlock)
+    ));
+    drop(g);
+    {
+        let r: hotpath::wrap::std::sync::RwLockReadGuard<'_, u8> = l.read().unwrap();
+        assert_eq!(*r, 2);
+    }
+    let mut w: hotpath::wrap::std::sync::RwLockWriteGuard<'_, u8> = l.write().unwrap();
+    *w += 1;
+    drop(w);
+    assert_eq!(l.into_inner().unwrap(), 3);
+
+    // Poisoning is std's.
+    let p = std::sync::Arc::new(hotpath::mutex!(std::sync::Mutex::new(5)));
+    let p2 = p.clone();
+    assert!(std::thread::spawn(move || {
+        let _g = p2.lock().unwrap();
+        panic!("poison");
+    })
+    .join()
+    .is_err());
+    assert!(p.is_poisoned());
+    assert_eq!(*p.lock().unwrap_err().into_inner(), 5);
+
+    // The Condvar alias is std's and takes the guard.
+    let pair = (
+        hotpath::mutex!(std::sync::Mutex::new(true)),
+        hotpath::wrap::std::sync::Condvar::new(),
+    );
+    let g = pair.0.lock().unwrap();
+    let g = pair.1.wait_while(g, |ready| !*ready).unwrap();
+    assert!(*g);
+    pair.1.notify_all();
+
+    // The static: counted from two threads.
+    let t = std::thread::spawn(|| *COUNTER.lock().unwrap() += 1);
+    *COUNTER.lock().unwrap() += 1;
+    t.join().unwrap();
+    assert_eq!(*COUNTER.lock().unwrap(), 2);
+}
+
+#[test]
+fn debug_values_are_plain_values_and_no_ops() {
+    let side = Cell::new(0);
+    let v = hotpath::dbg!({
+        side.set(side.get() + 1);
+        41 + 1
+    });
+    assert_eq!((v, side.get()), (42, 1));
+    let (a, b) = hotpath::dbg!(1, "two");
+    assert_eq!((a, b), (1, "two"));
+    let moved = hotpath::dbg!(vec![1, 2]);
+    assert_eq!(moved, [1, 2]);
+    // The key is not evaluated without the feature.
+    let keys = Cell::new(0);
+    let key = || {
+        keys.set(keys.get() + 1);
+        "k"
+    };
+    hotpath::val!(key()).set(&[1, 2, 3]);
+    let gauge: hotpath::GaugeHandle = hotpath::gauge!(key());
+    gauge.set(1).inc(2.5).dec(1u8);
+    assert_eq!(keys.get(), 0);
+    assert_eq!(std::mem::size_of::<hotpath::ValHandle>(), 0);
+    assert_eq!(std::mem::size_of::<hotpath::GaugeHandle>(), 0);
+}
+
+// ---------------------------------------------------------------------------------------
 // HotpathGuardBuilder and HotpathGuard
 // ---------------------------------------------------------------------------------------
 
@@ -803,6 +890,10 @@ fn full_builder(output: &Path) -> HotpathGuardBuilder {
         .channels_time_sampling_rate(0.5)
         .streams_time_sampling_rate(3.0)
         .futures_time_sampling_rate(0.0)
+        .mutexes_limit(10)
+        .rw_locks_limit(11)
+        .mutexes_time_sampling_rate(0.25)
+        .rw_locks_time_sampling_rate(3.0)
         .output_path(output)
         .timeout(Duration::from_millis(1))
         .time_sampling_rate(0.5)

@@ -1,0 +1,136 @@
+//! The lock sites (`mutexes`, `rw_locks`) and the functions' waits of two reports.
+
+use std::collections::HashMap;
+
+use hotpath::report::format::count;
+use hotpath::report::{Function, LockMode, Report};
+
+use super::{Compare, Matching};
+use crate::diff::{Metric, RowKey, Unmatched, Value};
+
+/// One mode of one lock site as compared: `(kind, name, type_name, mode)`.
+type LockId = (&'static str, String, String, &'static str);
+
+fn lock_rows(r: &Report) -> Vec<(LockId, &LockMode)> {
+    let mut rows = Vec::new();
+    for e in r.mutexes.iter().flatten() {
+        rows.push((
+            ("mutex", e.name.clone(), e.type_name.clone(), "exclusive"),
+            &e.lock,
+        ));
+    }
+    for e in r.rw_locks.iter().flatten() {
+        for (mode, m) in e.modes() {
+            rows.push((("rw_lock", e.name.clone(), e.type_name.clone(), mode), m));
+        }
+    }
+    rows
+}
+
+fn lock_key((kind, name, type_name, mode): LockId, nth: usize) -> RowKey {
+    RowKey::Lock {
+        kind: kind.to_string(),
+        name,
+        type_name,
+        mode: mode.to_string(),
+        nth,
+    }
+}
+
+/// `mutex: counter`, `rw_lock: table (read)`, ` #2` for a later row of the same identity.
+fn shown((kind, name, _, mode): &LockId, nth: usize) -> String {
+    let mut s = format!("{kind}: {name}");
+    if *kind == "rw_lock" {
+        s = format!("{s} ({mode})");
+    }
+    if nth > 0 {
+        s = format!("{s} #{}", nth + 1);
+    }
+    s
+}
+
+impl Compare {
+    /// Compares the lock modes both reports have; returns the rows only in HEAD and
+    /// only in BASE.
+    pub(super) fn locks(
+        &mut self,
+        base: &Report,
+        head: &Report,
+    ) -> (Vec<Unmatched>, Vec<Unmatched>) {
+        let (b, h) = (lock_rows(base), lock_rows(head));
+        let m = Matching::new(&b, &h, |(id, _)| id.clone());
+        for (bi, hi) in &m.pairs {
+            let (bm, hm) = (b[*bi].1, h[*hi].1);
+            let key = m.row_key_of_head(*hi, lock_key);
+            let (id, nth) = &m.head[*hi];
+            let shown = shown(id, *nth);
+            self.per_call_weight = bm.acquisitions.max(hm.acquisitions).max(1);
+            let int = |v: u64| Some(Value::Int(v));
+            let mut push = |metric, bv, hv| self.push(key.clone(), &shown, metric, bv, hv);
+            push(
+                Metric::LockAcquisitions,
+                int(bm.acquisitions),
+                int(hm.acquisitions),
+            );
+            push(Metric::LockContended, int(bm.contended), int(hm.contended));
+            push(
+                Metric::LockWait,
+                bm.wait_ns.as_ref().map(|d| Value::Int(d.total)),
+                hm.wait_ns.as_ref().map(|d| Value::Int(d.total)),
+            );
+            push(
+                Metric::LockHoldAvg,
+                bm.hold_ns.as_ref().map(|d| Value::Int(d.mean)),
+                hm.hold_ns.as_ref().map(|d| Value::Int(d.mean)),
+            );
+        }
+        let unmatched =
+            |rows: &[(LockId, &LockMode)], which: Vec<usize>, of: &[(LockId, usize)]| {
+                which
+                    .into_iter()
+                    .map(|i| {
+                        let (id, nth) = &of[i];
+                        let m = rows[i].1;
+                        Unmatched {
+                            row: lock_key(id.clone(), *nth),
+                            shown: shown(id, *nth),
+                            summary: format!(
+                                "{} acquisitions, {} contended",
+                                count(m.acquisitions),
+                                count(m.contended)
+                            ),
+                        }
+                    })
+                    .collect::<Vec<_>>()
+            };
+        (
+            unmatched(&h, m.only_head(), &m.head),
+            unmatched(&b, m.only_base(), &m.base),
+        )
+    }
+
+    /// The waits of a function in both reports, per kind that either report shows.
+    pub(super) fn waits(&mut self, key: &RowKey, shown: &str, b: &Function, h: &Function) {
+        let (Some(bw), Some(hw)) = (&b.waits, &h.waits) else {
+            return;
+        };
+        let kinds: HashMap<&str, (u64, u64)> = bw
+            .kinds()
+            .iter()
+            .zip(hw.kinds().iter())
+            .map(|((k, bv), (_, hv))| (*k, (*bv, *hv)))
+            .collect();
+        for (kind, _) in bw.kinds() {
+            let (bv, hv) = kinds[kind];
+            if bv + hv > 0 {
+                self.push(
+                    key.clone(),
+                    shown,
+                    Metric::Wait(kind),
+                    Some(Value::Int(bv)),
+                    Some(Value::Int(hv)),
+                );
+            }
+        }
+    }
+}

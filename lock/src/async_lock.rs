@@ -1,0 +1,393 @@
+//! `async_lock::{Mutex, RwLock}`, measured (feature `async-lock`).
+//!
+//! Awaited acquisitions try first without waiting (as async-lock's own `lock` does),
+//! then await; the wait runs from the first poll to `Ready`. `_blocking` methods block
+//! the thread. Upgradable reads are a mode of their own; an upgrade ends the upgradable
+//! hold and starts a write acquisition. `lock_arc` guards own an `Arc` of the measured
+//! mutex and need `T: 'static`.
+//!
+//! Not offered: `MutexGuard::source` (it hands out the raw lock) and the read-write
+//! lock's `_arc` methods.
+
+use std::ops::{Deref, DerefMut};
+use std::sync::Arc;
+
+use crate::{
+    acquire, acquire_async, acquire_by, fmt_as_inner, hold_now, try_acquire, try_acquire_by,
+    ArcGuard, Hold, Lock, LockKind, Mode,
+};
+
+type AMutex<T> = async_lock::Mutex<T>;
+type ARwLock<T> = async_lock::RwLock<T>;
+
+macro_rules! guard {
+    ($(#[$m:meta])* $name:ident => $inner:ident $(, $mutable:ident)?) => {
+        $(#[$m])*
+        #[must_use = "if unused the lock will immediately unlock"]
+        pub struct $name<'a, T: ?Sized + 'a> {
+            // Declared first: dropped (the lock released) before `hold` records.
+            inner: async_lock::$inner<'a, T>,
+            #[allow(dead_code)]
+            hold: Hold,
+        }
+
+        fmt_as_inner!($name<'a, T> where T: ?Sized + std::fmt::Debug);
+
+        impl<T: ?Sized + std::fmt::Display> std::fmt::Display for $name<'_, T> {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                (**self).fmt(f)
+            }
+        }
+
+        impl<T: ?Sized> Deref for $name<'_, T> {
+            type Target = T;
+            #[inline]
+            fn deref(&self) -> &T {
+                &self.inner
+            }
+        }
+
+        $(guard!(@$mutable $name);)?
+    };
+    (@mut $name:ident) => {
+        impl<T: ?Sized> DerefMut for $name<'_, T> {
+            #[inline]
+            fn deref_mut(&mut self) -> &mut T {
+                &mut self.inner
+            }
+        }
+    };
+}
+
+guard!(
+    /// The guard of a measured `async_lock::Mutex`.
+    MutexGuard => MutexGuard, mut
+);
+guard!(
+    /// The read guard of a measured `async_lock::RwLock`.
+    RwLockReadGuard => RwLockReadGuard
+);
+guard!(
+    /// The write guard of a measured `async_lock::RwLock`.
+    RwLockWriteGuard => RwLockWriteGuard, mut
+);
+guard!(
+    /// The upgradable read guard of a measured `async_lock::RwLock`.
+    RwLockUpgradableReadGuard => RwLockUpgradableReadGuard
+);
+
+/// `lock_arc`'s guard: owns an `Arc` of the measured mutex.
+pub type MutexGuardArc<T> = ArcGuard<AMutex<T>, async_lock::MutexGuard<'static, T>>;
+
+impl<T> Lock<AMutex<T>> {
+    /// A measured `async_lock::Mutex` of its own call site (the caller's location). Use
+    /// `hotpath::mutex!` to label it or to make it in a `static`.
+    #[track_caller]
+    pub fn new(t: T) -> Self {
+        Lock::at_caller(AMutex::new(t), LockKind::Mutex)
+    }
+
+    /// Consumes the mutex, returning the data.
+    pub fn into_inner(self) -> T {
+        self.inner.into_inner()
+    }
+}
+
+impl<T: ?Sized> Lock<AMutex<T>> {
+    /// Acquires the mutex, waiting until it is available.
+    pub async fn lock(&self) -> MutexGuard<'_, T> {
+        self.register();
+        let (inner, hold) = acquire_async(
+            self.site,
+            Mode::Write,
+            &self.inner,
+            |m| m.try_lock().ok_or(m),
+            |m| m.lock(),
+        )
+        .await;
+        MutexGuard { inner, hold }
+    }
+
+    /// Acquires the mutex, blocking the thread until it is available.
+    pub fn lock_blocking(&self) -> MutexGuard<'_, T> {
+        let (inner, hold) = acquire(self, Mode::Write, |m| m.try_lock(), |m| m.lock_blocking());
+        MutexGuard { inner, hold }
+    }
+
+    /// Acquires the mutex if it is free now.
+    pub fn try_lock(&self) -> Option<MutexGuard<'_, T>> {
+        try_acquire(self, Mode::Write, |m| m.try_lock())
+            .map(|(inner, hold)| MutexGuard { inner, hold })
+    }
+
+    /// The data, through a unique borrow of the mutex.
+    pub fn get_mut(&mut self) -> &mut T {
+        self.inner.get_mut()
+    }
+}
+
+/// Turns a guard of the mutex inside `lock` into one that owns the `Arc`.
+#[allow(unsafe_code)]
+fn arc_guard<T: ?Sized + 'static>(
+    lock: &Arc<Lock<AMutex<T>>>,
+    g: MutexGuard<'_, T>,
+) -> MutexGuardArc<T> {
+    let MutexGuard { inner, hold } = g;
+    // SAFETY: `inner` borrows only the mutex inside `**lock`; the `ArcGuard` keeps a clone
+    // of the `Arc`, drops `inner` before it, and never hands out the guard's lifetime.
+    let guard = unsafe {
+        std::mem::transmute::<async_lock::MutexGuard<'_, T>, async_lock::MutexGuard<'static, T>>(
+            inner,
+        )
+    };
+    ArcGuard::new(guard, hold, lock.clone())
+}
+
+impl<T: ?Sized + 'static> Lock<AMutex<T>> {
+    /// Acquires the mutex through an `Arc`, for a guard that owns it.
+    pub async fn lock_arc(self: &Arc<Self>) -> MutexGuardArc<T> {
+        let g = self.lock().await;
+        arc_guard(self, g)
+    }
+
+    /// Acquires the mutex through an `Arc`, blocking the thread.
+    pub fn lock_arc_blocking(self: &Arc<Self>) -> MutexGuardArc<T> {
+        let g = self.lock_blocking();
+        arc_guard(self, g)
+    }
+
+    /// Acquires the mutex through an `Arc` if it is free now.
+    pub fn try_lock_arc(self: &Arc<Self>) -> Option<MutexGuardArc<T>> {
+        let g = self.try_lock()?;
+        Some(arc_guard(self, g))
+    }
+}
+
+impl<T: Default> Default for Lock<AMutex<T>> {
+    /// A mutex of `T::default()`, its own call site (the caller's location).
+    #[track_caller]
+    fn default() -> Self {
+        Lock::<AMutex<T>>::new(T::default())
+    }
+}
+
+impl<T> From<T> for Lock<AMutex<T>> {
+    /// A mutex of `t`, its own call site (the caller's location).
+    #[track_caller]
+    fn from(t: T) -> Self {
+        Lock::<AMutex<T>>::new(t)
+    }
+}
+
+impl<T> Lock<ARwLock<T>> {
+    /// A measured `async_lock::RwLock` of its own call site (the caller's location). Use
+    /// `hotpath::rw_lock!` to label it or to make it in a `static`.
+    #[track_caller]
+    pub fn new(t: T) -> Self {
+        Lock::at_caller(ARwLock::new(t), LockKind::RwLock)
+    }
+
+    /// Consumes the lock, returning the data.
+    pub fn into_inner(self) -> T {
+        self.inner.into_inner()
+    }
+}
+
+impl<T: ?Sized> Lock<ARwLock<T>> {
+    /// Acquires shared read access, waiting until it is available.
+    pub async fn read(&self) -> RwLockReadGuard<'_, T> {
+        self.register();
+        let (inner, hold) = acquire_async(
+            self.site,
+            Mode::Read,
+            &self.inner,
+            |l| l.try_read().ok_or(l),
+            |l| l.read(),
+        )
+        .await;
+        RwLockReadGuard { inner, hold }
+    }
+
+    /// Acquires shared read access, blocking the thread.
+    pub fn read_blocking(&self) -> RwLockReadGuard<'_, T> {
+        let (inner, hold) = acquire(self, Mode::Read, |l| l.try_read(), |l| l.read_blocking());
+        RwLockReadGuard { inner, hold }
+    }
+
+    /// Acquires shared read access if it is available now.
+    pub fn try_read(&self) -> Option<RwLockReadGuard<'_, T>> {
+        try_acquire(self, Mode::Read, |l| l.try_read())
+            .map(|(inner, hold)| RwLockReadGuard { inner, hold })
+    }
+
+    /// Acquires upgradable read access, waiting until it is available.
+    pub async fn upgradable_read(&self) -> RwLockUpgradableReadGuard<'_, T> {
+        self.register();
+        let (inner, hold) = acquire_async(
+            self.site,
+            Mode::Upgradable,
+            &self.inner,
+            |l| l.try_upgradable_read().ok_or(l),
+            |l| l.upgradable_read(),
+        )
+        .await;
+        RwLockUpgradableReadGuard { inner, hold }
+    }
+
+    /// Acquires upgradable read access, blocking the thread.
+    pub fn upgradable_read_blocking(&self) -> RwLockUpgradableReadGuard<'_, T> {
+        let (inner, hold) = acquire(
+            self,
+            Mode::Upgradable,
+            |l| l.try_upgradable_read(),
+            |l| l.upgradable_read_blocking(),
+        );
+        RwLockUpgradableReadGuard { inner, hold }
+    }
+
+    /// Acquires upgradable read access if it is available now.
+    pub fn try_upgradable_read(&self) -> Option<RwLockUpgradableReadGuard<'_, T>> {
+        try_acquire(self, Mode::Upgradable, |l| l.try_upgradable_read())
+            .map(|(inner, hold)| RwLockUpgradableReadGuard { inner, hold })
+    }
+
+    /// Acquires exclusive write access, waiting until it is available.
+    pub async fn write(&self) -> RwLockWriteGuard<'_, T> {
+        self.register();
+        let (inner, hold) = acquire_async(
+            self.site,
+            Mode::Write,
+            &self.inner,
+            |l| l.try_write().ok_or(l),
+            |l| l.write(),
+        )
+        .await;
+        RwLockWriteGuard { inner, hold }
+    }
+
+    /// Acquires exclusive write access, blocking the thread.
+    pub fn write_blocking(&self) -> RwLockWriteGuard<'_, T> {
+        let (inner, hold) = acquire(self, Mode::Write, |l| l.try_write(), |l| l.write_blocking());
+        RwLockWriteGuard { inner, hold }
+    }
+
+    /// Acquires exclusive write access if it is available now.
+    pub fn try_write(&self) -> Option<RwLockWriteGuard<'_, T>> {
+        try_acquire(self, Mode::Write, |l| l.try_write())
+            .map(|(inner, hold)| RwLockWriteGuard { inner, hold })
+    }
+
+    /// The data, through a unique borrow of the lock.
+    pub fn get_mut(&mut self) -> &mut T {
+        self.inner.get_mut()
+    }
+}
+
+impl<T: Default> Default for Lock<ARwLock<T>> {
+    /// A lock of `T::default()`, its own call site (the caller's location).
+    #[track_caller]
+    fn default() -> Self {
+        Lock::<ARwLock<T>>::new(T::default())
+    }
+}
+
+impl<T> From<T> for Lock<ARwLock<T>> {
+    /// A lock of `t`, its own call site (the caller's location).
+    #[track_caller]
+    fn from(t: T) -> Self {
+        Lock::<ARwLock<T>>::new(t)
+    }
+}
+
+impl<'a, T: ?Sized + 'a> RwLockWriteGuard<'a, T> {
+    /// Turns the write access into read access: the write hold ends, a read hold starts.
+    pub fn downgrade(guard: Self) -> RwLockReadGuard<'a, T> {
+        let RwLockWriteGuard { inner, hold } = guard;
+        let lock = hold.lock();
+        let inner = async_lock::RwLockWriteGuard::downgrade(inner);
+        hold.end();
+        RwLockReadGuard {
+            inner,
+            hold: hold_now(lock, Mode::Read),
+        }
+    }
+
+    /// Turns the write access into upgradable read access.
+    pub fn downgrade_to_upgradable(guard: Self) -> RwLockUpgradableReadGuard<'a, T> {
+        let RwLockWriteGuard { inner, hold } = guard;
+        let lock = hold.lock();
+        let inner = async_lock::RwLockWriteGuard::downgrade_to_upgradable(inner);
+        hold.end();
+        RwLockUpgradableReadGuard {
+            inner,
+            hold: hold_now(lock, Mode::Upgradable),
+        }
+    }
+}
+
+impl<'a, T: ?Sized + 'a> RwLockUpgradableReadGuard<'a, T> {
+    /// Turns the upgradable access into plain read access.
+    pub fn downgrade(guard: Self) -> RwLockReadGuard<'a, T> {
+        let RwLockUpgradableReadGuard { inner, hold } = guard;
+        let lock = hold.lock();
+        let inner = async_lock::RwLockUpgradableReadGuard::downgrade(inner);
+        hold.end();
+        RwLockReadGuard {
+            inner,
+            hold: hold_now(lock, Mode::Read),
+        }
+    }
+
+    /// Upgrades to write access if no reader is there; gives the guard back otherwise.
+    pub fn try_upgrade(guard: Self) -> Result<RwLockWriteGuard<'a, T>, Self> {
+        let RwLockUpgradableReadGuard { inner, hold } = guard;
+        let lock = hold.lock();
+        match try_acquire_by(
+            lock,
+            Mode::Write,
+            inner,
+            async_lock::RwLockUpgradableReadGuard::try_upgrade,
+        ) {
+            Ok((inner, write_hold)) => {
+                hold.end();
+                Ok(RwLockWriteGuard {
+                    inner,
+                    hold: write_hold,
+                })
+            }
+            Err(inner) => Err(RwLockUpgradableReadGuard { inner, hold }),
+        }
+    }
+
+    /// Upgrades to write access, waiting for the readers to leave: the upgradable hold
+    /// ends and a write acquisition starts.
+    pub async fn upgrade(guard: Self) -> RwLockWriteGuard<'a, T> {
+        let RwLockUpgradableReadGuard { inner, hold } = guard;
+        let lock = hold.lock();
+        hold.end();
+        let (inner, hold) = acquire_async(
+            lock,
+            Mode::Write,
+            inner,
+            async_lock::RwLockUpgradableReadGuard::try_upgrade,
+            async_lock::RwLockUpgradableReadGuard::upgrade,
+        )
+        .await;
+        RwLockWriteGuard { inner, hold }
+    }
+
+    /// Upgrades to write access, blocking the thread until the readers leave.
+    pub fn upgrade_blocking(guard: Self) -> RwLockWriteGuard<'a, T> {
+        let RwLockUpgradableReadGuard { inner, hold } = guard;
+        let lock = hold.lock();
+        hold.end();
+        let (inner, hold) = acquire_by(
+            lock,
+            Mode::Write,
+            inner,
+            async_lock::RwLockUpgradableReadGuard::try_upgrade,
+            async_lock::RwLockUpgradableReadGuard::upgrade_blocking,
+        );
+        RwLockWriteGuard { inner, hold }
+    }
+}

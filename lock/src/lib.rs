@@ -1,0 +1,823 @@
+//! Lock meter of the [hotpath](https://docs.rs/hotpath) profiler.
+//!
+//! [`Lock<L>`] wraps a lock `L` (std's, parking_lot's, tokio's or async-lock's `Mutex` and
+//! `RwLock`) and behaves exactly like it: the same methods with the same results,
+//! poisoning, fairness (tokio's FIFO queue) and blocking behaviour, guards that deref to
+//! the data. On the way it counts, per `mutex!`/`rw_lock!` call site and mode (exclusive,
+//! read, write, upgradable): acquisitions, contended acquisitions, failed `try_lock`s,
+//! wait and hold times, and which measured function acquired, waited and held. Waiting
+//! time is also charged to the innermost measured function on the thread (the `waits`
+//! section).
+//!
+//! Use it through the facade: `hotpath::mutex!(std::sync::Mutex::new(0))`,
+//! `hotpath::rw_lock!(parking_lot::RwLock::new(v), label = "cache")`; without the facade's
+//! `hotpath` feature the macros return the lock itself.
+//!
+//! ## How an acquisition is measured
+//!
+//! 1. `try_lock` first (the same first step std's futex lock and parking_lot take). When
+//!    it succeeds the acquisition is uncontended and no clock is read for waiting.
+//! 2. Otherwise the clock is read, the blocking (or awaited) acquisition runs, the clock is
+//!    read again: that is the wait, and the second reading starts the hold. Awaited
+//!    acquisitions wait from their first poll to `Ready`.
+//! 3. When the guard drops, the inner guard is released first, then the clock is read:
+//!    the hold includes the release itself, and the profiler's own stores never lengthen
+//!    the program's critical section. The acquisition is recorded then, on the thread
+//!    that releases, together with the function that acquired (read from the scope stack
+//!    at acquisition).
+//!
+//! An untimed acquisition (sampling, `HOTPATH_MUTEXES_TIME_SAMPLING_RATE`,
+//! `HOTPATH_RW_LOCKS_TIME_SAMPLING_RATE`) is counted, contended or not, without any
+//! clock read. A guard that is never dropped (`mem::forget`, held at exit) is not
+//! counted.
+//!
+//! ## Cost
+//!
+//! Uncontended and timed: two clock reads and single-writer stores into the releasing
+//! thread's slot and holder table; no lock, allocation or shared read-modify-write. See
+//! the facade's Performance section for measured numbers.
+#![deny(missing_docs)]
+#![deny(unsafe_code)]
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use hotpath_core::op::{now, Here, Sampler, Wait};
+use hotpath_core::{CallSite, SiteKind};
+
+pub mod std_sync;
+
+#[cfg(feature = "async-lock")]
+pub mod async_lock;
+#[cfg(feature = "parking_lot")]
+pub mod parking_lot;
+#[cfg(feature = "tokio")]
+pub mod tokio;
+
+/// What a lock site wraps: a mutex, or a read-write lock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LockKind {
+    /// A mutual-exclusion lock: exclusive acquisitions only.
+    Mutex,
+    /// A read-write lock: read, write and (parking_lot, async-lock) upgradable
+    /// acquisitions, each mode with its own numbers.
+    RwLock,
+}
+
+/// One `mutex!` or `rw_lock!` call site: a `static` per macro expansion, made in const
+/// context so that the wrapped lock can live in a `static` itself.
+#[derive(Debug)]
+pub struct LockSite {
+    label: Option<&'static str>,
+    file: &'static str,
+    line: u32,
+    kind: LockKind,
+    /// Exclusive acquisitions (a mutex) or write acquisitions (a read-write lock).
+    write: CallSite,
+    /// Read acquisitions.
+    read: CallSite,
+    /// Upgradable read acquisitions.
+    upgradable: CallSite,
+    /// Locks of this site that were acquired at least once.
+    instances: AtomicU64,
+    /// The wrapped type, known at the first acquisition.
+    type_name: OnceLock<&'static str>,
+}
+
+impl LockSite {
+    /// A site at `file:line`, `name` being `concat!(file!(), ":", line!())`.
+    pub const fn new(
+        name: &'static str,
+        label: Option<&'static str>,
+        file: &'static str,
+        line: u32,
+        kind: LockKind,
+    ) -> Self {
+        LockSite {
+            label,
+            file,
+            line,
+            kind,
+            write: CallSite::named(name, label, file, line, SiteKind::Lock),
+            read: CallSite::named(name, label, file, line, SiteKind::Lock),
+            upgradable: CallSite::named(name, label, file, line, SiteKind::Lock),
+            instances: AtomicU64::new(0),
+            type_name: OnceLock::new(),
+        }
+    }
+
+    /// The label, or `file:line`.
+    pub fn name(&self) -> String {
+        match self.label {
+            Some(l) => l.to_string(),
+            None => format!("{}:{}", self.file, self.line),
+        }
+    }
+
+    /// The `label = ...` given to the macro.
+    pub fn label(&self) -> Option<&'static str> {
+        self.label
+    }
+
+    /// Source file of the macro.
+    pub fn file(&self) -> &'static str {
+        self.file
+    }
+
+    /// Source line of the macro.
+    pub fn line(&self) -> u32 {
+        self.line
+    }
+
+    /// A mutex or a read-write lock.
+    pub fn kind(&self) -> LockKind {
+        self.kind
+    }
+
+    /// The wrapped type (`std::sync::Mutex<u64>`), once a lock of the site was acquired.
+    pub fn type_name(&self) -> Option<&'static str> {
+        self.type_name.get().copied()
+    }
+
+    /// Locks made at this site that were acquired at least once.
+    pub fn instances(&self) -> u64 {
+        self.instances.load(Relaxed)
+    }
+
+    /// The call site of a mode's acquisitions.
+    pub fn mode(&'static self, mode: Mode) -> &'static CallSite {
+        match mode {
+            Mode::Write => &self.write,
+            Mode::Read => &self.read,
+            Mode::Upgradable => &self.upgradable,
+        }
+    }
+
+    /// The backend, from the wrapped type's path: `std`, `parking_lot`, `tokio`,
+    /// `async-lock` (or the type's first path segment).
+    pub fn backend(&self) -> Option<&'static str> {
+        let t = self.type_name()?;
+        let first = t.split("::").next().unwrap_or(t);
+        Some(match first {
+            "std" => "std",
+            "lock_api" | "parking_lot" => "parking_lot",
+            "tokio" => "tokio",
+            "async_lock" => "async-lock",
+            other => other,
+        })
+    }
+}
+
+/// A mode of acquisition.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Mode {
+    /// Exclusive: a mutex's `lock`, a read-write lock's `write`.
+    Write = 0,
+    /// Shared: a read-write lock's `read`.
+    Read = 1,
+    /// Upgradable read (parking_lot, async-lock).
+    Upgradable = 2,
+}
+
+impl Mode {
+    #[inline(always)]
+    fn from_bits(b: u64) -> Mode {
+        match (b >> 32) as u8 {
+            0 => Mode::Write,
+            1 => Mode::Read,
+            _ => Mode::Upgradable,
+        }
+    }
+}
+
+static SITES: Mutex<Vec<&'static LockSite>> = Mutex::new(Vec::new());
+
+/// Every lock site with a lock acquired so far, in order of first acquisition.
+pub fn sites() -> Vec<&'static LockSite> {
+    let sites = SITES.lock().unwrap_or_else(|e| e.into_inner());
+    hotpath_core::internal(|| sites.clone())
+}
+
+/// A lock `L` measured as an instance of a `mutex!` or `rw_lock!` call site.
+///
+/// The methods are those of `L` (see the backend modules: [`std_sync`] and, with their
+/// features, `parking_lot`, `tokio`, `async_lock`); there is deliberately no `Deref` to
+/// `L`, so that no acquisition escapes the count.
+pub struct Lock<L: ?Sized> {
+    site: &'static LockSite,
+    seen: AtomicBool,
+    inner: L,
+}
+
+impl<L> Lock<L> {
+    /// Wraps `inner` as an instance of `site`. A `const fn`, so a wrapped lock can be a
+    /// `static`: this is what `mutex!` and `rw_lock!` expand to.
+    pub const fn instrument(inner: L, site: &'static LockSite) -> Self {
+        Lock {
+            inner,
+            site,
+            seen: AtomicBool::new(false),
+        }
+    }
+
+    /// Wraps `inner` as an instance of the site of the caller's source location: for the
+    /// constructors of the `hotpath::wrap` aliases (`Mutex::new`, `Default`, `From`), which
+    /// cannot take a `static` site. The site is made once per location.
+    #[track_caller]
+    pub fn at_caller(inner: L, kind: LockKind) -> Self {
+        Lock::instrument(inner, site_at(std::panic::Location::caller(), kind))
+    }
+}
+
+impl<L: ?Sized> Lock<L> {
+    /// The call site this lock belongs to.
+    pub fn site(&self) -> &'static LockSite {
+        self.site
+    }
+
+    /// Counts this lock as an instance of its site on its first acquisition.
+    #[inline(always)]
+    fn register(&self) {
+        if !self.seen.load(Relaxed) {
+            self.register_slow();
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn register_slow(&self) {
+        if self.seen.swap(true, Relaxed) {
+            return;
+        }
+        let site = self.site;
+        let _ = site.type_name.set(public_path(std::any::type_name::<L>()));
+        if site.instances.fetch_add(1, Relaxed) == 0 {
+            let mut sites = SITES.lock().unwrap_or_else(|e| e.into_inner());
+            hotpath_core::internal(|| sites.push(site));
+        }
+    }
+}
+
+/// A lock type's name by the paths users write: `std::sync::Mutex<u64>` for
+/// `std::sync::poison::mutex::Mutex<u64>`, `parking_lot::Mutex<T>` for
+/// `lock_api::mutex::Mutex<parking_lot::raw_mutex::RawMutex, T>`. Once per site.
+fn public_path(raw: &'static str) -> &'static str {
+    const PATHS: [(&str, &str); 10] = [
+        ("std::sync::poison::mutex::", "std::sync::"),
+        ("std::sync::poison::rwlock::", "std::sync::"),
+        (
+            "lock_api::mutex::Mutex<parking_lot::raw_mutex::RawMutex, ",
+            "parking_lot::Mutex<",
+        ),
+        (
+            "lock_api::rwlock::RwLock<parking_lot::raw_rwlock::RawRwLock, ",
+            "parking_lot::RwLock<",
+        ),
+        ("tokio::sync::mutex::", "tokio::sync::"),
+        ("tokio::sync::rwlock::", "tokio::sync::"),
+        ("async_lock::mutex::", "async_lock::"),
+        ("async_lock::rwlock::", "async_lock::"),
+        ("alloc::vec::", ""),
+        ("alloc::string::", ""),
+    ];
+    if !PATHS.iter().any(|(from, _)| raw.contains(from)) {
+        return raw;
+    }
+    let mut s = raw.to_string();
+    for (from, to) in PATHS {
+        s = s.replace(from, to);
+    }
+    hotpath_core::internal(|| s.leak())
+}
+
+/// The site of a source location, made (and leaked) on first use.
+fn site_at(loc: &'static std::panic::Location<'static>, kind: LockKind) -> &'static LockSite {
+    type Key = (&'static str, u32, u32, bool);
+    static BY_LOCATION: Mutex<Option<std::collections::HashMap<Key, &'static LockSite>>> =
+        Mutex::new(None);
+    let mut map = BY_LOCATION.lock().unwrap_or_else(|e| e.into_inner());
+    hotpath_core::internal(|| {
+        let key = (
+            loc.file(),
+            loc.line(),
+            loc.column(),
+            kind == LockKind::RwLock,
+        );
+        *map.get_or_insert_with(Default::default)
+            .entry(key)
+            .or_insert_with(|| {
+                let name: &'static str = format!("{}:{}", loc.file(), loc.line()).leak();
+                Box::leak(Box::new(LockSite::new(
+                    name,
+                    None,
+                    loc.file(),
+                    loc.line(),
+                    kind,
+                )))
+            })
+    })
+}
+
+impl<L: ?Sized + std::fmt::Debug> std::fmt::Debug for Lock<L> {
+    /// As the wrapped lock prints itself.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.inner.fmt(f)
+    }
+}
+
+const TIMED: u8 = 1;
+const CONTENDED: u8 = 2;
+const LIVE: u8 = 4;
+/// The function was read at acquisition (a contended one): it is in the low bits.
+const FUNCTION: u8 = 8;
+
+impl LockSite {
+    /// The sampler of this site's acquisitions.
+    #[inline(always)]
+    fn sampler(&self) -> Sampler {
+        match self.kind {
+            LockKind::Mutex => Sampler::Mutexes,
+            LockKind::RwLock => Sampler::RwLocks,
+        }
+    }
+}
+
+/// One acquisition being held: recorded when it drops (after the inner guard, which is
+/// declared before it in every guard, so the lock is released first).
+///
+/// Every field is a whole word, written at once: narrower fields next to each other made
+/// the guard's moves read words whose bytes were just stored apart (store-forwarding
+/// stalls of several ns per acquisition).
+#[derive(Debug)]
+pub struct Hold {
+    lock: &'static LockSite,
+    /// Clock reading when the lock was acquired (timed acquisitions).
+    start: u64,
+    /// Ticks waited (timed contended acquisitions).
+    wait: u64,
+    /// The innermost measured function at acquisition (0: none) in the low 32 bits, the
+    /// mode in bits 32..40, the flags in bits 40..48.
+    bits: u64,
+}
+
+#[inline(always)]
+const fn bits(function: u32, mode: Mode, flags: u8) -> u64 {
+    function as u64 | (mode as u64) << 32 | (flags as u64) << 40
+}
+
+impl Hold {
+    /// Nothing to record (the thread was tearing down).
+    fn none(lock: &'static LockSite, mode: Mode) -> Hold {
+        Hold {
+            lock,
+            start: 0,
+            wait: 0,
+            bits: bits(0, mode, 0),
+        }
+    }
+
+    #[inline(always)]
+    fn flags(&self) -> u8 {
+        (self.bits >> 40) as u8
+    }
+
+    #[inline(always)]
+    fn function(&self) -> u32 {
+        self.bits as u32
+    }
+
+    #[inline(always)]
+    fn mode(&self) -> Mode {
+        Mode::from_bits(self.bits)
+    }
+
+    /// Forgets the acquisition: nothing is recorded when the hold drops.
+    #[inline(always)]
+    fn disarm(&mut self) {
+        self.bits &= !(0xFF << 40);
+    }
+
+    /// The lock site this hold belongs to.
+    #[cfg_attr(
+        not(any(feature = "parking_lot", feature = "tokio", feature = "async-lock")),
+        allow(dead_code)
+    )]
+    pub(crate) fn lock(&self) -> &'static LockSite {
+        self.lock
+    }
+
+    /// Ends this hold now (records it): for guards that turn into another mode.
+    #[cfg_attr(
+        not(any(feature = "parking_lot", feature = "tokio", feature = "async-lock")),
+        allow(dead_code)
+    )]
+    pub(crate) fn end(mut self) {
+        self.record();
+        self.disarm();
+    }
+
+    /// Drops the hold of an acquisition that did not happen (a timed try that timed
+    /// out): nothing is recorded.
+    #[cfg_attr(
+        not(any(feature = "parking_lot", feature = "tokio", feature = "async-lock")),
+        allow(dead_code)
+    )]
+    pub(crate) fn end_unacquired(mut self) {
+        self.disarm();
+    }
+
+    /// Records the hold so far as one acquisition and stops holding (the lock is
+    /// released for a while: a condition variable's wait, `unlocked`): returns what
+    /// [`Hold::resume`] needs.
+    fn pause(&mut self, condvar: bool) -> Paused {
+        let flags = self.flags();
+        let paused = Paused {
+            lock: self.lock,
+            mode: self.mode(),
+            function: self.function(),
+            timed: flags & TIMED != 0,
+            live: flags & LIVE != 0,
+            at: if flags & TIMED != 0 { now() } else { 0 },
+        };
+        self.record();
+        self.disarm();
+        if paused.live && condvar {
+            if let Some(slot) = Here::get().and_then(|h| h.slot(self.lock.mode(paused.mode))) {
+                slot.c.condvar_waits.add(1);
+            }
+        }
+        paused
+    }
+
+    /// Holds again after a pause (an uncontended acquisition); with `charge`, the time
+    /// since the pause is charged to the innermost measured function as lock waiting (a
+    /// condition variable's wait).
+    fn resume(p: Paused, charge: bool) -> Hold {
+        if !p.live {
+            return Hold::none(p.lock, p.mode);
+        }
+        let Some(here) = Here::get() else {
+            return Hold::none(p.lock, p.mode);
+        };
+        let (start, flags) = if p.timed {
+            let t = now();
+            if charge && !here.in_op() {
+                here.charge(Wait::Lock, t.saturating_sub(p.at));
+            }
+            (t, LIVE | TIMED | FUNCTION)
+        } else {
+            (0, LIVE | FUNCTION)
+        };
+        Hold {
+            lock: p.lock,
+            start,
+            wait: 0,
+            bits: bits(p.function, p.mode, flags),
+        }
+    }
+
+    /// Runs `f` with the lock released (by `release_for`, e.g. parking_lot's
+    /// `unlocked`): the hold before and the hold after are two acquisitions.
+    #[cfg_attr(
+        not(any(feature = "parking_lot", feature = "tokio", feature = "async-lock")),
+        allow(dead_code)
+    )]
+    pub(crate) fn released<U>(&mut self, release_for: impl FnOnce() -> U) -> U {
+        let p = self.pause(false);
+        let u = release_for();
+        *self = Hold::resume(p, false);
+        u
+    }
+
+    /// As [`Hold::released`], for a condition variable's wait: counted as one, and its
+    /// time charged to the function as lock waiting.
+    pub(crate) fn condvar_wait<U>(&mut self, wait: impl FnOnce() -> U) -> U {
+        let p = self.pause(true);
+        let u = wait();
+        *self = Hold::resume(p, true);
+        u
+    }
+
+    /// Records the acquisition into the calling thread's slot and holder table.
+    #[inline(always)]
+    fn record(&self) {
+        let flags = self.flags();
+        if flags & LIVE == 0 {
+            return;
+        }
+        let timed = flags & TIMED != 0;
+        let end = if timed { now() } else { 0 };
+        let Some(here) = Here::get() else {
+            return;
+        };
+        let site: &'static CallSite = self.lock.mode(self.mode());
+        let Some(slot) = here.slot(site) else {
+            return;
+        };
+        let contended = flags & CONTENDED != 0;
+        let hold = end.saturating_sub(self.start);
+        if timed {
+            slot.record_op(hold);
+            if contended {
+                slot.record_wait(self.wait);
+            }
+        } else {
+            slot.c.counted.add(1);
+        }
+        let function = if flags & FUNCTION != 0 {
+            self.function()
+        } else {
+            here.function_id()
+        };
+        if let Some(h) = here.holder(site, function) {
+            h.ops.add(1);
+            if timed {
+                h.hold.add(hold);
+            }
+            if contended {
+                h.contended.add(1);
+                h.wait.add(self.wait);
+            }
+        }
+        if contended {
+            slot.c.contended.add(1);
+        }
+    }
+}
+
+impl Drop for Hold {
+    #[inline(always)]
+    fn drop(&mut self) {
+        self.record();
+    }
+}
+
+/// A hold paused while the lock is released.
+struct Paused {
+    lock: &'static LockSite,
+    mode: Mode,
+    function: u32,
+    timed: bool,
+    live: bool,
+    at: u64,
+}
+
+/// A `try_lock`-style attempt failed because the lock was taken.
+#[cold]
+fn try_failed(lock: &'static LockSite, mode: Mode) {
+    if let Some(slot) = Here::get().and_then(|h| h.slot(lock.mode(mode))) {
+        slot.c.try_failed.add(1);
+    }
+}
+
+/// What an acquisition about to be made needs: whether it is timed (by the rate alone
+/// when it says all or none, else by the thread's countdown) in the flags (0 when the
+/// thread cannot record: it is tearing down), and the innermost measured function, to
+/// which it is attributed.
+#[derive(Clone, Copy)]
+struct Begin {
+    flags: u8,
+    function: u32,
+}
+
+#[inline(always)]
+fn begin(sampler: Sampler) -> Begin {
+    let Some(here) = Here::get() else {
+        return Begin {
+            flags: 0,
+            function: 0,
+        };
+    };
+    let timed = match sampler.fixed() {
+        Some(t) => t,
+        None => here.timed(sampler),
+    };
+    Begin {
+        flags: if timed {
+            LIVE | TIMED | FUNCTION
+        } else {
+            LIVE | FUNCTION
+        },
+        function: here.function_id(),
+    }
+}
+
+/// An uncontended acquisition just made: no clock is read but for a timed one's hold.
+#[inline(always)]
+fn uncontended(lock: &'static LockSite, mode: Mode, b: Begin) -> Hold {
+    Hold {
+        lock,
+        start: if b.flags & TIMED != 0 { now() } else { 0 },
+        wait: 0,
+        bits: bits(b.function, mode, b.flags),
+    }
+}
+
+/// A hold of `mode` starting now without waiting (a write guard downgraded to a read).
+#[cfg_attr(
+    not(any(feature = "parking_lot", feature = "tokio", feature = "async-lock")),
+    allow(dead_code)
+)]
+pub(crate) fn hold_now(lock: &'static LockSite, mode: Mode) -> Hold {
+    uncontended(lock, mode, begin(lock.sampler()))
+}
+
+/// A contended acquisition that started waiting at `t0` (0 if untimed) and just got the
+/// lock: charges the wait to the innermost measured function.
+#[inline]
+fn contended(lock: &'static LockSite, mode: Mode, timed: bool, t0: u64) -> Hold {
+    let Some(here) = Here::get() else {
+        return Hold::none(lock, mode);
+    };
+    let function = here.function_id();
+    if !timed {
+        return Hold {
+            lock,
+            start: 0,
+            wait: 0,
+            bits: bits(function, mode, LIVE | CONTENDED | FUNCTION),
+        };
+    }
+    let t1 = now();
+    let wait = t1.saturating_sub(t0);
+    if !here.in_op() {
+        here.charge(Wait::Lock, wait);
+    }
+    Hold {
+        lock,
+        start: t1,
+        wait,
+        bits: bits(function, mode, LIVE | TIMED | CONTENDED | FUNCTION),
+    }
+}
+
+/// A blocking acquisition of `mode` on `lock`: `fast` tries without waiting (`None` when
+/// the lock is taken), `slow` blocks until acquired.
+#[inline(always)]
+fn acquire<'a, L: ?Sized, R>(
+    lock: &'a Lock<L>,
+    mode: Mode,
+    fast: impl FnOnce(&'a L) -> Option<R>,
+    slow: impl FnOnce(&'a L) -> R,
+) -> (R, Hold) {
+    lock.register();
+    let inner = &lock.inner;
+    acquire_by(lock.site, mode, inner, |l| fast(l).ok_or(l), slow)
+}
+
+/// A blocking acquisition of `mode` at `lock` from `state` (the lock, or a guard being
+/// upgraded): `fast` tries without waiting and gives `state` back when the lock is
+/// taken, `slow` blocks until acquired.
+#[inline(always)]
+fn acquire_by<S, R>(
+    lock: &'static LockSite,
+    mode: Mode,
+    state: S,
+    fast: impl FnOnce(S) -> Result<R, S>,
+    slow: impl FnOnce(S) -> R,
+) -> (R, Hold) {
+    let b = begin(lock.sampler());
+    match fast(state) {
+        Ok(r) => (r, uncontended(lock, mode, b)),
+        Err(state) => acquire_slow(lock, mode, b.flags, state, slow),
+    }
+}
+
+#[inline(never)]
+fn acquire_slow<S, R>(
+    lock: &'static LockSite,
+    mode: Mode,
+    flags: u8,
+    state: S,
+    slow: impl FnOnce(S) -> R,
+) -> (R, Hold) {
+    let timed = flags & TIMED != 0;
+    let t0 = if timed { now() } else { 0 };
+    let r = slow(state);
+    if flags & LIVE == 0 {
+        return (r, Hold::none(lock, mode));
+    }
+    (r, contended(lock, mode, timed, t0))
+}
+
+/// A `try_lock`-style acquisition of `mode`: `None` (and a failed attempt counted) when
+/// the lock was taken.
+#[inline(always)]
+fn try_acquire<'a, L: ?Sized, R>(
+    lock: &'a Lock<L>,
+    mode: Mode,
+    attempt: impl FnOnce(&'a L) -> Option<R>,
+) -> Option<(R, Hold)> {
+    lock.register();
+    try_acquire_by(lock.site, mode, &lock.inner, |l| attempt(l).ok_or(())).ok()
+}
+
+/// A `try_lock`-style acquisition of `mode` at `lock` by `attempt` from `state`, which
+/// gives something back when the lock is taken (a guard being upgraded).
+#[inline(always)]
+fn try_acquire_by<S, R, E>(
+    lock: &'static LockSite,
+    mode: Mode,
+    state: S,
+    attempt: impl FnOnce(S) -> Result<R, E>,
+) -> Result<(R, Hold), E> {
+    let b = begin(lock.sampler());
+    match attempt(state) {
+        Ok(r) => Ok((r, uncontended(lock, mode, b))),
+        Err(e) => {
+            try_failed(lock, mode);
+            Err(e)
+        }
+    }
+}
+
+/// An awaited acquisition of `mode`: `fast` tries without waiting, `slow` is the future
+/// that waits. The wait runs from the first poll to `Ready`, and is charged to the
+/// innermost measured function on the thread that completes it.
+#[cfg(any(feature = "tokio", feature = "async-lock"))]
+async fn acquire_async<S, R, F>(
+    lock: &'static LockSite,
+    mode: Mode,
+    state: S,
+    fast: impl FnOnce(S) -> Result<R, S>,
+    slow: impl FnOnce(S) -> F,
+) -> (R, Hold)
+where
+    F: std::future::Future<Output = R>,
+{
+    let b = begin(lock.sampler());
+    let state = match fast(state) {
+        Ok(r) => return (r, uncontended(lock, mode, b)),
+        Err(state) => state,
+    };
+    let timed = b.flags & TIMED != 0;
+    let t0 = if timed { now() } else { 0 };
+    let r = slow(state).await;
+    (r, contended(lock, mode, timed, t0))
+}
+
+/// A guard that owns an `Arc` of its measured lock (parking_lot's `lock_arc`, tokio's
+/// `lock_owned`, async-lock's `lock_arc`): derefs as the guard `G` it holds.
+pub struct ArcGuard<L: ?Sized, G> {
+    // Field order is drop order: the guard (which borrows `*lock`) is released first,
+    // then the hold records, then the `Arc` is let go.
+    guard: G,
+    hold: Hold,
+    lock: Arc<Lock<L>>,
+}
+
+impl<L: ?Sized, G> ArcGuard<L, G> {
+    /// `guard` must borrow nothing but the lock inside `lock`.
+    #[cfg_attr(
+        not(any(feature = "parking_lot", feature = "tokio", feature = "async-lock")),
+        allow(dead_code)
+    )]
+    pub(crate) fn new(guard: G, hold: Hold, lock: Arc<Lock<L>>) -> Self {
+        ArcGuard { guard, hold, lock }
+    }
+
+    /// The lock this guard holds.
+    pub fn lock(s: &Self) -> &Arc<Lock<L>> {
+        &s.lock
+    }
+
+    /// Runs `f` on the guard and the hold (to end or pause the hold along with the guard).
+    #[allow(dead_code)]
+    pub(crate) fn parts(s: &mut Self) -> (&mut G, &mut Hold) {
+        (&mut s.guard, &mut s.hold)
+    }
+}
+
+impl<L: ?Sized, G: std::ops::Deref> std::ops::Deref for ArcGuard<L, G> {
+    type Target = G::Target;
+    #[inline]
+    fn deref(&self) -> &G::Target {
+        &self.guard
+    }
+}
+
+impl<L: ?Sized, G: std::ops::DerefMut> std::ops::DerefMut for ArcGuard<L, G> {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut G::Target {
+        &mut self.guard
+    }
+}
+
+impl<L: ?Sized, G: std::fmt::Debug> std::fmt::Debug for ArcGuard<L, G> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.guard.fmt(f)
+    }
+}
+
+/// A guard's `Debug` and `Display`: as the wrapped guard.
+macro_rules! fmt_as_inner {
+    ($guard:ident < $($p:tt),* > where $($b:tt)*) => {
+        impl<$($p),*> ::std::fmt::Debug for $guard<$($p),*> where $($b)* {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                ::std::fmt::Debug::fmt(&self.inner, f)
+            }
+        }
+    };
+}
+pub(crate) use fmt_as_inner;

@@ -1,0 +1,354 @@
+//! `std::sync::{Mutex, RwLock, Condvar}`, measured.
+//!
+//! `Lock<std::sync::Mutex<T>>` and `Lock<std::sync::RwLock<T>>` have std's methods with
+//! std's results: poisoning is kept (a lock poisoned by a panic returns `Err(PoisonError)`
+//! holding the measured guard, `is_poisoned` and `clear_poison` work), and `try_lock`
+//! returns `WouldBlock` exactly when std's does. A lock poisoned before an acquisition
+//! counts that acquisition as any other.
+//!
+//! std's `Condvar` takes std's guard, so a measured mutex comes with [`Condvar`], whose
+//! `wait` methods take the measured guard. A condition-variable wait releases the lock:
+//! the hold before it and the hold after it are two acquisitions, the wait itself is no
+//! hold, and its time is charged to the waiting function as lock waiting.
+
+use std::ops::{Deref, DerefMut};
+use std::sync::{LockResult, PoisonError, TryLockError, TryLockResult, WaitTimeoutResult};
+use std::time::Duration;
+
+use crate::{acquire, fmt_as_inner, try_acquire, Hold, Lock, LockKind, Mode};
+
+type StdMutex<T> = std::sync::Mutex<T>;
+type StdRwLock<T> = std::sync::RwLock<T>;
+
+/// A `std::sync::LockResult` of a std guard, as `Option` for [`acquire`]'s fast path:
+/// `None` for `WouldBlock`.
+fn attempt<G>(r: TryLockResult<G>) -> Option<LockResult<G>> {
+    match r {
+        Ok(g) => Some(Ok(g)),
+        Err(TryLockError::Poisoned(e)) => Some(Err(e)),
+        Err(TryLockError::WouldBlock) => None,
+    }
+}
+
+/// Wraps the guard of a std result, poisoned or not.
+fn wrap<G, W>(r: LockResult<G>, hold: Hold, f: impl FnOnce(G, Hold) -> W) -> LockResult<W> {
+    match r {
+        Ok(g) => Ok(f(g, hold)),
+        Err(e) => Err(PoisonError::new(f(e.into_inner(), hold))),
+    }
+}
+
+/// As [`wrap`], for `try_` methods: `None` is `WouldBlock`.
+fn wrap_try<G, W>(
+    r: Option<(LockResult<G>, Hold)>,
+    f: impl FnOnce(G, Hold) -> W,
+) -> TryLockResult<W> {
+    match r {
+        Some((Ok(g), hold)) => Ok(f(g, hold)),
+        Some((Err(e), hold)) => Err(TryLockError::Poisoned(PoisonError::new(f(
+            e.into_inner(),
+            hold,
+        )))),
+        None => Err(TryLockError::WouldBlock),
+    }
+}
+
+/// The guard of a measured `std::sync::Mutex`: derefs to the data; releasing it records
+/// the acquisition.
+#[must_use = "if unused the Mutex will immediately unlock"]
+pub struct MutexGuard<'a, T: ?Sized + 'a> {
+    // Declared first: dropped (the lock released) before `hold` records.
+    inner: std::sync::MutexGuard<'a, T>,
+    hold: Hold,
+}
+
+fmt_as_inner!(MutexGuard<'a, T> where T: ?Sized + std::fmt::Debug);
+
+impl<T: ?Sized + std::fmt::Display> std::fmt::Display for MutexGuard<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        (**self).fmt(f)
+    }
+}
+
+impl<T: ?Sized> Deref for MutexGuard<'_, T> {
+    type Target = T;
+    #[inline]
+    fn deref(&self) -> &T {
+        &self.inner
+    }
+}
+
+impl<T: ?Sized> DerefMut for MutexGuard<'_, T> {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut T {
+        &mut self.inner
+    }
+}
+
+impl<T> Lock<StdMutex<T>> {
+    /// A measured `std::sync::Mutex` of its own call site (the caller's location). Use
+    /// `hotpath::mutex!` to label it or to make it in a `static`.
+    #[track_caller]
+    pub fn new(t: T) -> Self {
+        Lock::at_caller(StdMutex::new(t), LockKind::Mutex)
+    }
+
+    /// Consumes the mutex, returning the data (`Err` if it is poisoned).
+    pub fn into_inner(self) -> LockResult<T> {
+        self.inner.into_inner()
+    }
+}
+
+impl<T: ?Sized> Lock<StdMutex<T>> {
+    /// Acquires the mutex, blocking until it is available; `Err` (holding the guard) if
+    /// another thread panicked while holding it.
+    #[inline]
+    pub fn lock(&self) -> LockResult<MutexGuard<'_, T>> {
+        let (r, hold) = acquire(self, Mode::Write, |m| attempt(m.try_lock()), |m| m.lock());
+        wrap(r, hold, |inner, hold| MutexGuard { inner, hold })
+    }
+
+    /// Acquires the mutex if it is free: `WouldBlock` otherwise, `Poisoned` if another
+    /// thread panicked while holding it.
+    #[inline]
+    pub fn try_lock(&self) -> TryLockResult<MutexGuard<'_, T>> {
+        let r = try_acquire(self, Mode::Write, |m| attempt(m.try_lock()));
+        wrap_try(r, |inner, hold| MutexGuard { inner, hold })
+    }
+
+    /// Whether the mutex is poisoned.
+    pub fn is_poisoned(&self) -> bool {
+        self.inner.is_poisoned()
+    }
+
+    /// Clears the poisoned state.
+    pub fn clear_poison(&self) {
+        self.inner.clear_poison()
+    }
+
+    /// The data, through a unique borrow of the mutex (no locking needed).
+    pub fn get_mut(&mut self) -> LockResult<&mut T> {
+        self.inner.get_mut()
+    }
+}
+
+impl<T: Default> Default for Lock<StdMutex<T>> {
+    /// A mutex of `T::default()`, its own call site (the caller's location).
+    #[track_caller]
+    fn default() -> Self {
+        Lock::<StdMutex<T>>::new(T::default())
+    }
+}
+
+impl<T> From<T> for Lock<StdMutex<T>> {
+    /// A mutex of `t`, its own call site (the caller's location).
+    #[track_caller]
+    fn from(t: T) -> Self {
+        Lock::<StdMutex<T>>::new(t)
+    }
+}
+
+/// The read guard of a measured `std::sync::RwLock`.
+#[must_use = "if unused the RwLock will immediately unlock"]
+pub struct RwLockReadGuard<'a, T: ?Sized + 'a> {
+    inner: std::sync::RwLockReadGuard<'a, T>,
+    #[allow(dead_code)]
+    hold: Hold,
+}
+
+/// The write guard of a measured `std::sync::RwLock`.
+#[must_use = "if unused the RwLock will immediately unlock"]
+pub struct RwLockWriteGuard<'a, T: ?Sized + 'a> {
+    inner: std::sync::RwLockWriteGuard<'a, T>,
+    #[allow(dead_code)]
+    hold: Hold,
+}
+
+fmt_as_inner!(RwLockReadGuard<'a, T> where T: ?Sized + std::fmt::Debug);
+fmt_as_inner!(RwLockWriteGuard<'a, T> where T: ?Sized + std::fmt::Debug);
+
+impl<T: ?Sized + std::fmt::Display> std::fmt::Display for RwLockReadGuard<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        (**self).fmt(f)
+    }
+}
+
+impl<T: ?Sized + std::fmt::Display> std::fmt::Display for RwLockWriteGuard<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        (**self).fmt(f)
+    }
+}
+
+impl<T: ?Sized> Deref for RwLockReadGuard<'_, T> {
+    type Target = T;
+    #[inline]
+    fn deref(&self) -> &T {
+        &self.inner
+    }
+}
+
+impl<T: ?Sized> Deref for RwLockWriteGuard<'_, T> {
+    type Target = T;
+    #[inline]
+    fn deref(&self) -> &T {
+        &self.inner
+    }
+}
+
+impl<T: ?Sized> DerefMut for RwLockWriteGuard<'_, T> {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut T {
+        &mut self.inner
+    }
+}
+
+impl<T> Lock<StdRwLock<T>> {
+    /// A measured `std::sync::RwLock` of its own call site (the caller's location). Use
+    /// `hotpath::rw_lock!` to label it or to make it in a `static`.
+    #[track_caller]
+    pub fn new(t: T) -> Self {
+        Lock::at_caller(StdRwLock::new(t), LockKind::RwLock)
+    }
+
+    /// Consumes the lock, returning the data (`Err` if it is poisoned).
+    pub fn into_inner(self) -> LockResult<T> {
+        self.inner.into_inner()
+    }
+}
+
+impl<T: ?Sized> Lock<StdRwLock<T>> {
+    /// Acquires shared read access, blocking until it is available.
+    #[inline]
+    pub fn read(&self) -> LockResult<RwLockReadGuard<'_, T>> {
+        let (r, hold) = acquire(self, Mode::Read, |l| attempt(l.try_read()), |l| l.read());
+        wrap(r, hold, |inner, hold| RwLockReadGuard { inner, hold })
+    }
+
+    /// Acquires shared read access if it is available now.
+    #[inline]
+    pub fn try_read(&self) -> TryLockResult<RwLockReadGuard<'_, T>> {
+        let r = try_acquire(self, Mode::Read, |l| attempt(l.try_read()));
+        wrap_try(r, |inner, hold| RwLockReadGuard { inner, hold })
+    }
+
+    /// Acquires exclusive write access, blocking until it is available.
+    #[inline]
+    pub fn write(&self) -> LockResult<RwLockWriteGuard<'_, T>> {
+        let (r, hold) = acquire(self, Mode::Write, |l| attempt(l.try_write()), |l| l.write());
+        wrap(r, hold, |inner, hold| RwLockWriteGuard { inner, hold })
+    }
+
+    /// Acquires exclusive write access if it is available now.
+    #[inline]
+    pub fn try_write(&self) -> TryLockResult<RwLockWriteGuard<'_, T>> {
+        let r = try_acquire(self, Mode::Write, |l| attempt(l.try_write()));
+        wrap_try(r, |inner, hold| RwLockWriteGuard { inner, hold })
+    }
+
+    /// Whether the lock is poisoned.
+    pub fn is_poisoned(&self) -> bool {
+        self.inner.is_poisoned()
+    }
+
+    /// Clears the poisoned state.
+    pub fn clear_poison(&self) {
+        self.inner.clear_poison()
+    }
+
+    /// The data, through a unique borrow of the lock (no locking needed).
+    pub fn get_mut(&mut self) -> LockResult<&mut T> {
+        self.inner.get_mut()
+    }
+}
+
+impl<T: Default> Default for Lock<StdRwLock<T>> {
+    /// A lock of `T::default()`, its own call site (the caller's location).
+    #[track_caller]
+    fn default() -> Self {
+        Lock::<StdRwLock<T>>::new(T::default())
+    }
+}
+
+impl<T> From<T> for Lock<StdRwLock<T>> {
+    /// A lock of `t`, its own call site (the caller's location).
+    #[track_caller]
+    fn from(t: T) -> Self {
+        Lock::<StdRwLock<T>>::new(t)
+    }
+}
+
+/// `std::sync::Condvar` for the guards of measured mutexes: the same methods, taking and
+/// returning [`MutexGuard`]. Notifications are std's.
+#[derive(Debug, Default)]
+pub struct Condvar {
+    inner: std::sync::Condvar,
+}
+
+impl Condvar {
+    /// A condition variable, usable in a `static`.
+    pub const fn new() -> Self {
+        Condvar {
+            inner: std::sync::Condvar::new(),
+        }
+    }
+
+    /// Blocks until notified, releasing the mutex meanwhile (see
+    /// `std::sync::Condvar::wait`; spurious wake-ups happen as there).
+    pub fn wait<'a, T>(&self, guard: MutexGuard<'a, T>) -> LockResult<MutexGuard<'a, T>> {
+        let MutexGuard { inner, mut hold } = guard;
+        let r = hold.condvar_wait(|| self.inner.wait(inner));
+        wrap(r, hold, |inner, hold| MutexGuard { inner, hold })
+    }
+
+    /// Blocks while `condition` returns true (see `std::sync::Condvar::wait_while`). The
+    /// whole call counts as one wait.
+    pub fn wait_while<'a, T, F>(
+        &self,
+        guard: MutexGuard<'a, T>,
+        condition: F,
+    ) -> LockResult<MutexGuard<'a, T>>
+    where
+        F: FnMut(&mut T) -> bool,
+    {
+        let MutexGuard { inner, mut hold } = guard;
+        let r = hold.condvar_wait(|| self.inner.wait_while(inner, condition));
+        wrap(r, hold, |inner, hold| MutexGuard { inner, hold })
+    }
+
+    /// Blocks until notified or `dur` has passed (see `std::sync::Condvar::wait_timeout`).
+    pub fn wait_timeout<'a, T>(
+        &self,
+        guard: MutexGuard<'a, T>,
+        dur: Duration,
+    ) -> LockResult<(MutexGuard<'a, T>, WaitTimeoutResult)> {
+        let MutexGuard { inner, mut hold } = guard;
+        let r = hold.condvar_wait(|| self.inner.wait_timeout(inner, dur));
+        wrap(r, hold, |(inner, t), hold| (MutexGuard { inner, hold }, t))
+    }
+
+    /// Blocks while `condition` returns true, at most `dur` (see
+    /// `std::sync::Condvar::wait_timeout_while`). The whole call counts as one wait.
+    pub fn wait_timeout_while<'a, T, F>(
+        &self,
+        guard: MutexGuard<'a, T>,
+        dur: Duration,
+        condition: F,
+    ) -> LockResult<(MutexGuard<'a, T>, WaitTimeoutResult)>
+    where
+        F: FnMut(&mut T) -> bool,
+    {
+        let MutexGuard { inner, mut hold } = guard;
+        let r = hold.condvar_wait(|| self.inner.wait_timeout_while(inner, dur, condition));
+        wrap(r, hold, |(inner, t), hold| (MutexGuard { inner, hold }, t))
+    }
+
+    /// Wakes one waiting thread.
+    pub fn notify_one(&self) {
+        self.inner.notify_one()
+    }
+
+    /// Wakes every waiting thread.
+    pub fn notify_all(&self) {
+        self.inner.notify_all()
+    }
+}

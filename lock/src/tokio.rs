@@ -1,0 +1,435 @@
+//! `tokio::sync::{Mutex, RwLock}`, measured (feature `tokio`).
+//!
+//! An awaited acquisition tries `try_lock` first (which never barges past queued
+//! waiters: tokio hands a released lock to the first waiter directly), then awaits the
+//! lock; the wait runs from the first poll to `Ready`, the order of waiters is tokio's
+//! FIFO. A guard held across `.await` holds the lock while suspended: its hold includes
+//! that time. Owned guards (`lock_owned`, `read_owned`, `write_owned`) keep an `Arc` of
+//! the measured lock and need `T: 'static`. `const_new` locks share one call site per
+//! type of lock; label them with `mutex!`/`rw_lock!` to tell them apart.
+//!
+//! Not offered: the guards' accessors of the raw lock (`MutexGuard::mutex`), which
+//! would let acquisitions escape the count.
+
+use std::ops::{Deref, DerefMut};
+use std::sync::Arc;
+
+use tokio::sync::TryLockError;
+
+use crate::{
+    acquire, acquire_async, fmt_as_inner, hold_now, try_acquire_by, ArcGuard, Hold, Lock, LockKind,
+    LockSite, Mode,
+};
+
+type TMutex<T> = tokio::sync::Mutex<T>;
+type TRwLock<T> = tokio::sync::RwLock<T>;
+
+/// The site of every `Mutex::const_new`.
+static MUTEX_CONST_NEW: LockSite = LockSite::new(
+    "tokio::sync::Mutex::const_new",
+    None,
+    file!(),
+    line!(),
+    LockKind::Mutex,
+);
+/// The site of every `RwLock::const_new`.
+static RW_LOCK_CONST_NEW: LockSite = LockSite::new(
+    "tokio::sync::RwLock::const_new",
+    None,
+    file!(),
+    line!(),
+    LockKind::RwLock,
+);
+
+macro_rules! guard {
+    ($(#[$m:meta])* $name:ident => $inner:ident $(, $mutable:ident)?) => {
+        $(#[$m])*
+        #[must_use = "if unused the lock will immediately unlock"]
+        pub struct $name<'a, T: ?Sized + 'a> {
+            // Declared first: dropped (the lock released) before `hold` records.
+            inner: tokio::sync::$inner<'a, T>,
+            #[allow(dead_code)]
+            hold: Hold,
+        }
+
+        fmt_as_inner!($name<'a, T> where T: ?Sized + std::fmt::Debug);
+
+        impl<T: ?Sized + std::fmt::Display> std::fmt::Display for $name<'_, T> {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                (**self).fmt(f)
+            }
+        }
+
+        impl<T: ?Sized> Deref for $name<'_, T> {
+            type Target = T;
+            #[inline]
+            fn deref(&self) -> &T {
+                &self.inner
+            }
+        }
+
+        $(guard!(@$mutable $name);)?
+    };
+    (@mut $name:ident) => {
+        impl<T: ?Sized> DerefMut for $name<'_, T> {
+            #[inline]
+            fn deref_mut(&mut self) -> &mut T {
+                &mut self.inner
+            }
+        }
+    };
+}
+
+guard!(
+    /// The guard of a measured `tokio::sync::Mutex`.
+    MutexGuard => MutexGuard, mut
+);
+guard!(
+    /// A measured mutex guard narrowed to a part of the data (`MutexGuard::map`).
+    MappedMutexGuard => MappedMutexGuard, mut
+);
+guard!(
+    /// The read guard of a measured `tokio::sync::RwLock`.
+    RwLockReadGuard => RwLockReadGuard
+);
+guard!(
+    /// The write guard of a measured `tokio::sync::RwLock`.
+    RwLockWriteGuard => RwLockWriteGuard, mut
+);
+guard!(
+    /// A measured write guard narrowed to a part of the data.
+    RwLockMappedWriteGuard => RwLockMappedWriteGuard, mut
+);
+
+/// `lock_owned`'s guard: owns an `Arc` of the measured mutex.
+pub type OwnedMutexGuard<T> = ArcGuard<TMutex<T>, tokio::sync::MutexGuard<'static, T>>;
+/// `read_owned`'s guard.
+pub type OwnedRwLockReadGuard<T> = ArcGuard<TRwLock<T>, tokio::sync::RwLockReadGuard<'static, T>>;
+/// `write_owned`'s guard.
+pub type OwnedRwLockWriteGuard<T> = ArcGuard<TRwLock<T>, tokio::sync::RwLockWriteGuard<'static, T>>;
+
+/// `try_lock`'s result as an `Option` for the fast path.
+fn ok<G>(r: Result<G, TryLockError>) -> Option<G> {
+    r.ok()
+}
+
+impl<T> Lock<TMutex<T>> {
+    /// A measured `tokio::sync::Mutex` of its own call site (the caller's location). Use
+    /// `hotpath::mutex!` to label it or to make it in a `static`.
+    #[track_caller]
+    pub fn new(t: T) -> Self {
+        Lock::at_caller(TMutex::new(t), LockKind::Mutex)
+    }
+
+    /// A measured mutex in const context (a `static`); every `const_new` mutex shares
+    /// one call site.
+    pub const fn const_new(t: T) -> Self {
+        Lock::instrument(TMutex::const_new(t), &MUTEX_CONST_NEW)
+    }
+
+    /// Consumes the mutex, returning the data.
+    pub fn into_inner(self) -> T {
+        self.inner.into_inner()
+    }
+}
+
+impl<T: ?Sized> Lock<TMutex<T>> {
+    /// Acquires the mutex, waiting (in tokio's FIFO order) until it is available.
+    pub async fn lock(&self) -> MutexGuard<'_, T> {
+        self.register();
+        let (inner, hold) = acquire_async(
+            self.site,
+            Mode::Write,
+            &self.inner,
+            |m| m.try_lock().map_err(|_| m),
+            |m| m.lock(),
+        )
+        .await;
+        MutexGuard { inner, hold }
+    }
+
+    /// Acquires the mutex if it is free now.
+    pub fn try_lock(&self) -> Result<MutexGuard<'_, T>, TryLockError> {
+        self.register();
+        try_acquire_by(self.site, Mode::Write, &self.inner, |m| m.try_lock())
+            .map(|(inner, hold)| MutexGuard { inner, hold })
+    }
+
+    /// Acquires the mutex from synchronous code, blocking the thread (see
+    /// `tokio::sync::Mutex::blocking_lock`: never from inside a runtime).
+    pub fn blocking_lock(&self) -> MutexGuard<'_, T> {
+        let (inner, hold) = acquire(
+            self,
+            Mode::Write,
+            |m| ok(m.try_lock()),
+            |m| m.blocking_lock(),
+        );
+        MutexGuard { inner, hold }
+    }
+
+    /// The data, through a unique borrow of the mutex.
+    pub fn get_mut(&mut self) -> &mut T {
+        self.inner.get_mut()
+    }
+}
+
+impl<T: ?Sized + 'static> Lock<TMutex<T>> {
+    /// Acquires the mutex through an `Arc`, for a guard that owns it.
+    #[allow(unsafe_code)]
+    pub async fn lock_owned(self: Arc<Self>) -> OwnedMutexGuard<T> {
+        // SAFETY: the `Arc` is kept alive by this future and then by the guard, which
+        // drops the borrowing guard before it: the lock outlives the borrow.
+        let this: &'static Self = unsafe { &*Arc::as_ptr(&self) };
+        let MutexGuard { inner, hold } = this.lock().await;
+        ArcGuard::new(inner, hold, self)
+    }
+
+    /// Acquires the mutex through an `Arc` if it is free now.
+    #[allow(unsafe_code)]
+    pub fn try_lock_owned(self: Arc<Self>) -> Result<OwnedMutexGuard<T>, TryLockError> {
+        // SAFETY: as in `lock_owned`.
+        let this: &'static Self = unsafe { &*Arc::as_ptr(&self) };
+        let MutexGuard { inner, hold } = this.try_lock()?;
+        Ok(ArcGuard::new(inner, hold, self))
+    }
+
+    /// Acquires the mutex through an `Arc` from synchronous code, blocking the thread.
+    #[allow(unsafe_code)]
+    pub fn blocking_lock_owned(self: Arc<Self>) -> OwnedMutexGuard<T> {
+        // SAFETY: as in `lock_owned`.
+        let this: &'static Self = unsafe { &*Arc::as_ptr(&self) };
+        let MutexGuard { inner, hold } = this.blocking_lock();
+        ArcGuard::new(inner, hold, self)
+    }
+}
+
+impl<T: Default> Default for Lock<TMutex<T>> {
+    /// A mutex of `T::default()`, its own call site (the caller's location).
+    #[track_caller]
+    fn default() -> Self {
+        Lock::<TMutex<T>>::new(T::default())
+    }
+}
+
+impl<T> From<T> for Lock<TMutex<T>> {
+    /// A mutex of `t`, its own call site (the caller's location).
+    #[track_caller]
+    fn from(t: T) -> Self {
+        Lock::<TMutex<T>>::new(t)
+    }
+}
+
+impl<'a, T: ?Sized + 'a> MutexGuard<'a, T> {
+    /// Narrows the guard to a part of the data; the hold goes on.
+    pub fn map<U: ?Sized, F: FnOnce(&mut T) -> &mut U>(
+        this: Self,
+        f: F,
+    ) -> MappedMutexGuard<'a, U> {
+        let MutexGuard { inner, hold } = this;
+        MappedMutexGuard {
+            inner: tokio::sync::MutexGuard::map(inner, f),
+            hold,
+        }
+    }
+
+    /// Narrows the guard if `f` finds the part; gives the guard back otherwise.
+    pub fn try_map<U: ?Sized, F: FnOnce(&mut T) -> Option<&mut U>>(
+        this: Self,
+        f: F,
+    ) -> Result<MappedMutexGuard<'a, U>, Self> {
+        let MutexGuard { inner, hold } = this;
+        match tokio::sync::MutexGuard::try_map(inner, f) {
+            Ok(inner) => Ok(MappedMutexGuard { inner, hold }),
+            Err(inner) => Err(MutexGuard { inner, hold }),
+        }
+    }
+}
+
+impl<T> Lock<TRwLock<T>> {
+    /// A measured `tokio::sync::RwLock` of its own call site (the caller's location). Use
+    /// `hotpath::rw_lock!` to label it or to make it in a `static`.
+    #[track_caller]
+    pub fn new(t: T) -> Self {
+        Lock::at_caller(TRwLock::new(t), LockKind::RwLock)
+    }
+
+    /// A measured lock allowing at most `max_reads` readers at once.
+    #[track_caller]
+    pub fn with_max_readers(t: T, max_reads: u32) -> Self {
+        Lock::at_caller(TRwLock::with_max_readers(t, max_reads), LockKind::RwLock)
+    }
+
+    /// A measured lock in const context (a `static`); every `const_new` lock shares one
+    /// call site.
+    pub const fn const_new(t: T) -> Self {
+        Lock::instrument(TRwLock::const_new(t), &RW_LOCK_CONST_NEW)
+    }
+
+    /// Consumes the lock, returning the data.
+    pub fn into_inner(self) -> T {
+        self.inner.into_inner()
+    }
+}
+
+impl<T: ?Sized> Lock<TRwLock<T>> {
+    /// Acquires shared read access, waiting (FIFO) until it is available.
+    pub async fn read(&self) -> RwLockReadGuard<'_, T> {
+        self.register();
+        let (inner, hold) = acquire_async(
+            self.site,
+            Mode::Read,
+            &self.inner,
+            |l| l.try_read().map_err(|_| l),
+            |l| l.read(),
+        )
+        .await;
+        RwLockReadGuard { inner, hold }
+    }
+
+    /// Acquires shared read access if it is available now.
+    pub fn try_read(&self) -> Result<RwLockReadGuard<'_, T>, TryLockError> {
+        self.register();
+        try_acquire_by(self.site, Mode::Read, &self.inner, |l| l.try_read())
+            .map(|(inner, hold)| RwLockReadGuard { inner, hold })
+    }
+
+    /// Acquires shared read access from synchronous code, blocking the thread.
+    pub fn blocking_read(&self) -> RwLockReadGuard<'_, T> {
+        let (inner, hold) = acquire(
+            self,
+            Mode::Read,
+            |l| ok(l.try_read()),
+            |l| l.blocking_read(),
+        );
+        RwLockReadGuard { inner, hold }
+    }
+
+    /// Acquires exclusive write access, waiting (FIFO) until it is available.
+    pub async fn write(&self) -> RwLockWriteGuard<'_, T> {
+        self.register();
+        let (inner, hold) = acquire_async(
+            self.site,
+            Mode::Write,
+            &self.inner,
+            |l| l.try_write().map_err(|_| l),
+            |l| l.write(),
+        )
+        .await;
+        RwLockWriteGuard { inner, hold }
+    }
+
+    /// Acquires exclusive write access if it is available now.
+    pub fn try_write(&self) -> Result<RwLockWriteGuard<'_, T>, TryLockError> {
+        self.register();
+        try_acquire_by(self.site, Mode::Write, &self.inner, |l| l.try_write())
+            .map(|(inner, hold)| RwLockWriteGuard { inner, hold })
+    }
+
+    /// Acquires exclusive write access from synchronous code, blocking the thread.
+    pub fn blocking_write(&self) -> RwLockWriteGuard<'_, T> {
+        let (inner, hold) = acquire(
+            self,
+            Mode::Write,
+            |l| ok(l.try_write()),
+            |l| l.blocking_write(),
+        );
+        RwLockWriteGuard { inner, hold }
+    }
+
+    /// The data, through a unique borrow of the lock.
+    pub fn get_mut(&mut self) -> &mut T {
+        self.inner.get_mut()
+    }
+}
+
+impl<T: ?Sized + 'static> Lock<TRwLock<T>> {
+    /// Acquires shared read access through an `Arc`, for a guard that owns it.
+    #[allow(unsafe_code)]
+    pub async fn read_owned(self: Arc<Self>) -> OwnedRwLockReadGuard<T> {
+        // SAFETY: as in `Lock<tokio::sync::Mutex<T>>::lock_owned`.
+        let this: &'static Self = unsafe { &*Arc::as_ptr(&self) };
+        let RwLockReadGuard { inner, hold } = this.read().await;
+        ArcGuard::new(inner, hold, self)
+    }
+
+    /// Acquires exclusive write access through an `Arc`, for a guard that owns it.
+    #[allow(unsafe_code)]
+    pub async fn write_owned(self: Arc<Self>) -> OwnedRwLockWriteGuard<T> {
+        // SAFETY: as in `Lock<tokio::sync::Mutex<T>>::lock_owned`.
+        let this: &'static Self = unsafe { &*Arc::as_ptr(&self) };
+        let RwLockWriteGuard { inner, hold } = this.write().await;
+        ArcGuard::new(inner, hold, self)
+    }
+
+    /// Acquires shared read access through an `Arc` if it is available now.
+    #[allow(unsafe_code)]
+    pub fn try_read_owned(self: Arc<Self>) -> Result<OwnedRwLockReadGuard<T>, TryLockError> {
+        // SAFETY: as in `Lock<tokio::sync::Mutex<T>>::lock_owned`.
+        let this: &'static Self = unsafe { &*Arc::as_ptr(&self) };
+        let RwLockReadGuard { inner, hold } = this.try_read()?;
+        Ok(ArcGuard::new(inner, hold, self))
+    }
+
+    /// Acquires exclusive write access through an `Arc` if it is available now.
+    #[allow(unsafe_code)]
+    pub fn try_write_owned(self: Arc<Self>) -> Result<OwnedRwLockWriteGuard<T>, TryLockError> {
+        // SAFETY: as in `Lock<tokio::sync::Mutex<T>>::lock_owned`.
+        let this: &'static Self = unsafe { &*Arc::as_ptr(&self) };
+        let RwLockWriteGuard { inner, hold } = this.try_write()?;
+        Ok(ArcGuard::new(inner, hold, self))
+    }
+}
+
+impl<T: Default> Default for Lock<TRwLock<T>> {
+    /// A lock of `T::default()`, its own call site (the caller's location).
+    #[track_caller]
+    fn default() -> Self {
+        Lock::<TRwLock<T>>::new(T::default())
+    }
+}
+
+impl<T> From<T> for Lock<TRwLock<T>> {
+    /// A lock of `t`, its own call site (the caller's location).
+    #[track_caller]
+    fn from(t: T) -> Self {
+        Lock::<TRwLock<T>>::new(t)
+    }
+}
+
+impl<'a, T: ?Sized + 'a> RwLockReadGuard<'a, T> {
+    /// Narrows the guard to a part of the data.
+    pub fn map<U: ?Sized, F: FnOnce(&T) -> &U>(this: Self, f: F) -> RwLockReadGuard<'a, U> {
+        let RwLockReadGuard { inner, hold } = this;
+        RwLockReadGuard {
+            inner: tokio::sync::RwLockReadGuard::map(inner, f),
+            hold,
+        }
+    }
+}
+
+impl<'a, T: ?Sized + 'a> RwLockWriteGuard<'a, T> {
+    /// Narrows the guard to a part of the data.
+    pub fn map<U: ?Sized, F: FnOnce(&mut T) -> &mut U>(
+        this: Self,
+        f: F,
+    ) -> RwLockMappedWriteGuard<'a, U> {
+        let RwLockWriteGuard { inner, hold } = this;
+        RwLockMappedWriteGuard {
+            inner: tokio::sync::RwLockWriteGuard::map(inner, f),
+            hold,
+        }
+    }
+
+    /// Turns the write access into read access without letting a writer in: the write
+    /// hold ends, a read hold starts.
+    pub fn downgrade(self) -> RwLockReadGuard<'a, T> {
+        let RwLockWriteGuard { inner, hold } = self;
+        let lock = hold.lock();
+        let inner = inner.downgrade();
+        hold.end();
+        RwLockReadGuard {
+            inner,
+            hold: hold_now(lock, Mode::Read),
+        }
+    }
+}

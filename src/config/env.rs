@@ -1,0 +1,484 @@
+//! `HOTPATH_*` environment variables: each one this crate reads, each one hotpath 0.30
+//! reads that has no effect here (with the reason), and a warning for names nobody reads.
+//!
+//! Every variable set in the environment gets exactly one of: applied, refused with a
+//! warning naming it and the accepted values (the configured value stays), or a warning
+//! saying why it has no effect here. None is ignored silently.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use hotpath_core::state::Sampler;
+
+use super::{parse_rate, parse_sections, warn, Config, CpuMode, Focus, Format};
+
+/// Variables read outside [`Config::apply_env`]: by the core at start-up, the CPU meter,
+/// the `hotpath` command, or the examples and tests of this repository.
+const READ_ELSEWHERE: &[&str] = &[
+    // core::clock::init
+    "HOTPATH_CLOCK",
+    // src/cpu.rs
+    "HOTPATH_CPU_SAMPLER",
+    "HOTPATH_CPU_CLOCK",
+    "HOTPATH_CPU_SIMULATE",
+    // `hotpath console` (the CLI), as in hotpath 0.30
+    "HOTPATH_TUI_REFRESH_INTERVAL_MS",
+    "HOTPATH_TUI_TAB",
+    "HOTPATH_TUI_AUTO_EXPAND_LOGS",
+];
+
+/// Variables hotpath 0.30 reads that mean nothing here, and why.
+const NO_EFFECT: &[(&str, &str)] = &[
+    ("HOTPATH_ALLOC_CUMULATIVE", "the alloc section shows inclusive (Total bytes) and exclusive (Self bytes) allocations side by side"),
+    ("HOTPATH_ALLOC_SELF", "the alloc section shows inclusive (Total bytes) and exclusive (Self bytes) allocations side by side"),
+    ("HOTPATH_ALLOC_METRIC", "the alloc section shows both allocation counts and bytes"),
+    ("HOTPATH_ALLOC_MAX_DEPTH", "allocations are attributed at every nesting level the scope stack tracks (512)"),
+    ("HOTPATH_CPU_INCLUSIVE", "the cpu section shows inclusive (CPU) and self (Self CPU) time side by side"),
+    ("HOTPATH_FUNCTIONS_NAME_DEPTH", "tables show the fewest trailing segments that tell functions apart (HOTPATH_FULL_NAMES=1 shows full paths)"),
+    ("HOTPATH_DRAIN_INTERVAL_MS", "there is no drain thread: each thread aggregates in place and reports merge on demand"),
+    ("HOTPATH_DRAIN_INTERVAL", "there is no drain thread: each thread aggregates in place and reports merge on demand"),
+    ("HOTPATH_LOGS_LIMIT", "no per-call value logs are kept"),
+    ("HOTPATH_MAX_LOG_LEN", "no per-call value logs are kept"),
+    ("HOTPATH_DISABLE_HINTS", "the report prints no usage hints"),
+    ("HOTPATH_SHOW_INTERNAL_THREADS", "the profiler's own threads are always listed, on the line under the threads table"),
+    ("HOTPATH_USER_METADATA", "reports carry no user metadata"),
+    ("HOTPATH_SAMPLY_BIN", "CPU time is measured in process, without samply"),
+    ("HOTPATH_SAMPLY_WRAPPER_BIN", "CPU time is measured in process, without samply"),
+    ("HOTPATH_KEEP_INLINE", "CPU time is measured in process, without samply"),
+    ("HOTPATH_DISABLE_SAMPLY_LOAD", "CPU time is measured in process, without samply"),
+    ("HOTPATH_CALLGRIND_OUT_FILE", "there is no callgrind integration"),
+    ("HOTPATH_MERGE_REPORT", "there is no callgrind integration"),
+    ("HOTPATH_PROMETHEUS_PORT", "Prometheus metrics are served at /metrics of the metrics server (HOTPATH_METRICS_PORT, feature hotpath-prometheus)"),
+    ("HOTPATH_PROMETHEUS_HOST", "Prometheus metrics are served at /metrics of the metrics server (HOTPATH_METRICS_HOST)"),
+    ("HOTPATH_PROMETHEUS_AUTH_TOKEN", "Prometheus metrics are served at /metrics of the metrics server (HOTPATH_METRICS_AUTH_TOKEN)"),
+    ("HOTPATH_PROMETHEUS_FAST_BUCKETS", "duration histograms have fixed buckets from 100 ns to 10 s"),
+    ("HOTPATH_PROMETHEUS_SLOW_BUCKETS", "duration histograms have fixed buckets from 100 ns to 10 s"),
+    ("HOTPATH_UPLOAD", "reports are not uploaded anywhere"),
+    ("HOTPATH_BENCHMARK", "reports are not uploaded anywhere"),
+    ("HOTPATH_API_URL", "reports are not uploaded anywhere"),
+    ("HOTPATH_API_TOKEN", "reports are not uploaded anywhere"),
+    ("HOTPATH_UPLOAD_RESPONSE_PATH", "reports are not uploaded anywhere"),
+    ("HOTPATH_POLICY_PATH", "reports are not uploaded anywhere; compare runs with `hotpath diff`"),
+    ("HOTPATH_SOURCE_ROOT", "reports are not uploaded anywhere"),
+    ("HOTPATH_CRITERION_ITERATIONS", "there is no criterion integration"),
+    ("HOTPATH_META_SHUTDOWN_MS", "there is no self-profiling build"),
+    ("HOTPATH_SQL_LIMIT", "this build has no sql section"),
+    ("HOTPATH_SQL_RAW_LOGS", "this build has no sql section"),
+    ("HOTPATH_HTTP_LIMIT", "this build has no http section"),
+    ("HOTPATH_SERVER_LIMIT", "this build has no server section"),
+    ("HOTPATH_ENTRIES_LIMIT", "this build has no sql, http or server section"),
+    ("HOTPATH_ROUTE_SCOPE", "this build has no server section"),
+    ("HOTPATH_TOKIO_RUNTIME_INTERVAL_MS", "this build has no tokio section"),
+    ("HOTPATH_MCP_PORT", "this build has no MCP server"),
+    ("HOTPATH_MCP_AUTH_TOKEN", "this build has no MCP server"),
+];
+
+/// Every variable [`Config::apply_env`] reads.
+const APPLIED: &[&str] = &[
+    "HOTPATH_OUTPUT_FORMAT",
+    "HOTPATH_OUTPUT_PATH",
+    "HOTPATH_LIMIT",
+    "HOTPATH_FUNCTIONS_LIMIT",
+    "HOTPATH_THREADS_LIMIT",
+    "HOTPATH_IO_LIMIT",
+    "HOTPATH_CHANNELS_LIMIT",
+    "HOTPATH_STREAMS_LIMIT",
+    "HOTPATH_FUTURES_LIMIT",
+    "HOTPATH_MUTEXES_LIMIT",
+    "HOTPATH_RW_LOCKS_LIMIT",
+    "HOTPATH_SHUTDOWN_MS",
+    "HOTPATH_TIME_SAMPLING_RATE",
+    "HOTPATH_FUNCTIONS_TIME_SAMPLING_RATE",
+    "HOTPATH_IO_TIME_SAMPLING_RATE",
+    "HOTPATH_CHANNELS_TIME_SAMPLING_RATE",
+    "HOTPATH_STREAMS_TIME_SAMPLING_RATE",
+    "HOTPATH_FUTURES_TIME_SAMPLING_RATE",
+    "HOTPATH_MUTEXES_TIME_SAMPLING_RATE",
+    "HOTPATH_RW_LOCKS_TIME_SAMPLING_RATE",
+    "HOTPATH_REPORT",
+    "HOTPATH_REPORT_LABEL",
+    "HOTPATH_FOCUS",
+    "HOTPATH_EXCLUDE_WRAPPER",
+    "HOTPATH_FULL_NAMES",
+    "HOTPATH_CPU_MODE",
+    "HOTPATH_CPU_HZ",
+    "HOTPATH_THREADS_INTERVAL_MS",
+    "HOTPATH_METRICS_PORT",
+    "HOTPATH_METRICS_SERVER_ON",
+    "HOTPATH_METRICS_SERVER_OFF",
+    "HOTPATH_METRICS_HOST",
+    "HOTPATH_METRICS_AUTH_TOKEN",
+    "HOTPATH_METRICS_LIMIT",
+];
+
+/// The port hotpath 0.30's metrics server listens on by default.
+const DEFAULT_METRICS_PORT: u16 = 6770;
+
+/// Reads an override; an invalid value warns once on stderr and is ignored.
+fn env<T>(
+    name: &str,
+    accepted: &str,
+    current: &str,
+    parse: impl Fn(&str) -> Option<T>,
+) -> Option<T> {
+    let raw = std::env::var_os(name)?;
+    let value = raw.to_string_lossy();
+    match raw.to_str().and_then(|s| parse(s.trim())) {
+        Some(v) => Some(v),
+        None => {
+            warn(&format!(
+                "{name}={value:?} is not valid (accepted: {accepted}); using {current}"
+            ));
+            None
+        }
+    }
+}
+
+/// `1`/`true`/`0`/`false`.
+fn flag(s: &str) -> Option<bool> {
+    match s {
+        "1" | "true" => Some(true),
+        "0" | "false" => Some(false),
+        _ => None,
+    }
+}
+
+impl Config {
+    /// Applies `HOTPATH_*` variables; each invalid one warns once and is ignored. Then
+    /// warns about the ones that have no effect here and the ones nobody reads.
+    pub(crate) fn apply_env(&mut self) {
+        self.apply_output();
+        self.apply_rates();
+        self.apply_sections();
+        self.apply_cpu_and_threads();
+        self.apply_metrics();
+        check_names();
+    }
+
+    fn apply_output(&mut self) {
+        if let Some(f) = env(
+            "HOTPATH_OUTPUT_FORMAT",
+            Format::ACCEPTED,
+            self.format.as_str(),
+            Format::parse,
+        ) {
+            self.format = f;
+        }
+        let current = self
+            .output_path
+            .as_ref()
+            .map_or("stdout".to_string(), |p| p.display().to_string());
+        if let Some(p) = env(
+            "HOTPATH_OUTPUT_PATH",
+            "a non-empty file path",
+            &current,
+            |s| (!s.is_empty()).then(|| PathBuf::from(s)),
+        ) {
+            self.output_path = Some(p);
+        }
+        let rows = "a non-negative integer (0 = all rows)";
+        if let Some(l) = env("HOTPATH_LIMIT", rows, &self.limit.to_string(), |s| {
+            s.parse::<usize>().ok()
+        }) {
+            self.limit = l;
+        }
+        for (name, field) in [
+            ("HOTPATH_FUNCTIONS_LIMIT", &mut self.functions_limit),
+            ("HOTPATH_THREADS_LIMIT", &mut self.threads_limit),
+            ("HOTPATH_IO_LIMIT", &mut self.io_limit),
+            ("HOTPATH_CHANNELS_LIMIT", &mut self.channels_limit),
+            ("HOTPATH_STREAMS_LIMIT", &mut self.streams_limit),
+            ("HOTPATH_FUTURES_LIMIT", &mut self.futures_limit),
+            ("HOTPATH_MUTEXES_LIMIT", &mut self.mutexes_limit),
+            ("HOTPATH_RW_LOCKS_LIMIT", &mut self.rw_locks_limit),
+        ] {
+            let current = field.map_or("HOTPATH_LIMIT".to_string(), |l| l.to_string());
+            if let Some(l) = env(name, rows, &current, |s| s.parse::<usize>().ok()) {
+                *field = Some(l);
+            }
+        }
+        let current = self
+            .timeout
+            .map_or("none".to_string(), |d| d.as_millis().to_string());
+        if let Some(ms) = env(
+            "HOTPATH_SHUTDOWN_MS",
+            "a positive integer of milliseconds",
+            &current,
+            |s| s.parse::<u64>().ok().filter(|ms| *ms > 0),
+        ) {
+            self.timeout = Some(Duration::from_millis(ms));
+        }
+        if let Some(label) = env("HOTPATH_REPORT_LABEL", "a non-empty text", "none", |s| {
+            (!s.is_empty()).then(|| s.to_string())
+        }) {
+            self.report_label = Some(label);
+        }
+        if let Some(focus) = env(
+            "HOTPATH_FOCUS",
+            "a text to find in function names, or /regex/",
+            "all functions",
+            Focus::parse,
+        ) {
+            self.focus = Some(focus);
+        }
+        if let Some(on) = env("HOTPATH_EXCLUDE_WRAPPER", "1, true, 0 or false", "0", flag) {
+            self.exclude_wrapper = on;
+        }
+        let current = if self.full_names { "1" } else { "0" };
+        if let Some(on) = env("HOTPATH_FULL_NAMES", "1, true, 0 or false", current, flag) {
+            self.full_names = on;
+        }
+    }
+
+    fn apply_rates(&mut self) {
+        let accepted = "a number from 0 to 1 (0 = count only)";
+        // The generic name first, so that hotpath 0.30's specific one overrides it.
+        for (name, kind) in [
+            ("HOTPATH_TIME_SAMPLING_RATE", Sampler::Calls),
+            ("HOTPATH_FUNCTIONS_TIME_SAMPLING_RATE", Sampler::Calls),
+            ("HOTPATH_IO_TIME_SAMPLING_RATE", Sampler::Io),
+            ("HOTPATH_CHANNELS_TIME_SAMPLING_RATE", Sampler::Channels),
+            ("HOTPATH_STREAMS_TIME_SAMPLING_RATE", Sampler::Streams),
+            ("HOTPATH_FUTURES_TIME_SAMPLING_RATE", Sampler::Futures),
+            ("HOTPATH_MUTEXES_TIME_SAMPLING_RATE", Sampler::Mutexes),
+            ("HOTPATH_RW_LOCKS_TIME_SAMPLING_RATE", Sampler::RwLocks),
+        ] {
+            let current = self.rate(kind).to_string();
+            if let Some(r) = env(name, accepted, &current, parse_rate) {
+                self.set_rate(kind, r);
+                if kind == Sampler::Calls {
+                    // As in hotpath 0.30: the functions' variable overrides the builder's
+                    // lock rates too; the locks' own variables (read after) override it.
+                    self.unset_lock_rates();
+                }
+            }
+        }
+    }
+
+    fn apply_sections(&mut self) {
+        let current = self
+            .sections
+            .iter()
+            .map(|s| s.name())
+            .collect::<Vec<_>>()
+            .join(",");
+        if let Some(s) = env(
+            "HOTPATH_REPORT",
+            "`all` or section names from timing",
+            &current,
+            parse_sections,
+        ) {
+            self.sections = s;
+        }
+    }
+
+    fn apply_cpu_and_threads(&mut self) {
+        let _ = env("HOTPATH_CLOCK", "tsc, monotonic", "tsc", |s| {
+            matches!(s, "tsc" | "monotonic").then_some(())
+        });
+        if let Some(m) = env(
+            "HOTPATH_CPU_MODE",
+            CpuMode::ACCEPTED,
+            self.cpu_mode.as_str(),
+            CpuMode::parse,
+        ) {
+            self.cpu_mode = m;
+        }
+        if let Some(hz) = env(
+            "HOTPATH_CPU_HZ",
+            "an integer from 1 to 100000",
+            &self.cpu_hz.to_string(),
+            |s| {
+                s.parse::<u32>()
+                    .ok()
+                    .filter(|hz| (1..=100_000).contains(hz))
+            },
+        ) {
+            self.cpu_hz = hz;
+        }
+        let current = self.threads_interval.as_millis().to_string();
+        if let Some(ms) = env(
+            "HOTPATH_THREADS_INTERVAL_MS",
+            "an integer of milliseconds, at least 10",
+            &current,
+            |s| s.parse::<u64>().ok().filter(|ms| *ms >= 10),
+        ) {
+            self.threads_interval = Duration::from_millis(ms);
+        }
+    }
+
+    fn apply_metrics(&mut self) {
+        let current = self
+            .metrics_port
+            .map_or("off".to_string(), |p| p.to_string());
+        if let Some(port) = env(
+            "HOTPATH_METRICS_PORT",
+            "a port number from 0 to 65535 (0 = any free port)",
+            &current,
+            |s| s.parse::<u16>().ok(),
+        ) {
+            self.metrics_port = Some(port);
+        }
+        if let Some(on) = env(
+            "HOTPATH_METRICS_SERVER_ON",
+            "1, true, 0 or false",
+            "0",
+            flag,
+        ) {
+            if on && self.metrics_port.is_none() {
+                self.metrics_port = Some(DEFAULT_METRICS_PORT);
+            }
+        }
+        if let Some(off) = env(
+            "HOTPATH_METRICS_SERVER_OFF",
+            "1, true, 0 or false",
+            "0",
+            flag,
+        ) {
+            if off {
+                self.metrics_port = None;
+            }
+        }
+        if let Some(host) = env(
+            "HOTPATH_METRICS_HOST",
+            "an IP address or host name, e.g. 127.0.0.1 or 0.0.0.0",
+            &self.metrics_host.clone(),
+            |s| (!s.is_empty() && !s.contains(char::is_whitespace)).then(|| s.to_string()),
+        ) {
+            self.metrics_host = host;
+        }
+        // Not through `env`: its warning would print the value.
+        if let Some(raw) = std::env::var_os("HOTPATH_METRICS_AUTH_TOKEN") {
+            match raw
+                .to_str()
+                .filter(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_graphic()))
+            {
+                Some(token) => self.metrics_token = Some(token.to_string()),
+                None => {
+                    warn(
+                        "HOTPATH_METRICS_AUTH_TOKEN is not valid (accepted: a non-empty \
+                         token of visible ASCII characters, no spaces); the metrics \
+                         server is not started, so that it is never open without it",
+                    );
+                    self.metrics_port = None;
+                    self.metrics_token = None;
+                }
+            }
+        }
+        if let Some(l) = env(
+            "HOTPATH_METRICS_LIMIT",
+            "a positive integer",
+            &self.metrics_limit.to_string(),
+            |s| s.parse::<usize>().ok().filter(|l| *l > 0),
+        ) {
+            self.metrics_limit = l;
+        }
+    }
+}
+
+/// Warns once about each `HOTPATH_*` variable set that has no effect here, or that no
+/// version of hotpath reads (with the closest known name).
+fn check_names() {
+    let mut names: Vec<String> = std::env::vars_os()
+        .filter_map(|(k, _)| k.into_string().ok())
+        .filter(|k| k.starts_with("HOTPATH_"))
+        .collect();
+    names.sort();
+    for name in names {
+        if let Some(why) = unread(&name) {
+            warn(&why);
+        }
+    }
+}
+
+/// The warning for a variable that is set, or `None` when it is read.
+fn unread(name: &str) -> Option<String> {
+    if APPLIED.contains(&name) || READ_ELSEWHERE.contains(&name) {
+        return None;
+    }
+    if let Some((_, why)) = NO_EFFECT.iter().find(|(n, _)| *n == name) {
+        return Some(format!("{name} has no effect: {why}"));
+    }
+    let known = APPLIED
+        .iter()
+        .chain(READ_ELSEWHERE)
+        .chain(NO_EFFECT.iter().map(|(n, _)| n));
+    let closest = known
+        .map(|k| (distance(name, k), *k))
+        .min()
+        .filter(|(d, _)| *d <= 3);
+    Some(match closest {
+        Some((_, k)) => format!("{name} is not a hotpath variable (did you mean {k}?); ignored"),
+        None => format!("{name} is not a hotpath variable; ignored"),
+    })
+}
+
+/// Levenshtein distance, for suggestions.
+fn distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != *cb);
+            cur.push(sub.min(prev[j + 1] + 1).min(cur[j] + 1));
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `APPLIED` is what `unread` stays quiet about; each name on it must really be read
+    /// by the code that applies variables, or a user setting it would hear nothing and
+    /// get nothing.
+    #[test]
+    fn every_applied_variable_is_read_by_apply_env() {
+        let source = include_str!("env.rs");
+        let start = source.find("\nimpl Config {").expect("impl Config");
+        let end = start
+            + source[start..]
+                .find("\nfn check_names()")
+                .expect("check_names");
+        let applying = &source[start..end];
+        for name in APPLIED {
+            assert!(
+                applying.contains(&format!("\"{name}\"")),
+                "{name} is listed as applied, but apply_env never reads it"
+            );
+        }
+    }
+
+    #[test]
+    fn every_variable_is_read_or_explained_and_typos_get_a_suggestion() {
+        for (name, _) in NO_EFFECT {
+            let w = unread(name).unwrap();
+            assert!(w.starts_with(&format!("{name} has no effect: ")), "{w}");
+        }
+        assert_eq!(
+            unread("HOTPATH_OUTPUT_FROMAT").as_deref(),
+            Some(
+                "HOTPATH_OUTPUT_FROMAT is not a hotpath variable (did you mean \
+                 HOTPATH_OUTPUT_FORMAT?); ignored"
+            )
+        );
+        assert_eq!(
+            unread("HOTPATH_NOTHING_LIKE_IT").as_deref(),
+            Some("HOTPATH_NOTHING_LIKE_IT is not a hotpath variable; ignored")
+        );
+        // No name is in two lists.
+        let mut all: Vec<&str> = APPLIED
+            .iter()
+            .chain(READ_ELSEWHERE)
+            .chain(NO_EFFECT.iter().map(|(n, _)| n))
+            .copied()
+            .collect();
+        let n = all.len();
+        all.sort();
+        all.dedup();
+        assert_eq!(all.len(), n);
+    }
+}

@@ -1,0 +1,337 @@
+//! Report configuration: what the macro arguments and builder methods set, and the
+//! environment variables that override them at run time.
+
+/// Format of the report printed when profiling ends.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Format {
+    /// Aligned text tables (the default).
+    #[default]
+    Table,
+    /// One line of JSON (schema v2, `docs/report-schema.md`).
+    Json,
+    /// Indented JSON.
+    JsonPretty,
+    /// No report (live endpoints only).
+    None,
+}
+
+impl Format {
+    /// Accepted spellings, for messages.
+    pub const ACCEPTED: &'static str = "table, json, json-pretty, none";
+
+    /// Parses `table`, `json`, `json-pretty` or `none` (any case).
+    pub fn parse(s: &str) -> Option<Format> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "table" => Some(Format::Table),
+            "json" => Some(Format::Json),
+            "json-pretty" | "jsonpretty" => Some(Format::JsonPretty),
+            "none" => Some(Format::None),
+            _ => None,
+        }
+    }
+
+    /// The spelling [`Format::parse`] accepts.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Format::Table => "table",
+            Format::Json => "json",
+            Format::JsonPretty => "json-pretty",
+            Format::None => "none",
+        }
+    }
+}
+
+/// How CPU time is measured (feature `hotpath-cpu`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CpuMode {
+    /// A per-thread CPU-time signal (1 kHz by default) credits samples to the functions on
+    /// the stack: no per-call cost.
+    #[default]
+    Sampled,
+    /// The thread CPU clock and context switches are read at every scope entry and exit:
+    /// per-call CPU time, percentiles and switches, for a few hundred ns per read.
+    Exact,
+    /// No CPU measurement.
+    Off,
+}
+
+impl CpuMode {
+    /// Accepted spellings, for messages.
+    pub const ACCEPTED: &'static str = "sampled, exact, off";
+
+    /// Parses `sampled`, `exact` or `off` (any case).
+    pub fn parse(s: &str) -> Option<CpuMode> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "sampled" => Some(CpuMode::Sampled),
+            "exact" => Some(CpuMode::Exact),
+            "off" => Some(CpuMode::Off),
+            _ => None,
+        }
+    }
+
+    /// The spelling [`CpuMode::parse`] accepts.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CpuMode::Sampled => "sampled",
+            CpuMode::Exact => "exact",
+            CpuMode::Off => "off",
+        }
+    }
+}
+
+impl std::fmt::Display for Format {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[cfg(feature = "hotpath")]
+pub(crate) use on::*;
+
+#[cfg(feature = "hotpath")]
+mod env;
+
+#[cfg(feature = "hotpath")]
+mod on {
+    use super::{CpuMode, Format};
+    use crate::report::Section;
+    use hotpath_core::state::Sampler;
+    use std::path::PathBuf;
+    use std::time::Duration;
+
+    /// Rows per section unless configured.
+    pub(crate) const DEFAULT_LIMIT: usize = 15;
+    /// Percentiles unless configured.
+    pub(crate) const DEFAULT_PERCENTILES: [f64; 3] = [50.0, 95.0, 99.0];
+    /// Most percentiles shown.
+    pub(crate) const MAX_PERCENTILES: usize = 10;
+    /// Whether this build can produce `section` (its feature is compiled in, or for
+    /// `threads`, the target is Linux).
+    pub(crate) fn compiled(section: Section) -> bool {
+        match section {
+            Section::Alloc => cfg!(feature = "hotpath-alloc"),
+            Section::Cpu => cfg!(feature = "hotpath-cpu"),
+            Section::Threads => cfg!(target_os = "linux"),
+            Section::Timing
+            | Section::Io
+            | Section::Channels
+            | Section::Streams
+            | Section::Futures
+            | Section::Waits
+            | Section::Mutexes
+            | Section::RwLocks
+            | Section::Debug => true,
+        }
+    }
+
+    /// Every section this build can produce, in report order.
+    pub(crate) fn all_sections() -> Vec<Section> {
+        Section::ALL.into_iter().filter(|s| compiled(*s)).collect()
+    }
+
+    #[derive(Clone, Debug)]
+    pub(crate) struct Config {
+        pub caller: &'static str,
+        pub percentiles: Vec<f64>,
+        pub format: Format,
+        pub limit: usize,
+        pub functions_limit: Option<usize>,
+        pub threads_limit: Option<usize>,
+        pub io_limit: Option<usize>,
+        pub channels_limit: Option<usize>,
+        pub streams_limit: Option<usize>,
+        pub futures_limit: Option<usize>,
+        pub mutexes_limit: Option<usize>,
+        pub rw_locks_limit: Option<usize>,
+        pub output_path: Option<PathBuf>,
+        pub timeout: Option<Duration>,
+        /// Fraction of events timed, per [`Sampler`] kind.
+        pub rates: [f64; Sampler::COUNT],
+        /// Whether a kind's rate was set by its own setter or variable; the lock kinds
+        /// follow the functions' rate until then, as in hotpath 0.30.
+        pub rates_set: [bool; Sampler::COUNT],
+        pub sections: Vec<Section>,
+        /// `HOTPATH_REPORT_LABEL`: shown in the report's header.
+        pub report_label: Option<String>,
+        /// `HOTPATH_FOCUS`: only functions whose name matches are reported.
+        pub focus: Option<Focus>,
+        /// `HOTPATH_EXCLUDE_WRAPPER`: the function that started profiling gets no row.
+        pub exclude_wrapper: bool,
+        /// `HOTPATH_FULL_NAMES`: tables show full paths instead of short names.
+        pub full_names: bool,
+        pub cpu_mode: CpuMode,
+        pub cpu_hz: u32,
+        pub threads_interval: Duration,
+        /// Port of the metrics server; `None`: no server. 0: any free port.
+        pub metrics_port: Option<u16>,
+        pub metrics_host: String,
+        pub metrics_token: Option<String>,
+        /// Most functions, I/O entries and threads in `/metrics`.
+        pub metrics_limit: usize,
+    }
+
+    impl Config {
+        pub(crate) fn new(caller: &'static str) -> Self {
+            Config {
+                caller,
+                percentiles: DEFAULT_PERCENTILES.to_vec(),
+                format: Format::Table,
+                limit: DEFAULT_LIMIT,
+                functions_limit: None,
+                threads_limit: None,
+                io_limit: None,
+                channels_limit: None,
+                streams_limit: None,
+                futures_limit: None,
+                mutexes_limit: None,
+                rw_locks_limit: None,
+                output_path: None,
+                timeout: None,
+                rates: [1.0; Sampler::COUNT],
+                rates_set: [false; Sampler::COUNT],
+                sections: all_sections(),
+                report_label: None,
+                focus: None,
+                exclude_wrapper: false,
+                full_names: false,
+                cpu_mode: CpuMode::Sampled,
+                cpu_hz: 1000,
+                threads_interval: Duration::from_millis(100),
+                metrics_port: None,
+                metrics_host: "127.0.0.1".into(),
+                metrics_token: None,
+                metrics_limit: 200,
+            }
+        }
+
+        /// Rows per section in the text report: `functions_limit` for the function
+        /// sections, each other section's own limit when set, `limit` otherwise.
+        pub(crate) fn limits(&self) -> crate::report::Limits {
+            let mut l = crate::report::Limits::all(self.limit);
+            for (sections, limit) in [
+                (
+                    &[
+                        Section::Timing,
+                        Section::Alloc,
+                        Section::Cpu,
+                        Section::Waits,
+                    ][..],
+                    self.functions_limit,
+                ),
+                (&[Section::Io][..], self.io_limit),
+                (&[Section::Threads][..], self.threads_limit),
+                (&[Section::Channels][..], self.channels_limit),
+                (&[Section::Streams][..], self.streams_limit),
+                (&[Section::Futures][..], self.futures_limit),
+                (&[Section::Mutexes][..], self.mutexes_limit),
+                (&[Section::RwLocks][..], self.rw_locks_limit),
+            ] {
+                if let Some(n) = limit {
+                    for &s in sections {
+                        l = l.with(s, n);
+                    }
+                }
+            }
+            l
+        }
+
+        /// The fraction of `kind`'s events timed.
+        pub(crate) fn rate(&self, kind: Sampler) -> f64 {
+            match kind {
+                Sampler::Mutexes | Sampler::RwLocks if !self.rates_set[kind as usize] => {
+                    self.rates[Sampler::Calls as usize]
+                }
+                _ => self.rates[kind as usize],
+            }
+        }
+
+        /// Sets the fraction of `kind`'s events timed (0..=1, checked by the caller).
+        pub(crate) fn set_rate(&mut self, kind: Sampler, rate: f64) {
+            self.rates[kind as usize] = rate;
+            self.rates_set[kind as usize] = true;
+        }
+
+        /// Forgets the rates set for the lock kinds, so that they follow the functions'
+        /// rate again (`HOTPATH_TIME_SAMPLING_RATE` overrides the builder's lock rates).
+        pub(crate) fn unset_lock_rates(&mut self) {
+            for kind in [Sampler::Mutexes, Sampler::RwLocks] {
+                self.rates_set[kind as usize] = false;
+            }
+        }
+    }
+
+    /// `HOTPATH_FOCUS`: a text to find in function names, or a `/regex/`.
+    #[derive(Clone, Debug)]
+    pub(crate) enum Focus {
+        /// Names containing this text.
+        Text(String),
+        /// Names the regular expression matches.
+        Regex(regex_lite::Regex),
+    }
+
+    impl Focus {
+        /// `/re/` is a regular expression; anything else a text to find. `None` for an
+        /// empty text or an invalid expression.
+        pub(crate) fn parse(s: &str) -> Option<Focus> {
+            match s.strip_prefix('/').and_then(|r| r.strip_suffix('/')) {
+                Some(re) => regex_lite::Regex::new(re).ok().map(Focus::Regex),
+                None => (!s.is_empty()).then(|| Focus::Text(s.to_string())),
+            }
+        }
+
+        /// Whether a function named `name` (or labelled `label`) is kept.
+        pub(crate) fn keeps(&self, name: &str, label: Option<&str>) -> bool {
+            let hit = |s: &str| match self {
+                Focus::Text(t) => s.contains(t.as_str()),
+                Focus::Regex(r) => r.is_match(s),
+            };
+            hit(name) || label.is_some_and(hit)
+        }
+
+        /// How it was given.
+        pub(crate) fn spec(&self) -> String {
+            match self {
+                Focus::Text(t) => t.clone(),
+                Focus::Regex(r) => format!("/{}/", r.as_str()),
+            }
+        }
+    }
+
+    pub(crate) fn parse_rate(s: &str) -> Option<f64> {
+        s.parse::<f64>().ok().filter(|r| (0.0..=1.0).contains(r))
+    }
+
+    /// `all`, or section names separated by commas; `-name` removes one. The names of
+    /// hotpath 0.30 (`functions-timing`, ...) are understood. Sections this build does
+    /// not produce are left out silently; unknown names make the spec invalid.
+    pub(crate) fn parse_sections(spec: &str) -> Option<Vec<Section>> {
+        let (mut include, mut exclude) = (Vec::new(), Vec::new());
+        let mut all = false;
+        for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let (neg, name) = part.strip_prefix('-').map_or((false, part), |n| (true, n));
+            if !neg && matches!(name, "all" | "auto") {
+                all = true;
+                continue;
+            }
+            let name = Section::parse(name)?;
+            if neg {
+                exclude.push(name);
+            } else {
+                include.push(name);
+            }
+        }
+        all |= include.is_empty();
+        Some(
+            all_sections()
+                .into_iter()
+                .filter(|s| (all || include.contains(s)) && !exclude.contains(s))
+                .collect(),
+        )
+    }
+
+    /// One line on stderr, prefixed `[hotpath]`.
+    pub(crate) fn warn(msg: &str) {
+        use std::io::Write;
+        let _ = writeln!(std::io::stderr().lock(), "[hotpath] warning: {msg}");
+    }
+}

@@ -1,0 +1,245 @@
+//! `/metrics` families of the `mutexes`, `rw_locks`, `waits` and `debug` sections.
+
+use prometheus::proto::{MetricFamily, MetricType};
+
+use super::{unique, Family};
+use crate::report::format::Twin;
+use crate::report::{LockMode, Report};
+
+/// Lock families: acquisitions, contended acquisitions, failed tries (counters) and the
+/// wait and hold histograms, per lock and mode. Mutexes have the mode `exclusive`.
+pub(super) fn locks(r: &Report, limit: usize, bounds: &[f64], out: &mut Vec<MetricFamily>) {
+    let mut acquisitions = Family::new(
+        "hotpath_lock_acquisitions_total",
+        "Acquisitions of each mutex! / rw_lock! site, by mode (mutexes: exclusive).",
+        MetricType::COUNTER,
+    );
+    let mut contended = Family::new(
+        "hotpath_lock_contended_total",
+        "Acquisitions that found the lock taken and waited.",
+        MetricType::COUNTER,
+    );
+    let mut try_failed = Family::new(
+        "hotpath_lock_try_failed_total",
+        "try_lock-style attempts that failed because the lock was taken.",
+        MetricType::COUNTER,
+    );
+    let mut wait = Family::new(
+        "hotpath_lock_wait_seconds",
+        "Wait before one timed acquisition (0 when it did not wait).",
+        MetricType::HISTOGRAM,
+    );
+    let mut hold = Family::new(
+        "hotpath_lock_hold_seconds",
+        "How long one timed acquisition held the lock.",
+        MetricType::HISTOGRAM,
+    );
+    let mutexes = r.mutexes.as_deref().unwrap_or(&[]);
+    let rw_locks = r.rw_locks.as_deref().unwrap_or(&[]);
+    // Names unique over both kinds and every site, exported or not.
+    let twins: Vec<Twin<'_>> = mutexes
+        .iter()
+        .map(|e| (&e.name, &e.type_name, &e.file, e.line))
+        .chain(
+            rw_locks
+                .iter()
+                .map(|e| (&e.name, &e.type_name, &e.file, e.line)),
+        )
+        .map(|(name, type_name, file, line)| Twin {
+            name,
+            type_name,
+            file,
+            line,
+        })
+        .collect();
+    let names = unique(&twins);
+    let (mnames, rnames) = names.split_at(mutexes.len());
+    let mut rows: Vec<(&str, &'static str, &LockMode)> = Vec::new();
+    for (e, name) in mutexes.iter().zip(mnames).take(limit) {
+        rows.push((name, "exclusive", &e.lock));
+    }
+    for (e, name) in rw_locks.iter().zip(rnames).take(limit) {
+        for (mode, m) in e.modes() {
+            rows.push((name, mode, m));
+        }
+    }
+    for (name, mode, m) in rows {
+        if m.acquisitions + m.try_failed == 0 {
+            continue;
+        }
+        let l = [("lock", name), ("mode", mode)];
+        acquisitions.counter(&l, m.acquisitions as f64);
+        contended.counter(&l, m.contended as f64);
+        try_failed.counter(&l, m.try_failed as f64);
+        for (family, dist) in [(&mut wait, &m.wait_ns), (&mut hold, &m.hold_ns)] {
+            if let Some(d) = dist {
+                if let Some(h) = &d.hist {
+                    family.histogram(&l, h, d.min, d.max, bounds);
+                }
+            }
+        }
+    }
+    for f in [acquisitions, contended, try_failed, wait, hold] {
+        f.finish(out);
+    }
+}
+
+/// `hotpath_function_wait_seconds_total{function, kind}`: the waits charged to each
+/// function, unscaled for sampled functions (counters never decrease).
+pub(super) fn waits(r: &Report, limit: usize, names: &[String], out: &mut Vec<MetricFamily>) {
+    let mut waited = Family::new(
+        "hotpath_function_wait_seconds_total",
+        "Time the function waited, as the innermost measured function, on what the wrappers \
+         time: kind is io, lock, channel_send, channel_recv, sql or http.",
+        MetricType::COUNTER,
+    );
+    for (f, name) in r.functions.iter().zip(names).take(limit) {
+        let Some(w) = &f.waits else { continue };
+        let unscale = |v: u64| {
+            if f.sampled && f.calls > 0 {
+                (v as f64 * f.timed_calls as f64 / f.calls as f64).round()
+            } else {
+                v as f64
+            }
+        };
+        for (kind, ns) in [
+            ("io", w.io_ns),
+            ("lock", w.lock_ns),
+            ("channel_send", w.channel_send_ns),
+            ("channel_recv", w.channel_recv_ns),
+            ("sql", w.sql_ns),
+            ("http", w.http_ns),
+        ] {
+            if ns > 0 {
+                waited.counter(&[("function", name), ("kind", kind)], unscale(ns) / 1e9);
+            }
+        }
+    }
+    waited.finish(out);
+}
+
+/// `hotpath_debug_gauge{key}` and `hotpath_debug_updates_total{kind, key}`.
+pub(super) fn debug(r: &Report, limit: usize, out: &mut Vec<MetricFamily>) {
+    let mut gauge = Family::new(
+        "hotpath_debug_gauge",
+        "The value of each gauge! key.",
+        MetricType::GAUGE,
+    );
+    let mut updates = Family::new(
+        "hotpath_debug_updates_total",
+        "Updates of each dbg! site, val! key and gauge! key.",
+        MetricType::COUNTER,
+    );
+    for d in r.debug.as_deref().unwrap_or(&[]).iter().take(limit) {
+        updates.counter(
+            &[("kind", d.kind.as_str()), ("key", d.key.as_str())],
+            d.updates as f64,
+        );
+        if let Some(g) = d.gauge {
+            gauge.gauge(&[("key", d.key.as_str())], g);
+        }
+    }
+    for f in [gauge, updates] {
+        f.finish(out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::report::{
+        DebugEntry, Function, FunctionWaits, Histogram, LockDist, LockHolder, LockMode, MutexEntry,
+        Report, RwLockEntry,
+    };
+
+    fn mode(acquisitions: u64, contended: u64) -> LockMode {
+        let dist = |v: u64| LockDist {
+            total: v * acquisitions,
+            mean: v,
+            min: v,
+            max: v,
+            hist: Some(Histogram {
+                sum: v * acquisitions,
+                buckets: vec![(v, acquisitions)],
+            }),
+            ..Default::default()
+        };
+        LockMode {
+            acquisitions,
+            contended,
+            timed: acquisitions,
+            wait_ns: Some(dist(0)),
+            hold_ns: Some(dist(2_000)),
+            holders: vec![LockHolder {
+                function: "app::f".into(),
+                acquisitions,
+                ..Default::default()
+            }],
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn lock_wait_and_debug_families() {
+        let id = |name: &str| (name.to_string(), "src/main.rs".to_string());
+        let (name, file) = id("state");
+        let r = Report {
+            functions: vec![Function {
+                name: "app::f".into(),
+                calls: 2,
+                timed_calls: 2,
+                waits: Some(FunctionWaits {
+                    lock_ns: 3_000_000_000,
+                    ..Default::default()
+                }),
+                ..Default::default()
+            }],
+            mutexes: Some(vec![MutexEntry {
+                name: name.clone(),
+                label: Some(name.clone()),
+                file: file.clone(),
+                line: 3,
+                backend: "std".into(),
+                type_name: "std::sync::Mutex<u8>".into(),
+                instances: 1,
+                lock: mode(10, 4),
+            }]),
+            rw_locks: Some(vec![RwLockEntry {
+                name: "table".into(),
+                label: None,
+                file,
+                line: 9,
+                backend: "std".into(),
+                type_name: "std::sync::RwLock<u8>".into(),
+                instances: 1,
+                read: mode(7, 0),
+                write: mode(1, 1),
+                upgradable: None,
+            }]),
+            debug: Some(vec![DebugEntry {
+                kind: "gauge".into(),
+                key: "queue".into(),
+                value: "2.5".into(),
+                gauge: Some(2.5),
+                updates: 3,
+                file: "src/main.rs".into(),
+                line: 4,
+            }]),
+            ..Report::default()
+        };
+        let text = super::super::encode(&r, 10);
+        for line in [
+            "hotpath_lock_acquisitions_total{lock=\"state\",mode=\"exclusive\"} 10",
+            "hotpath_lock_contended_total{lock=\"state\",mode=\"exclusive\"} 4",
+            "hotpath_lock_acquisitions_total{lock=\"table\",mode=\"read\"} 7",
+            "hotpath_lock_acquisitions_total{lock=\"table\",mode=\"write\"} 1",
+            "hotpath_lock_hold_seconds_count{lock=\"state\",mode=\"exclusive\"} 10",
+            "hotpath_function_wait_seconds_total{function=\"app::f\",kind=\"lock\"} 3",
+            "hotpath_debug_gauge{key=\"queue\"} 2.5",
+            "hotpath_debug_updates_total{kind=\"gauge\",key=\"queue\"} 3",
+        ] {
+            assert!(text.lines().any(|l| l == line), "no {line:?} in\n{text}");
+        }
+        // No upgradable mode was used: no series for it.
+        assert!(!text.contains("mode=\"upgradable\""));
+    }
+}

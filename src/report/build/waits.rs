@@ -1,0 +1,55 @@
+//! `waits`: where each function's own time went (CPU, I/O, locks, channels, SQL, HTTP,
+//! other), from the waits the wrappers charged to it as the innermost measured function.
+
+use hotpath_core::{SiteKind, SiteStats};
+
+use super::Ctx;
+use crate::report::{Function, FunctionWaits, Report, Section};
+
+/// A function's waits, when the section is configured and a call was timed; `f` is its
+/// row with the CPU object already filled in.
+pub(super) fn function(ctx: &Ctx<'_>, s: &SiteStats, f: &Function) -> Option<FunctionWaits> {
+    if s.timed == 0 || !ctx.inputs.cfg.sections.contains(&Section::Waits) {
+        return None;
+    }
+    // Own time: wall time less measured children. Async: first poll to Ready less the
+    // children's time inside the polls (busy − self); the suspended time is its own.
+    let own = if s.site.kind() == SiteKind::AsyncFunction {
+        s.total_ns
+            .saturating_sub(s.busy_ns.saturating_sub(s.self_ns))
+    } else {
+        s.self_ns
+    };
+    let scaled = |v: u64| Ctx::scaled(s, v);
+    let mut w = FunctionWaits {
+        own_ns: scaled(own),
+        cpu_ns: f.cpu.as_ref().map(|c| c.self_cpu_ns),
+        io_ns: scaled(s.fn_io_ns),
+        lock_ns: scaled(s.wait_lock_ns),
+        channel_send_ns: scaled(s.wait_send_ns),
+        channel_recv_ns: scaled(s.wait_recv_ns),
+        sql_ns: scaled(s.wait_sql_ns),
+        http_ns: scaled(s.wait_http_ns),
+        other_ns: 0,
+    };
+    w.other_ns = w
+        .own_ns
+        .saturating_sub(w.cpu_ns.unwrap_or(0))
+        .saturating_sub(w.waited_ns());
+    Some(w)
+}
+
+/// Present when some function waited on something a wrapper timed; otherwise the
+/// functions' `waits` objects are left out.
+pub(super) fn build(r: &mut Report) -> bool {
+    let any = r
+        .functions
+        .iter()
+        .any(|f| f.waits.as_ref().is_some_and(|w| w.waited_ns() > 0));
+    if !any {
+        for f in &mut r.functions {
+            f.waits = None;
+        }
+    }
+    any
+}

@@ -1,0 +1,95 @@
+//! The exit report's `waits`, `mutexes`, `rw_locks` and `debug` sections.
+
+use std::fmt::Write as _;
+
+use super::table;
+use crate::report::columns;
+use crate::report::format::{percent, shown, take};
+use crate::report::model::Report;
+
+pub(super) fn waits(r: &Report, limit: usize, out: &mut String) {
+    let rows = columns::waits_rows(r);
+    let n = take(limit, rows.len());
+    let _ = writeln!(
+        out,
+        "waits: where each function's own time went, by time waiting {}",
+        shown(n, rows.len())
+    );
+    table(columns::waits(r), &rows[..n], None).render(out);
+    let _ = writeln!(
+        out,
+        "each: time and share of the function's wall time; Children: in measured functions it \
+         called; Other: neither CPU nor a wrapped wait"
+    );
+}
+
+/// `; 10% of acquisitions timed, every one counted`, or nothing at rate 1.
+fn sampling(rate: Option<f64>) -> String {
+    match rate {
+        Some(r) if r <= 0.0 => "; count only, no acquisition timed".to_string(),
+        Some(r) if r < 1.0 => format!(
+            "; {} of acquisitions timed, every one counted",
+            percent(r, 1.0)
+        ),
+        _ => String::new(),
+    }
+}
+
+fn holders(r: &Report, limit: usize, out: &mut String, mutexes: bool) {
+    let rows: Vec<_> = columns::holder_rows(r)
+        .into_iter()
+        .filter(|(lock, _)| {
+            let is_mutex = columns::mutex_rows(r).iter().any(|e| &e.name == lock);
+            is_mutex == mutexes
+        })
+        .collect();
+    if rows.is_empty() {
+        return;
+    }
+    let n = take(limit, rows.len());
+    out.push('\n');
+    let _ = writeln!(
+        out,
+        "{} by function: who acquired, waited and held {}",
+        if mutexes { "mutexes" } else { "rw_locks" },
+        shown(n, rows.len())
+    );
+    table(columns::holders(), &rows[..n], None).render(out);
+}
+
+pub(super) fn mutexes(r: &Report, limit: usize, out: &mut String) {
+    let rows = columns::mutex_rows(r);
+    let n = take(limit, rows.len());
+    let _ = writeln!(
+        out,
+        "mutexes: acquisitions, waits and holds per lock, by total hold {}{}",
+        shown(n, rows.len()),
+        sampling(r.mutexes_time_sampling_rate)
+    );
+    table(columns::mutexes(r), &rows[..n], None).render(out);
+    holders(r, limit, out, true);
+}
+
+pub(super) fn rw_locks(r: &Report, limit: usize, out: &mut String) {
+    let rows = columns::rw_lock_rows(r);
+    let n = take(limit, rows.len());
+    let _ = writeln!(
+        out,
+        "rw_locks: acquisitions, waits and holds per lock and mode, by total hold {}{}",
+        shown(n, rows.len()),
+        sampling(r.rw_locks_time_sampling_rate)
+    );
+    table(columns::rw_locks(r), &rows[..n], None).render(out);
+    holders(r, limit, out, false);
+}
+
+pub(super) fn debug(r: &Report, limit: usize, out: &mut String) {
+    let rows = r.debug.as_deref().unwrap_or(&[]);
+    let n = take(limit, rows.len());
+    let _ = writeln!(
+        out,
+        "debug: last values of dbg!, val! and gauge! {}",
+        shown(n, rows.len())
+    );
+    table(columns::debug(), &rows[..n], None).render(out);
+}

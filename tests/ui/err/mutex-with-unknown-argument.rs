@@ -1,0 +1,3 @@
+fn main() {
+    let _m = hotpath::mutex!(std::sync::Mutex::new(0), label = "a", capacity = 3);
+}
