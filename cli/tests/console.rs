@@ -450,7 +450,7 @@ fn io_by_function() {
 #[test]
 fn threads() {
     let mut app = app();
-    press(&mut app, &[ch('3')]);
+    press(&mut app, &[ch('4')]);
     insta::assert_snapshot!(render(&mut app));
 }
 
@@ -472,7 +472,7 @@ fn inspect_io_entry() {
 #[test]
 fn inspect_thread() {
     let mut app = app();
-    press(&mut app, &[ch('3'), KeyCode::End, KeyCode::Enter]);
+    press(&mut app, &[ch('4'), KeyCode::End, KeyCode::Enter]);
     insta::assert_snapshot!(render(&mut app));
 }
 
@@ -803,7 +803,7 @@ fn data_flow_report() -> Report {
 #[test]
 fn data_flow_tab_shows_channels_streams_and_futures() {
     let mut app = app_with(data_flow_report(), status());
-    press(&mut app, &[ch('4')]);
+    press(&mut app, &[ch('3')]);
     let channels = render(&mut app);
     assert!(channels.contains("[Channels]"), "{channels}");
     let row = channels
@@ -841,11 +841,22 @@ fn data_flow_tab_shows_channels_streams_and_futures() {
 
 #[test]
 fn data_flow_tab_says_why_it_is_empty() {
-    let mut app = app();
-    press(&mut app, &[ch('4')]);
+    // A session that reports channels, before any channel! has made one.
+    let mut session = status();
+    session.sections.push(Section::Channels);
+    let mut app = app_with(report(), session);
+    press(&mut app, &[ch('3')]);
     let text = render(&mut app);
     assert!(
         text.contains("no channels section yet: no hotpath::channel! has made a channel so far"),
+        "{text}"
+    );
+    // One that leaves it out says so.
+    let mut without = app_with(report(), status());
+    press(&mut without, &[ch('3')]);
+    let text = render(&mut without);
+    assert!(
+        text.contains("no channels section: HOTPATH_REPORT leaves channels out"),
         "{text}"
     );
 }
