@@ -10,6 +10,7 @@ use prometheus::proto::{
 };
 use prometheus::TextEncoder;
 
+mod flow;
 mod locks;
 
 use crate::report::format::{twin_names, Twin};
@@ -162,7 +163,7 @@ pub(crate) fn encode(r: &Report, limit: usize) -> String {
     let function_names = functions(r, limit, &bounds, &mut out);
     locks::waits(r, limit, &function_names, &mut out);
     io(r, limit, &bounds, &mut out);
-    flow(r, limit, &bounds, &mut out);
+    flow::flow(r, limit, &bounds, &mut out);
     locks::locks(r, limit, &bounds, &mut out);
     locks::debug(r, limit, &mut out);
     process(r, limit, &mut out);
@@ -357,132 +358,6 @@ fn io(r: &Report, limit: usize, bounds: &[f64], out: &mut Vec<MetricFamily>) {
         }
     }
     for f in [ops, bytes, errors, duration, instances] {
-        f.finish(out);
-    }
-}
-
-/// Channels, streams and futures: at most `limit` entries of each (by messages sent,
-/// items, calls), labelled by their told-apart names.
-fn flow(r: &Report, limit: usize, bounds: &[f64], out: &mut Vec<MetricFamily>) {
-    let mut messages = Family::new(
-        "hotpath_channel_messages_total",
-        "Messages sent and received on each channel! entry.",
-        MetricType::COUNTER,
-    );
-    let mut latency = Family::new(
-        "hotpath_channel_latency_seconds",
-        "From the send call to the receive, per timed message.",
-        MetricType::HISTOGRAM,
-    );
-    let mut depth = Family::new(
-        "hotpath_channel_max_depth",
-        "Most messages queued at once in one instance of the channel! entry.",
-        MetricType::GAUGE,
-    );
-    let mut blocked = Family::new(
-        "hotpath_channel_send_blocked_seconds_total",
-        "Time sends waited for room on a full channel (timed sends).",
-        MetricType::COUNTER,
-    );
-    let channels = crate::report::columns::channel_rows(r);
-    let names = unique(
-        &channels
-            .iter()
-            .map(|(e, _)| Twin {
-                name: e.display_name(),
-                type_name: &e.type_name,
-                file: &e.file,
-                line: e.line,
-            })
-            .collect::<Vec<_>>(),
-    );
-    for ((e, _), name) in channels.iter().zip(&names).take(limit) {
-        let name = name.as_str();
-        messages.counter(&[("channel", name), ("direction", "sent")], e.sent as f64);
-        messages.counter(
-            &[("channel", name), ("direction", "received")],
-            e.received as f64,
-        );
-        depth.gauge(&[("channel", name)], e.max_depth as f64);
-        blocked.counter(&[("channel", name)], e.send_blocked.total_ns as f64 / 1e9);
-        if let Some(d) = &e.latency_ns {
-            if let Some(h) = &d.hist {
-                latency.histogram(&[("channel", name)], h, d.min, d.max, bounds);
-            }
-        }
-    }
-    for f in [messages, latency, depth, blocked] {
-        f.finish(out);
-    }
-
-    let mut items = Family::new(
-        "hotpath_stream_items_total",
-        "Items yielded by each stream! entry.",
-        MetricType::COUNTER,
-    );
-    let mut polls = Family::new(
-        "hotpath_stream_polls_total",
-        "Polls of each stream! entry.",
-        MetricType::COUNTER,
-    );
-    let streams = crate::report::columns::stream_rows(r);
-    let names = unique(
-        &streams
-            .iter()
-            .map(|(e, _)| Twin {
-                name: e.display_name(),
-                type_name: &e.type_name,
-                file: &e.file,
-                line: e.line,
-            })
-            .collect::<Vec<_>>(),
-    );
-    for ((e, _), name) in streams.iter().zip(&names).take(limit) {
-        items.counter(&[("stream", name.as_str())], e.items as f64);
-        polls.counter(&[("stream", name.as_str())], e.polls as f64);
-    }
-    for f in [items, polls] {
-        f.finish(out);
-    }
-
-    let mut calls = Family::new(
-        "hotpath_future_calls_total",
-        "Futures of each future!, #[future_fn] or #[measure(future = true)], by outcome.",
-        MetricType::COUNTER,
-    );
-    let mut lifetime = Family::new(
-        "hotpath_future_lifetime_seconds",
-        "From a timed future's first poll to Ready or its drop.",
-        MetricType::HISTOGRAM,
-    );
-    let futures = crate::report::columns::future_rows(r);
-    let names = unique(
-        &futures
-            .iter()
-            .map(|(e, _)| Twin {
-                name: e.display_name(),
-                type_name: "",
-                file: &e.file,
-                line: e.line,
-            })
-            .collect::<Vec<_>>(),
-    );
-    for ((e, _), name) in futures.iter().zip(&names).take(limit) {
-        let name = name.as_str();
-        for (outcome, n) in [
-            ("completed", e.completed),
-            ("cancelled", e.cancelled),
-            ("never_polled", e.never_polled),
-        ] {
-            calls.counter(&[("future", name), ("outcome", outcome)], n as f64);
-        }
-        if let Some(d) = &e.lifetime_ns {
-            if let Some(h) = &d.hist {
-                lifetime.histogram(&[("future", name)], h, d.min, d.max, bounds);
-            }
-        }
-    }
-    for f in [calls, lifetime] {
         f.finish(out);
     }
 }
