@@ -779,10 +779,10 @@ pub fn flow_call(input: TokenStream, mac: FlowMacro) -> Result<FlowCall, Error> 
                 "label" => {
                     dup(seen_label)?;
                     seen_label = true;
-                    if let [TokenTree::Literal(l)] = arg.value.as_slice() {
-                        if unquote(&l.to_string()).is_some_and(|s| s.is_empty()) {
-                            return Err(Error::new(l.span(), "`label` must not be empty"));
-                        }
+                    if let [TokenTree::Literal(l)] = arg.value.as_slice()
+                        && unquote(&l.to_string()).is_some_and(|s| s.is_empty())
+                    {
+                        return Err(Error::new(l.span(), "`label` must not be empty"));
                     }
                     call.label = Some(arg.value.iter().cloned().collect());
                 }
@@ -818,21 +818,21 @@ pub fn flow_call(input: TokenStream, mac: FlowMacro) -> Result<FlowCall, Error> 
                 [TokenTree::Literal(l)] => parse_int(&l.to_string()),
                 _ => None,
             };
-            if let (Some(a), Some(d)) = (lit(&c.args.stream()), lit(declared)) {
-                if a != d {
-                    let span = declared
-                        .clone()
-                        .into_iter()
-                        .next()
-                        .map_or(Span::call_site(), |t| t.span());
-                    return Err(Error::new(
-                        span,
-                        format!(
-                            "`capacity = {d}` disagrees with the constructor's capacity {a}; \
-                             correct or remove it (hotpath checks it and never changes the channel)"
-                        ),
-                    ));
-                }
+            if let (Some(a), Some(d)) = (lit(&c.args.stream()), lit(declared))
+                && a != d
+            {
+                let span = declared
+                    .clone()
+                    .into_iter()
+                    .next()
+                    .map_or(Span::call_site(), |t| t.span());
+                return Err(Error::new(
+                    span,
+                    format!(
+                        "`capacity = {d}` disagrees with the constructor's capacity {a}; \
+                         correct or remove it (hotpath checks it and never changes the channel)"
+                    ),
+                ));
             }
         }
         call.ctor = Some(c);
