@@ -77,7 +77,7 @@ impl Stream for Scripted {
         let r = self.rng.next();
         let p = if self.done {
             Poll::Ready(None)
-        } else if r % 4 == 0 {
+        } else if r.is_multiple_of(4) {
             cx.waker().wake_by_ref();
             Poll::Pending
         } else if self.left == 0 {
@@ -106,7 +106,7 @@ impl Sink<u64> for Scripted {
     type Error = u64;
 
     fn poll_ready(mut self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Result<(), u64>> {
-        let p = if self.rng.next() % 3 == 0 {
+        let p = if self.rng.next().is_multiple_of(3) {
             Poll::Pending
         } else {
             Poll::Ready(Ok(()))
@@ -116,7 +116,7 @@ impl Sink<u64> for Scripted {
     }
 
     fn start_send(self: Pin<&mut Self>, v: u64) -> Result<(), u64> {
-        let r = if v % 7 == 0 { Err(v) } else { Ok(()) };
+        let r = if v.is_multiple_of(7) { Err(v) } else { Ok(()) };
         self.note(format_args!("start_send {v} {r:?}"));
         r
     }
