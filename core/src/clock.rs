@@ -124,6 +124,7 @@ pub fn init() {
 }
 
 /// Whether [`now`] reads the TSC.
+#[inline(always)]
 pub(crate) fn is_tsc() -> bool {
     state::clock_kind() == TSC
 }

@@ -203,6 +203,7 @@ impl CallSite {
     }
 
     /// What the site instruments.
+    #[inline]
     pub fn kind(&self) -> SiteKind {
         self.kind
     }

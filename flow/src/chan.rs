@@ -5,7 +5,7 @@
 //! (single writer); only the depth counters of backends without `len()` live in the
 //! instance, shared by its endpoints.
 
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::sync::Arc;
 
 use hotpath_core::op::{now, Here, Sampler, Wait};
@@ -42,20 +42,78 @@ pub(crate) enum Depth {
     /// From the backend's `len()`, read after each successful send.
     Len,
     /// From the instance's counters: sends (counted before the push, by any sender) minus
-    /// receives (counted by the one receiver).
+    /// receives (counted by the one receiver). The first thread to send owns a counter of
+    /// its own, written with a plain load and store; other threads add to a shared one.
     Counters,
     /// Not tracked (watch: one value, always there).
     One,
 }
 
-/// A counter on its own cache lines, so that senders and the receiver do not share one.
+/// The senders' counters, on cache lines of their own so that senders and the receiver
+/// do not share one. Sends = `owned + shared` (wrapping: a send counted by its owner and
+/// taken back on another thread is taken from `shared`).
+#[repr(align(128))]
+#[derive(Debug, Default)]
+struct Senders {
+    /// The thread that owns `owned` ([`Here::id`]; 0 until the first counted send).
+    owner: AtomicUsize,
+    /// Sends counted by the owner thread: its single writer, no read-modify-write.
+    owned: AtomicU64,
+    /// Sends counted by any other thread.
+    shared: AtomicU64,
+    /// Senders' copy of the receive counter, refreshed only when the depth it gives
+    /// could be a new maximum.
+    seen: AtomicU64,
+}
+
+impl Senders {
+    /// Sends counted so far.
+    #[inline(always)]
+    fn total(&self) -> u64 {
+        self.owned
+            .load(Relaxed)
+            .wrapping_add(self.shared.load(Relaxed))
+    }
+
+    /// Counts one send made on thread `here`; says whether the owner's counter took it.
+    #[inline(always)]
+    fn add(&self, here: Option<Here>) -> bool {
+        if let Some(h) = here {
+            let me = h.id();
+            let owner = self.owner.load(Relaxed);
+            if owner == me
+                || (owner == 0 && self.owner.compare_exchange(0, me, Relaxed, Relaxed).is_ok())
+            {
+                self.owned
+                    .store(self.owned.load(Relaxed).wrapping_add(1), Relaxed);
+                return true;
+            }
+        }
+        self.shared.fetch_add(1, Relaxed);
+        false
+    }
+
+    /// Takes back one send counted by [`Senders::add`] (`owned`: by the owner's
+    /// counter), on whichever thread runs now.
+    fn sub(&self, owned: bool) {
+        if owned {
+            if let Some(h) = Here::get() {
+                if self.owner.load(Relaxed) == h.id() {
+                    self.owned
+                        .store(self.owned.load(Relaxed).wrapping_sub(1), Relaxed);
+                    return;
+                }
+            }
+        }
+        self.shared.fetch_sub(1, Relaxed);
+    }
+}
+
+/// The receive counter, on its own cache lines.
 #[repr(align(128))]
 #[derive(Debug, Default)]
 struct Line {
     v: AtomicU64,
-    /// Senders' copy of the receive counter, refreshed only when the depth it gives
-    /// could be a new maximum.
-    seen: AtomicU64,
 }
 
 /// The state both ends of one channel instance share.
@@ -65,7 +123,7 @@ pub(crate) struct Inst {
     depth: Depth,
     /// Depth samples are clamped to this (`u64::MAX`: not clamped).
     clamp: u64,
-    sent: Line,
+    sent: Senders,
     recv: Line,
     /// Live receiver endpoints (the last one to drop counts the unread messages).
     receivers: AtomicU64,
@@ -137,7 +195,7 @@ impl Inst {
             entry,
             depth: shape.depth,
             clamp,
-            sent: Line::default(),
+            sent: Senders::default(),
             recv: Line::default(),
             receivers: AtomicU64::new(1),
         })
@@ -152,10 +210,8 @@ impl Inst {
             Some(h) if h.timed(Sampler::Channels) => stamp(),
             _ => 0,
         };
-        if self.depth == Depth::Counters {
-            self.sent.v.fetch_add(1, Relaxed);
-        }
-        SendOp { here, t }
+        let owned = self.depth == Depth::Counters && self.sent.add(here);
+        SendOp { here, t, owned }
     }
 
     /// `v` stamped for the send `op`.
@@ -178,7 +234,7 @@ impl Inst {
         }
         let depth = match self.depth {
             Depth::Counters => {
-                let s = self.sent.v.load(Relaxed);
+                let s = self.sent.total();
                 // A stale copy of the receive count only overestimates the depth: when
                 // even that is not a new maximum, the receiver's line is not read.
                 if s.saturating_sub(self.sent.seen.load(Relaxed)) <= max {
@@ -200,7 +256,7 @@ impl Inst {
     #[inline(never)]
     pub(crate) fn send_failed(&self, op: &SendOp) {
         if self.depth == Depth::Counters {
-            self.sent.v.fetch_sub(1, Relaxed);
+            self.sent.sub(op.owned);
         }
         if let Some(slot) = op.here.and_then(|h| h.slot(self.entry.site)) {
             slot.c.ch_send_errors.add(1);
@@ -210,17 +266,17 @@ impl Inst {
     /// A non-blocking send found no room (`Full`): not a send, not an error; only taken
     /// out of the depth counters.
     #[inline]
-    pub(crate) fn not_sent(&self, _op: &SendOp) {
+    pub(crate) fn not_sent(&self, op: &SendOp) {
         if self.depth == Depth::Counters {
-            self.sent.v.fetch_sub(1, Relaxed);
+            self.sent.sub(op.owned);
         }
     }
 
-    /// Takes a send out of the depth counters if it is dropped before it completes (a
-    /// cancelled `send().await`); [`Undo::done`] disarms it.
+    /// Takes the send `op` out of the depth counters if it is dropped before it
+    /// completes (a cancelled `send().await`); [`Undo::done`] disarms it.
     #[inline]
-    pub(crate) fn undo_on_drop(&self) -> Undo<'_> {
-        Undo(Some(self))
+    pub(crate) fn undo_on_drop(&self, op: &SendOp) -> Undo<'_> {
+        Undo(Some((self, op.owned)))
     }
 
     /// A receiver observed a change (watch): one received, not timed.
@@ -280,11 +336,7 @@ impl Inst {
             return;
         }
         let left = match self.depth {
-            Depth::Counters => self
-                .sent
-                .v
-                .load(Relaxed)
-                .saturating_sub(self.recv.v.load(Relaxed)),
+            Depth::Counters => self.sent.total().saturating_sub(self.recv.v.load(Relaxed)),
             Depth::Len => len() as u64,
             Depth::One => 0,
         };
@@ -313,17 +365,18 @@ impl Inst {
 
     /// The instance's send counter (watch: the version of the value).
     pub(crate) fn sends(&self) -> u64 {
-        self.sent.v.load(Relaxed)
+        self.sent.shared.load(Relaxed)
     }
 
     /// Adds one to the send counter (watch: under the value's write lock).
     pub(crate) fn bump(&self) -> u64 {
-        self.sent.v.fetch_add(1, Relaxed) + 1
+        self.sent.shared.fetch_add(1, Relaxed) + 1
     }
 }
 
-/// Undoes the count of a send that never completed (see [`Inst::undo_on_drop`]).
-pub(crate) struct Undo<'a>(Option<&'a Inst>);
+/// Undoes the count of a send that never completed (see [`Inst::undo_on_drop`]): the
+/// instance, and whether the owner's counter took the send.
+pub(crate) struct Undo<'a>(Option<(&'a Inst, bool)>);
 
 impl Undo<'_> {
     /// The send completed (or already counted its failure): nothing to undo.
@@ -335,9 +388,9 @@ impl Undo<'_> {
 
 impl Drop for Undo<'_> {
     fn drop(&mut self) {
-        if let Some(inst) = self.0 {
+        if let Some((inst, owned)) = self.0 {
             if inst.depth == Depth::Counters {
-                inst.sent.v.fetch_sub(1, Relaxed);
+                inst.sent.sub(owned);
             }
         }
     }
@@ -355,6 +408,8 @@ fn stamp() -> u64 {
 pub(crate) struct SendOp {
     here: Option<Here>,
     pub(crate) t: u64,
+    /// The owner's counter took this send (see `Senders`).
+    owned: bool,
 }
 
 impl SendOp {
@@ -363,6 +418,7 @@ impl SendOp {
         SendOp {
             here: Here::get(),
             t: 0,
+            owned: false,
         }
     }
 

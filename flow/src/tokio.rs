@@ -140,7 +140,7 @@ pub mod mpsc {
         pub async fn send(&self, value: T) -> Result<(), SendError<T>> {
             let inst = &*self.inst;
             let mut op = inst.begin_send();
-            let undo = inst.undo_on_drop();
+            let undo = inst.undo_on_drop(&op);
             let fut = self.inner.send(Inst::stamped(&op, value));
             let r = send_waiting(fut, inst, &mut op, || self.inner.capacity() == 0).await;
             undo.done();
@@ -184,7 +184,7 @@ pub mod mpsc {
         ) -> Result<(), SendTimeoutError<T>> {
             let inst = &*self.inst;
             let mut op = inst.begin_send();
-            let undo = inst.undo_on_drop();
+            let undo = inst.undo_on_drop(&op);
             let fut = self.inner.send_timeout(Inst::stamped(&op, value), timeout);
             let r = send_waiting(fut, inst, &mut op, || self.inner.capacity() == 0).await;
             undo.done();

@@ -120,6 +120,19 @@ fn channels_count_exactly() {
         ("crossbeam", 1000, 1000)
     );
 
+    // C6s: four producers one after another, all unread.
+    let c6s = channel(&r, "c6s");
+    assert_eq!(
+        (
+            c6s.sent,
+            c6s.received,
+            c6s.unread,
+            c6s.max_depth,
+            c6s.send_errors
+        ),
+        (1000, 0, 1000, 1000, 1)
+    );
+
     // C7: oneshots: 100 sent and received, one sender dropped unsent, one receiver gone.
     let c7 = channel(&r, "c7");
     assert_eq!((c7.kind.as_str(), c7.instances), ("oneshot", 102));

@@ -123,6 +123,25 @@ fn four_producers() {
     }
 }
 
+/// C6s: four producer threads × 250 on a std channel, one after another, nothing
+/// received until the receiver drops: the first sending thread counts its sends on its
+/// own counter, the others on the shared one; depth and unread see all 1000.
+fn four_producers_then_unread() {
+    let (tx, rx) = hotpath::channel!(std::sync::mpsc::channel::<u64>(), label = "c6s");
+    for p in 0..4 {
+        let tx = tx.clone();
+        std::thread::spawn(move || {
+            for i in 0..250 {
+                tx.send(p * 1000 + i).unwrap();
+            }
+        })
+        .join()
+        .unwrap();
+    }
+    drop(rx);
+    assert!(tx.send(0).is_err());
+}
+
 /// C7: 100 oneshots sent and received, one sender dropped unsent, one receiver dropped
 /// before the send.
 fn oneshots() {
@@ -211,6 +230,7 @@ fn main() {
     unread_at_close();
     five_channels_from_one_site();
     four_producers();
+    four_producers_then_unread();
     oneshots();
     latency_against_an_independent_clock();
     broadcast_lags();
