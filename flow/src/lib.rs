@@ -39,9 +39,10 @@
 //!
 //! ## Cost
 //!
-//! Channels: one clock read at the send and one at the receive of a timed message, a
-//! relaxed read-modify-write on the instance's send counter for backends without `len()`,
-//! and single-writer stores into the thread's slot. Streams: two clock reads per timed
+//! Channels: one clock read at the send and one at the receive of a timed message,
+//! single-writer stores into the thread's slot, and for backends without `len()` a count
+//! on the instance's send counter: a plain load and store on the first thread that sent
+//! (the usual single producer), a relaxed read-modify-write on the others. Streams: two clock reads per timed
 //! poll. Nothing allocates per message, item or poll; no thread, no event queue.
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]

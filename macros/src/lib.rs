@@ -180,9 +180,10 @@ pub fn future_fn(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// `Sync` exactly as the raw endpoints.
 ///
 /// Cost: nothing without the feature. With it, per message: one clock read at the send
-/// and one at the receive (when timed), for std, tokio mpsc and futures-channel a relaxed
-/// atomic add on the instance's send counter, and single-writer stores into the thread's
-/// slot. Per channel: one small allocation shared by its endpoints.
+/// and one at the receive (when timed), single-writer stores into the thread's slot, and
+/// for std, tokio mpsc and futures-channel a count on the instance's send counter (a
+/// plain store on the first thread that sent, a relaxed atomic add on others). Per
+/// channel: one small allocation shared by its endpoints.
 #[proc_macro]
 pub fn channel(input: TokenStream) -> TokenStream {
     match attr::flow_call(input, attr::FlowMacro::Channel) {
@@ -226,8 +227,9 @@ pub fn stream(input: TokenStream) -> TokenStream {
 ///
 /// Reported in the futures section: calls, polls, completed, cancelled (dropped after a
 /// poll), never polled, lifetime (first poll to `Ready` or drop) and busy time per call.
-/// Each poll is a measured scope. Arguments: `label = "name"`, `log = true` (accepted,
-/// ignored). Cost with the feature: that of an async `#[measure]` call, at
+/// Each poll is a measured scope. The argument may be any `IntoFuture` (as for
+/// `.await`); the wrapper is `FusedFuture` when the future is. Arguments:
+/// `label = "name"`, `log = true` (accepted, ignored). Cost with the feature: that of an async `#[measure]` call, at
 /// `HOTPATH_FUTURES_TIME_SAMPLING_RATE`.
 #[proc_macro]
 pub fn future(input: TokenStream) -> TokenStream {
