@@ -110,6 +110,24 @@ fn bench(c: &mut Criterion) {
     with_rate(0.0, || {
         g.bench_function("measure_count_only", |b| b.iter(|| measured(black_box(3))));
     });
+    // The calling-context tree (HOTPATH_STACKS=1): a node lookup at entry, four adds at
+    // exit. Then the trace ring (HOTPATH_TRACE): a 24-byte record at exit.
+    let stacks = hotpath::HotpathGuardBuilder::new("bench")
+        .format(hotpath::Format::None)
+        .stacks(true)
+        .build();
+    g.bench_function("measure_stacks", |b| b.iter(|| measured(black_box(3))));
+    g.bench_function("nested_3_calls_stacks", |b| b.iter(|| parent(black_box(3))));
+    drop(stacks);
+    let trace_file =
+        std::env::temp_dir().join(format!("hotpath-bench-{}.json", std::process::id()));
+    let trace = hotpath::HotpathGuardBuilder::new("bench")
+        .format(hotpath::Format::None)
+        .trace(&trace_file)
+        .build();
+    g.bench_function("measure_trace", |b| b.iter(|| measured(black_box(3))));
+    drop(trace);
+    let _ = std::fs::remove_file(&trace_file);
     if cfg!(feature = "hotpath-cpu") {
         // Exact CPU mode reads the thread CPU clock and the context switches at entry
         // and exit of every call.

@@ -1,10 +1,11 @@
 //! A long-running program to watch while it runs: the metrics server, `/metrics` for
-//! Prometheus, and `hotpath console`.
+//! Prometheus, `hotpath console`, and the MCP server for AI agents.
 //!
 //! ```text
-//! HOTPATH_METRICS_PORT=6770 cargo run --release --example live_server --all-features
+//! HOTPATH_METRICS_PORT=6770 HOTPATH_MCP_PORT=6771 cargo run --release --example live_server --all-features
 //! curl -s localhost:6770/report | head -c 300           # in another terminal
 //! cargo run --release -p hotpath-cli -- console --port 6770
+//! claude mcp add --transport http hotpath http://127.0.0.1:6771/mcp   # docs/mcp.md
 //! ```
 //!
 //! Two worker threads take jobs from a queue. Each job parses a generated record,

@@ -415,6 +415,90 @@ impl HotpathGuardBuilder {
         self
     }
 
+    /// Keeps the calling-context tree: calls and wall time (and CPU with `hotpath-cpu`)
+    /// per path of measured functions, the report's `stacks` section, for flame graphs
+    /// (`hotpath export`). Times every call (a time sampling rate is ignored).
+    /// `HOTPATH_STACKS` overrides it.
+    #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
+    pub fn stacks(mut self, on: bool) -> Self {
+        #[cfg(feature = "hotpath")]
+        {
+            self.cfg.stacks = on;
+        }
+        #[cfg(not(feature = "hotpath"))]
+        let _ = on;
+        self
+    }
+
+    /// Writes a Chrome/Perfetto trace of each thread's latest calls to this file when
+    /// the session ends. `HOTPATH_TRACE` overrides it.
+    #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
+    pub fn trace(mut self, path: impl AsRef<Path>) -> Self {
+        #[cfg(feature = "hotpath")]
+        {
+            self.cfg.trace_path = Some(path.as_ref().to_path_buf());
+        }
+        #[cfg(not(feature = "hotpath"))]
+        let _ = path;
+        self
+    }
+
+    /// Calls per thread the trace keeps, the latest ones (default 65,536; at least 16);
+    /// `HOTPATH_TRACE_CAPACITY` overrides it.
+    #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
+    pub fn trace_capacity(mut self, calls: u32) -> Self {
+        #[cfg(feature = "hotpath")]
+        {
+            self.cfg.trace_capacity = calls.clamp(16, 1 << 24);
+        }
+        #[cfg(not(feature = "hotpath"))]
+        let _ = calls;
+        self
+    }
+
+    /// Starts the MCP server on `port` (0: any free port, printed on stderr) while the
+    /// session runs: tools over the report so far for AI agents and other MCP clients, at
+    /// `http://127.0.0.1:PORT/mcp` (streamable HTTP). Needs the feature `hotpath-mcp`;
+    /// without it the session warns once and runs without the server.
+    /// `HOTPATH_MCP_PORT` overrides it; off unless one of them asks for it.
+    #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
+    pub fn mcp_port(mut self, port: u16) -> Self {
+        #[cfg(feature = "hotpath")]
+        {
+            self.cfg.mcp_port = Some(port);
+        }
+        #[cfg(not(feature = "hotpath"))]
+        let _ = port;
+        self
+    }
+
+    /// Address the MCP server binds to (default `127.0.0.1`; `0.0.0.0` for every
+    /// interface, then with [`Self::mcp_auth_token`]). `HOTPATH_MCP_HOST` overrides it.
+    #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
+    pub fn mcp_host(mut self, host: &str) -> Self {
+        #[cfg(feature = "hotpath")]
+        {
+            self.cfg.mcp_host = host.to_string();
+        }
+        #[cfg(not(feature = "hotpath"))]
+        let _ = host;
+        self
+    }
+
+    /// Requires `Authorization: Bearer <token>` on every MCP request (401 without); the
+    /// token is visible ASCII without spaces, or the server is not started.
+    /// `HOTPATH_MCP_AUTH_TOKEN` overrides it.
+    #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
+    pub fn mcp_auth_token(mut self, token: &str) -> Self {
+        #[cfg(feature = "hotpath")]
+        {
+            self.cfg.mcp_token = Some(token.to_string());
+        }
+        #[cfg(not(feature = "hotpath"))]
+        let _ = token;
+        self
+    }
+
     /// Starts the session. If one is already running, prints a warning and returns an
     /// inert guard: the first session is not disturbed.
     pub fn build(self) -> HotpathGuard {

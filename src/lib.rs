@@ -38,6 +38,8 @@
 //! | `hotpath` | the runtime: per-function wall time, self time, percentiles, the report |
 //! | `hotpath-alloc` | allocations per function (count, bytes, freed, retained; inclusive and self) through a tracking global allocator |
 //! | `hotpath-cpu` | CPU time vs waiting per function, sampled per thread (default) or read exactly at every call |
+//! | `hotpath-prometheus` | `/metrics` in the Prometheus text format on the metrics server |
+//! | `hotpath-mcp` | an MCP server (`HOTPATH_MCP_PORT`) whose tools answer from the live report, for AI agents; see `docs/mcp.md` |
 //! | `report` | the report model and renderers alone (for tools reading saved JSON) |
 //! | `tokio` | `io!` on tokio's async I/O traits; `mutex!`/`rw_lock!` on `tokio::sync` locks; `channel!` on tokio's `mpsc`, `oneshot`, `broadcast`, `watch` |
 //! | `parking_lot` | `mutex!`/`rw_lock!` on `parking_lot` locks, `hotpath::wrap::parking_lot` |
@@ -57,6 +59,11 @@
 //! report are included. Channels (`channel!`), streams (`stream!`) and futures
 //! (`future!`, `#[future_fn]`) have sections of their own; see [`wrap`] for their types.
 //!
+//! With `HOTPATH_STACKS=1` (or [`HotpathGuardBuilder::stacks`]) the same per path of
+//! measured functions: the calling-context tree, which `hotpath export` (the CLI) turns
+//! into flame graphs, pprof and Chrome traces; with `HOTPATH_TRACE=trace.json` the latest
+//! calls of each thread, as a Chrome/Perfetto trace.
+//!
 //! ## Performance
 //!
 //! Two TSC reads and single-writer stores into a per-thread slot per call: no lock,
@@ -69,6 +76,9 @@
 //!   includes what it awaited. Prefer `#[measure]` on an `async fn`.
 //! * Calls made while a thread's thread-locals are being destroyed are counted as lost.
 //! * At most 16,383 call sites and 512 levels of nesting per thread are tracked.
+//! * With stacks on, each thread keeps at most `HOTPATH_STACKS_NODES` paths (8,192 by
+//!   default); later ones are folded into `[truncated]`. An async fn first polled on a
+//!   thread that has exited since is recorded on the path of the poll that completes it.
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
 
@@ -83,6 +93,8 @@ mod config;
 #[cfg(feature = "hotpath-cpu")]
 mod cpu;
 mod debug;
+#[cfg(feature = "hotpath")]
+mod export;
 mod guard;
 #[cfg(feature = "hotpath")]
 mod live;

@@ -6,6 +6,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::Instant;
 
+use hotpath_core::state::Sampler;
 use hotpath_core::{CallSite, Scope, SiteKind};
 
 use crate::config::{warn, Config};
@@ -19,6 +20,8 @@ static ACTIVE: AtomicBool = AtomicBool::new(false);
 struct Shared {
     cfg: Config,
     start: Instant,
+    /// Clock reading at the start: the trace's time zero.
+    origin: u64,
     overhead: Overhead,
     reported: AtomicBool,
     notes: Vec<String>,
@@ -35,7 +38,8 @@ type StopFlag = Arc<(Mutex<bool>, Condvar)>;
 pub(crate) struct Session {
     shared: Arc<Shared>,
     timer: Option<(StopFlag, JoinHandle<()>)>,
-    server: Option<crate::live::MetricsServer>,
+    server: Option<crate::live::Server>,
+    mcp: Option<crate::live::Server>,
 }
 
 impl Session {
@@ -49,11 +53,27 @@ impl Session {
         }
         cfg.apply_env();
         hotpath_core::clock::init();
+        let mut notes = Vec::new();
+        let calls = cfg.rate(Sampler::Calls);
+        if cfg.stacks && calls < 1.0 {
+            notes.push(format!(
+                "stacks need every call timed: time sampling rate {calls} ignored"
+            ));
+            // The functions' rate only: the locks keep theirs, also when it followed it.
+            for kind in [Sampler::Mutexes, Sampler::RwLocks] {
+                let rate = cfg.rate(kind);
+                cfg.set_rate(kind, rate);
+            }
+            cfg.set_rate(Sampler::Calls, 1.0);
+        }
+        // Before the calibration, so that the cost per call it measures includes them.
+        hotpath_core::stacks::configure(cfg.stacks, cfg.stacks_nodes);
+        hotpath_core::trace::configure(cfg.trace_path.is_some(), cfg.trace_capacity);
         let overhead = Overhead::measure();
         hotpath_core::begin_epoch();
         #[cfg(feature = "hotpath-alloc")]
         hotpath_alloc::begin_session();
-        for kind in hotpath_core::state::Sampler::ALL {
+        for kind in Sampler::ALL {
             kind.set_rate(cfg.rate(kind));
         }
         #[cfg(feature = "hotpath-cpu")]
@@ -66,9 +86,10 @@ impl Session {
         let shared = Arc::new(Shared {
             threads,
             start: Instant::now(),
+            origin: hotpath_core::clock::now(),
             overhead,
             reported: AtomicBool::new(false),
-            notes: Vec::new(),
+            notes,
             #[cfg(feature = "hotpath-cpu")]
             cpu,
             cfg,
@@ -102,7 +123,7 @@ impl Session {
             (stop, handle)
         });
         let server = shared.cfg.metrics_port.and_then(|port| {
-            crate::live::MetricsServer::start(
+            crate::live::start_metrics(
                 crate::live::Options {
                     host: shared.cfg.metrics_host.clone(),
                     port,
@@ -111,12 +132,52 @@ impl Session {
                 shared.clone(),
             )
         });
+        let mcp = shared
+            .cfg
+            .mcp_port
+            .and_then(|port| start_mcp(port, &shared));
         Some(Session {
             shared,
             timer,
             server,
+            mcp,
         })
     }
+}
+
+/// The MCP server on `port`, when the build has it and its token is usable.
+#[cfg(feature = "hotpath-mcp")]
+fn start_mcp(port: u16, shared: &Arc<Shared>) -> Option<crate::live::Server> {
+    let token = shared.cfg.mcp_token.clone();
+    if token
+        .as_deref()
+        .is_some_and(|t| !crate::config::valid_token(t))
+    {
+        warn(
+            "the MCP server's auth token is not valid (accepted: a non-empty token of \
+             visible ASCII characters, no spaces); the MCP server is not started, so that \
+             it is never open without it",
+        );
+        return None;
+    }
+    crate::live::mcp::start(
+        crate::live::Options {
+            host: shared.cfg.mcp_host.clone(),
+            port,
+            token,
+        },
+        shared.clone(),
+    )
+}
+
+/// Without the feature: one warning, and the program runs on.
+#[cfg(not(feature = "hotpath-mcp"))]
+fn start_mcp(_port: u16, _shared: &Arc<Shared>) -> Option<crate::live::Server> {
+    warn(
+        "the MCP server (HOTPATH_MCP_PORT, mcp_port) needs the feature hotpath-mcp of \
+         hotpath; running without it",
+    );
+    None
 }
 
 impl crate::live::Source for Shared {
@@ -134,6 +195,7 @@ impl crate::live::Source for Shared {
             (cfg!(feature = "hotpath-alloc"), "hotpath-alloc"),
             (cfg!(feature = "hotpath-cpu"), "hotpath-cpu"),
             (cfg!(feature = "hotpath-prometheus"), "hotpath-prometheus"),
+            (cfg!(feature = "hotpath-mcp"), "hotpath-mcp"),
             (cfg!(feature = "tokio"), "tokio"),
             (cfg!(feature = "futures-io"), "futures-io"),
             (cfg!(feature = "parking_lot"), "parking_lot"),
@@ -176,6 +238,7 @@ impl crate::live::Source for Shared {
                     on
                 }
                 Section::Threads => self.threads.is_some(),
+                Section::Stacks => self.cfg.stacks,
                 _ => true,
             })
             .collect()
@@ -185,7 +248,7 @@ impl crate::live::Source for Shared {
 impl Drop for Session {
     fn drop(&mut self) {
         // No request is answered from a session that is ending.
-        if let Some(mut server) = self.server.take() {
+        for mut server in [self.server.take(), self.mcp.take()].into_iter().flatten() {
             server.stop();
         }
         if let Some((stop, handle)) = self.timer.take() {
@@ -199,20 +262,27 @@ impl Drop for Session {
         if let Some(cpu) = &self.shared.cpu {
             cpu.stop();
         }
+        let cfg = &self.shared.cfg;
+        hotpath_core::stacks::configure(false, cfg.stacks_nodes);
+        hotpath_core::trace::configure(false, cfg.trace_capacity);
         ACTIVE.store(false, Ordering::Release);
     }
 }
 
 /// What one measured call costs, measured on this machine at start-up.
 #[derive(Clone, Copy, Debug)]
-struct Overhead {
+pub(crate) struct Overhead {
     /// A timed call, ns.
-    timed_ns: f64,
+    pub timed_ns: f64,
     /// A counted-only call (sampling), ns.
-    counted_ns: f64,
+    pub counted_ns: f64,
+    /// A timed `io!` operation, ns (the wrapper around an operation that does nothing).
+    pub io_timed_ns: f64,
+    /// A counted-only `io!` operation, ns.
+    pub io_counted_ns: f64,
     /// Two back-to-back clock reads, ticks (median): the shortest span a measured call
     /// can show.
-    floor_ticks: u64,
+    pub floor_ticks: u64,
 }
 
 static CALIBRATION: CallSite = CallSite::new(
@@ -223,27 +293,64 @@ static CALIBRATION: CallSite = CallSite::new(
     SiteKind::Internal,
 );
 
+static IO_CALIBRATION: CallSite = CallSite::new(
+    || "hotpath::calibration::io",
+    None,
+    file!(),
+    line!(),
+    SiteKind::Internal,
+);
+
 impl Overhead {
-    /// Median of 9 batches of 1,000 empty scopes, for each mode: about 0.3 ms.
+    /// Median of 9 batches of 2,000 empty scopes, and of 2,000 `io!` operations that do
+    /// nothing, for each mode (timed, counted only): about 2 ms.
+    ///
+    /// Timed on the thread's CPU clock, not the wall clock: what the profiler adds to a
+    /// program is CPU work, and on a loaded machine a wall-clock batch also counts the
+    /// time the thread waited for a core (the estimate came out up to 1.3x too high).
     fn measure() -> Overhead {
-        let per_call = |rate: f64| {
-            hotpath_core::set_sampling_rate(rate);
+        const CALLS: u32 = 2000;
+        use hotpath_core::state::Sampler;
+        let median = |one: &dyn Fn()| {
             let mut batches: Vec<f64> = (0..9)
                 .map(|_| {
-                    let t = Instant::now();
-                    for _ in 0..1000 {
-                        let s = Scope::enter(&CALIBRATION);
-                        std::hint::black_box(&s);
-                        drop(s);
+                    let t = thread_cpu_ns();
+                    for _ in 0..CALLS {
+                        one();
                     }
-                    t.elapsed().as_nanos() as f64 / 1000.0
+                    thread_cpu_ns().saturating_sub(t) as f64 / f64::from(CALLS)
                 })
                 .collect();
             batches.sort_by(f64::total_cmp);
             batches[batches.len() / 2]
         };
-        let counted_ns = per_call(0.0);
-        let timed_ns = per_call(1.0);
+        let call = || {
+            let s = Scope::enter(&CALIBRATION);
+            std::hint::black_box(&s);
+            drop(s);
+        };
+        let io = || {
+            let r = hotpath_io::op::sync_op(
+                &IO_CALIBRATION,
+                hotpath_io::op::Dir::Write,
+                |n: &usize| *n as u64,
+                || Ok(std::hint::black_box(64usize)),
+            );
+            let _ = std::hint::black_box(r);
+        };
+        let cost = |sampler: Sampler, one: &dyn Fn()| {
+            sampler.set_rate(0.0);
+            let counted = median(one);
+            sampler.set_rate(1.0);
+            (median(one), counted)
+        };
+        let (timed_ns, counted_ns) = cost(Sampler::Calls, &call);
+        // Inside a calibration scope (timed: the calls' rate is 1 now), so that the
+        // operations' bytes are charged to it and not to a measured function that started
+        // the session.
+        let scope = Scope::enter(&CALIBRATION);
+        let (io_timed_ns, io_counted_ns) = cost(Sampler::Io, &io);
+        drop(scope);
         let mut pairs: Vec<u64> = (0..1001)
             .map(|_| {
                 let a = hotpath_core::clock::now();
@@ -255,9 +362,30 @@ impl Overhead {
         Overhead {
             timed_ns,
             counted_ns,
+            io_timed_ns,
+            io_counted_ns,
             floor_ticks: pairs[pairs.len() / 2],
         }
     }
+}
+
+/// CPU time of the calling thread, ns (`CLOCK_THREAD_CPUTIME_ID`); the monotonic clock
+/// where that clock cannot be read.
+#[allow(unsafe_code)]
+fn thread_cpu_ns() -> u64 {
+    #[cfg(unix)]
+    {
+        let mut ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: `ts` is a valid, writable timespec; the call writes only into it.
+        if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) } == 0 {
+            return ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64;
+        }
+    }
+    static START: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+    START.get_or_init(Instant::now).elapsed().as_nanos() as u64
 }
 
 /// The report of the session so far.
@@ -266,8 +394,7 @@ fn build(shared: &Shared) -> Report {
         cfg: &shared.cfg,
         // The run ends now; taking the snapshot may wait for the tick calibration.
         elapsed_ns: shared.start.elapsed().as_nanos() as u64,
-        overhead: (shared.overhead.timed_ns, shared.overhead.counted_ns),
-        floor_ticks: shared.overhead.floor_ticks,
+        overhead: &shared.overhead,
         notes: &shared.notes,
         #[cfg(feature = "hotpath-cpu")]
         cpu: shared.cpu.as_ref(),
@@ -281,10 +408,23 @@ fn emit(shared: &Shared) {
         return;
     }
     let cfg = &shared.cfg;
+    let report = (cfg.format != Format::None || !cfg.exports.is_empty()).then(|| build(shared));
+    // After the report: its ticks convert with the report's ratio.
+    if let Some(path) = &cfg.trace_path {
+        if let Err(e) = crate::export::write_trace(path, cfg.caller, shared.origin) {
+            warn(&format!(
+                "could not write the trace to {}: {e}",
+                path.display()
+            ));
+        }
+    }
+    let Some(report) = report else {
+        return;
+    };
+    crate::export::write_all(&cfg.exports, &report);
     if cfg.format == Format::None {
         return;
     }
-    let report = build(shared);
     let text = match cfg.format {
         Format::Table => crate::report::render_table_with(&report, &cfg.limits()),
         Format::Json => report.to_json() + "\n",

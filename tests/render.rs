@@ -159,6 +159,7 @@ fn fixed() -> Report {
         futures: None,
         threads: None,
         process_memory: None,
+        stacks: None,
         functions: vec![
             func(
                 "app::main",

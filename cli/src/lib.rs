@@ -1,21 +1,29 @@
 //! The `hotpath` command: `hotpath init` sets a package up for profiling, `hotpath
 //! console` watches a running program through its metrics server, `hotpath report`
 //! renders a saved JSON report, `hotpath diff` compares two of them, or two directories
-//! of runs.
+//! of runs, `hotpath export` turns a report's calling-context tree into flame graphs,
+//! pprof and Chrome traces.
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
 pub mod client;
 pub mod console;
 pub mod diff;
+pub mod export;
 pub mod init;
 
 use hotpath::report::Report;
 
-/// Reads a saved JSON report, with the file name in the error.
+/// Reads a saved JSON report (`-`: standard input), with the file name in the error.
 pub fn read_report(path: &std::path::Path) -> Result<Report, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let text = if path.as_os_str() == "-" {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)
+            .map_err(|e| format!("cannot read the standard input: {e}"))?;
+        s
+    } else {
+        std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?
+    };
     Report::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))
 }
 

@@ -10,7 +10,7 @@ use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 #[command(
     name = "hotpath",
     version,
-    about = "Set a Rust package up for hotpath, watch a profiled program live, render and compare hotpath JSON reports",
+    about = "Set a Rust package up for hotpath, watch a profiled program live, render, compare and export hotpath JSON reports",
     after_help = EXAMPLES
 )]
 struct Cli {
@@ -24,6 +24,7 @@ Examples:
   cargo run --release --features hotpath       then run it: the report prints when main returns
   hotpath console --port 6770                  watch a program run with HOTPATH_METRICS_PORT=6770
   hotpath report report.json                   the tables of a saved HOTPATH_OUTPUT_FORMAT=json report
+  hotpath export report.json --format svg -o flame.svg   a flame graph of a HOTPATH_STACKS=1 report
   hotpath diff base/ head/ --fail-on-regression
   hotpath completions bash > ~/.local/share/bash-completion/completions/hotpath
 
@@ -51,6 +52,18 @@ Examples:
   hotpath diff base/ head/ --format markdown --fail-on-regression > diff.md
 
 Exit status: 0, or 1 with --fail-on-regression when something regressed; 2 on an error.";
+
+const EXPORT_EXAMPLES: &str = "\
+Examples:
+  HOTPATH_STACKS=1 HOTPATH_OUTPUT_FORMAT=json HOTPATH_OUTPUT_PATH=report.json cargo run --features hotpath
+  hotpath export report.json --format svg -o flame.svg          flame graph of wall time per path
+  hotpath export report.json --format svg --weight cpu -o cpu.svg   (with hotpath-cpu)
+  hotpath export report.json --format pprof -o profile.pb.gz && go tool pprof -top profile.pb.gz
+  hotpath export report.json --format folded | inferno-flamegraph > flame.svg
+  hotpath export report.json --format chrome -o tree.json       open in ui.perfetto.dev
+
+The report needs the stacks section (HOTPATH_STACKS=1). For a trace of individual calls,
+run the program with HOTPATH_TRACE=trace.json instead.";
 
 const COMPLETIONS_EXAMPLES: &str = "\
 Examples:
@@ -120,12 +133,50 @@ enum Command {
         #[arg(long)]
         fail_on_regression: bool,
     },
+    /// Export a report's calling-context tree: folded stacks, flame-graph SVG, pprof, Chrome trace.
+    #[command(after_help = EXPORT_EXAMPLES)]
+    Export {
+        /// The report (HOTPATH_STACKS=1 HOTPATH_OUTPUT_FORMAT=json), or - for standard input.
+        file: PathBuf,
+        /// Output format.
+        #[arg(long, value_enum)]
+        format: ExportFormat,
+        /// What a path weighs: its own wall time (ns), CPU time (ns, with hotpath-cpu) or calls.
+        #[arg(long, value_enum, default_value_t = ExportWeight::Wall)]
+        weight: ExportWeight,
+        /// Output file; standard output when absent.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
     /// Print a shell completion script for hotpath.
     #[command(after_help = COMPLETIONS_EXAMPLES)]
     Completions {
         /// The shell.
         shell: clap_complete::Shell,
     },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ExportFormat {
+    /// Folded stacks: `main;parse;read 1200` per line.
+    Folded,
+    /// A flame graph (inferno).
+    Svg,
+    /// pprof profile.proto, gzipped (go tool pprof).
+    Pprof,
+    /// The tree as a flame chart in the Trace Event Format (Perfetto).
+    Chrome,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ExportWeight {
+    /// Wall time on exactly the path, ns.
+    #[value(alias = "self")]
+    Wall,
+    /// CPU time on exactly the path, ns.
+    Cpu,
+    /// Calls on the path.
+    Calls,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -160,6 +211,12 @@ fn main() -> ExitCode {
         })
         .map(|()| ExitCode::SUCCESS)
         .map_err(|e| format!("console: cannot use the terminal: {e}")),
+        Command::Export {
+            file,
+            format,
+            weight,
+            output,
+        } => export(&file, format, weight, output.as_deref()),
         Command::Report { file, limit } => hotpath_cli::read_report(&file).map(|r| {
             print!("{}", r.to_table(limit));
             ExitCode::SUCCESS
@@ -189,6 +246,42 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+fn export(
+    file: &std::path::Path,
+    format: ExportFormat,
+    weight: ExportWeight,
+    output: Option<&std::path::Path>,
+) -> Result<ExitCode, String> {
+    use hotpath::report::export::Weight;
+    use hotpath_cli::export::Format;
+    let report = hotpath_cli::read_report(file)?;
+    let format = match format {
+        ExportFormat::Folded => Format::Folded,
+        ExportFormat::Svg => Format::Svg,
+        ExportFormat::Pprof => Format::Pprof,
+        ExportFormat::Chrome => Format::Chrome,
+    };
+    let weight = match weight {
+        ExportWeight::Wall => Weight::Wall,
+        ExportWeight::Cpu => Weight::Cpu,
+        ExportWeight::Calls => Weight::Calls,
+    };
+    let bytes = hotpath_cli::export::export(&report, format, weight)
+        .map_err(|e| format!("export: {}: {e}", file.display()))?;
+    match output {
+        Some(path) => std::fs::write(path, &bytes)
+            .map_err(|e| format!("export: cannot write {}: {e}", path.display()))?,
+        None => {
+            use std::io::Write;
+            let mut out = std::io::stdout().lock();
+            out.write_all(&bytes)
+                .and_then(|()| out.flush())
+                .map_err(|e| format!("export: cannot write the standard output: {e}"))?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn init(args: &hotpath_cli::init::Args) -> Result<ExitCode, String> {

@@ -6,7 +6,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use hotpath::report::{
     AllocTotal, CpuInfo, Function, FunctionAlloc, FunctionCpu, FunctionIo, IoDirection, IoEntry,
-    Percentiles, ProcessMemory, ProfilerStatus, Report, Section, ThreadRow, WallNs, SCHEMA_VERSION,
+    Percentiles, ProcessMemory, ProfilerStatus, Report, Section, StackPath, ThreadRow, WallNs,
+    SCHEMA_VERSION,
 };
 mod common;
 
@@ -454,6 +455,72 @@ fn threads() {
     insta::assert_snapshot!(render(&mut app));
 }
 
+/// The tree of paths: `main` (1 ms self) calls `parse` x10 (10 ms self), which calls
+/// `read` x10 (20 ms); `main` calls `render` once (1 ms).
+fn with_stacks() -> App {
+    let p = |path: &[&str], calls: u64, total: u64, self_: u64| StackPath {
+        path: path.iter().map(|s| s.to_string()).collect(),
+        calls,
+        total_ns: total * 1_000_000,
+        self_ns: self_ * 1_000_000,
+        cpu_ns: None,
+        self_cpu_ns: None,
+    };
+    let mut r = report();
+    r.stacks = Some(vec![
+        p(&["app::main"], 1, 32, 1),
+        p(&["app::main", "app::parse"], 10, 30, 10),
+        p(&["app::main", "app::parse", "app::read"], 10, 20, 20),
+        p(&["app::main", "app::render"], 1, 1, 1),
+    ]);
+    r.sections.push(Section::Stacks);
+    let mut st = status();
+    st.sections.push(Section::Stacks);
+    app_with(r, st)
+}
+
+#[test]
+fn stacks_tree() {
+    let mut app = with_stacks();
+    press(&mut app, &[KeyCode::Left]);
+    assert_eq!(app.view(), View::Stacks);
+    // Depth first, by total: the tree.
+    assert_eq!(
+        app.row_names(),
+        [
+            "app::main",
+            "  app::parse",
+            "    app::read",
+            "  app::render"
+        ]
+    );
+    insta::assert_snapshot!(render(&mut app));
+    // Another column lists the paths, e.g. by self time.
+    press(&mut app, &[ch('s'), ch('s'), ch('s')]);
+    assert_eq!(app.row_names()[0], "    app::read");
+}
+
+#[test]
+fn inspect_stack_path() {
+    let mut app = with_stacks();
+    press(
+        &mut app,
+        &[KeyCode::Left, KeyCode::Down, KeyCode::Down, KeyCode::Enter],
+    );
+    insta::assert_snapshot!(render(&mut app));
+}
+
+#[test]
+fn stacks_view_says_how_to_turn_them_on() {
+    let (mut r, mut st) = (report(), status());
+    r.sections.retain(|s| *s != Section::Stacks);
+    st.sections.retain(|s| *s != Section::Stacks);
+    let mut app = app_with(r, st);
+    press(&mut app, &[KeyCode::Left]);
+    let screen = render(&mut app);
+    assert!(screen.contains("HOTPATH_STACKS=1"), "{screen}");
+}
+
 #[test]
 fn inspect_function() {
     let mut app = app();
@@ -892,7 +959,7 @@ fn tabs_and_views() {
     press(&mut app, &[ch('1')]);
     // ← and → cycle the views of the tab, h and l too.
     press(&mut app, &[KeyCode::Left]);
-    assert_eq!(app.view(), View::Waits);
+    assert_eq!(app.view(), View::Stacks);
     press(&mut app, &[KeyCode::Right]);
     assert_eq!(app.view(), View::Timing);
     press(&mut app, &[ch('l'), ch('l')]);

@@ -28,7 +28,7 @@ fn examples(help: &str) -> Vec<&str> {
 #[test]
 fn every_help_has_examples_of_its_own_command() {
     let top = hotpath(&["--help"]);
-    for sub in ["init", "console", "report", "diff", "completions"] {
+    for sub in ["init", "console", "report", "diff", "export", "completions"] {
         assert!(
             examples(&top)
                 .iter()
@@ -52,7 +52,9 @@ fn completions_know_subcommands_and_options() {
     let bash = hotpath(&["completions", "bash"]);
     assert!(bash.contains("_hotpath() {"), "{bash}");
     assert!(
-        bash.contains("opts=\"-h -V --help --version init console report diff completions help\""),
+        bash.contains(
+            "opts=\"-h -V --help --version init console report diff export completions help\""
+        ),
         "{bash}"
     );
     assert!(bash.contains("hotpath__subcmd__init)"), "{bash}");

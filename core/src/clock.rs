@@ -20,6 +20,8 @@ use crate::state::{
 };
 
 static ANCHOR: OnceLock<(u64, Instant)> = OnceLock::new();
+/// The last ratio [`ns_per_tick`] measured (`f64` bits; 0: none yet).
+static LAST: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 /// Which source [`now`] reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -163,6 +165,15 @@ fn invariant_tsc() -> bool {
     false
 }
 
+/// The ratio [`ns_per_tick`] returned last (measured now if it never ran): for values
+/// that must be converted exactly as a report just was (the trace written after it).
+pub fn last_ns_per_tick() -> f64 {
+    match LAST.load(std::sync::atomic::Ordering::Relaxed) {
+        0 => ns_per_tick(),
+        bits => f64::from_bits(bits),
+    }
+}
+
 /// Nanoseconds per tick, measured against `Instant` since the first clock reading.
 ///
 /// When less than 20 ms have passed since then, waits until they have, so the ratio is
@@ -178,7 +189,9 @@ pub fn ns_per_tick() -> f64 {
         let (t, at) = paired_reading();
         let el = at.saturating_duration_since(t0);
         if el >= min && t > tsc0 {
-            return el.as_nanos() as f64 / (t - tsc0) as f64;
+            let ratio = el.as_nanos() as f64 / (t - tsc0) as f64;
+            LAST.store(ratio.to_bits(), std::sync::atomic::Ordering::Relaxed);
+            return ratio;
         }
         std::thread::sleep(min.saturating_sub(el).max(Duration::from_micros(100)));
     }

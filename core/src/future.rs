@@ -9,6 +9,8 @@ use crate::scope::{self, pop, Entry};
 use crate::shard::Shard;
 use crate::site::CallSite;
 use crate::slot::Slot;
+use crate::stacks::{CtxRef, FOLDED, TRACE};
+use crate::trace::Kind;
 
 pin_project_lite::pin_project! {
     /// A future measured as one call of `site`.
@@ -68,6 +70,11 @@ struct State {
     /// The meters over the polls, inclusive and self.
     m_incl: Delta,
     m_self: Delta,
+    /// The path of the first poll (stacks on): later polls push it, the call records
+    /// on it.
+    path: Option<CtxRef>,
+    /// The first poll's `stacks::{STACKS, TRACE, FOLDED}` bits.
+    extra: u32,
 }
 
 /// Not polled yet.
@@ -125,6 +132,10 @@ impl<F: Future> Future for MeasuredFuture<F> {
                         let first = e.start;
                         // If the poll unwinds, the drop counts a cancelled call.
                         st.mode = TIMED;
+                        if e.extra != 0 {
+                            st.path = e.path();
+                            st.extra = e.extra;
+                        }
                         let frame = PollFrame(&e);
                         let r = this.inner.poll(cx);
                         let Some(left) = frame.finish() else {
@@ -138,6 +149,16 @@ impl<F: Future> Future for MeasuredFuture<F> {
                             }
                             return r;
                         };
+                        if e.extra != 0 {
+                            poll_extras(
+                                &e,
+                                &left,
+                                r.is_ready(),
+                                first,
+                                left.self_,
+                                left.m_self.cpu_ns(),
+                            );
+                        }
                         if r.is_ready() {
                             // Ready on the first poll (most async fns that do not wait):
                             // one poll, recorded as a sync call, no state kept.
@@ -177,7 +198,7 @@ impl<F: Future> Future for MeasuredFuture<F> {
                     }
                 }
             }
-            TIMED => match scope::enter_timed(this.site) {
+            TIMED => match scope::enter_timed(this.site, st.path) {
                 Some(e) => e,
                 None => return this.inner.poll(cx),
             },
@@ -195,11 +216,61 @@ impl<F: Future> Future for MeasuredFuture<F> {
         st.self_busy += left.self_;
         st.m_incl = st.m_incl.plus(left.m_incl);
         st.m_self = st.m_self.plus(left.m_self);
+        if e.extra != 0 {
+            // The call records on the node of this poll (the first poll's path, on this
+            // thread's tree), folded as the first poll was.
+            let e = scope::Entered {
+                extra: (e.extra & !FOLDED) | (st.extra & FOLDED),
+                ..e
+            };
+            poll_extras(
+                &e,
+                &left,
+                r.is_ready(),
+                st.first,
+                st.self_busy,
+                st.m_self.cpu_ns(),
+            );
+        }
         if r.is_ready() {
             st.mode = DONE;
             st.record(left.slot, left.end, st.outer);
         }
         r
+    }
+}
+
+/// The stacks and trace part of a poll's end: the poll in the trace, and when the call
+/// is `ready`, the call from `first` on its path (self time `self_busy`, exact-mode self
+/// CPU `cpu_ns`) and in the trace.
+#[inline(never)]
+fn poll_extras(
+    e: &scope::Entered,
+    left: &scope::Left,
+    ready: bool,
+    first: u64,
+    self_busy: u64,
+    cpu_ns: u64,
+) {
+    let Some(here) = Shard::current() else {
+        return;
+    };
+    if e.extra & TRACE != 0 {
+        here.trace_write(e.site, Kind::Poll, e.start, left.end);
+        if ready {
+            here.trace_write(e.site, Kind::Async, first, left.end);
+        }
+    }
+    if ready {
+        if let Some(path) = e.path() {
+            crate::stacks::record_call(
+                path,
+                left.end.saturating_sub(first),
+                self_busy,
+                cpu_ns,
+                e.extra & FOLDED != 0,
+            );
+        }
     }
 }
 
@@ -261,7 +332,22 @@ impl State {
             return;
         }
         let outer = self.outer && !slot.is_active();
-        self.record(slot, crate::clock::now(), outer);
+        let end = crate::clock::now();
+        self.record(slot, end, outer);
+        if let Some(path) = self.path {
+            crate::stacks::record_call(
+                path,
+                end.saturating_sub(self.first),
+                self.self_busy,
+                self.m_self.cpu_ns(),
+                self.extra & FOLDED != 0,
+            );
+        }
+        if self.extra & TRACE != 0 {
+            if let Some(here) = Shard::current() {
+                here.trace_write(site.id(), Kind::Async, self.first, end);
+            }
+        }
     }
 
     /// Records the future as one call ending at clock reading `end`: wall time from the

@@ -16,7 +16,9 @@
 //!   wrapped site (lock acquisitions, their waits and holds);
 //! * [`op`]: what wrapper crates (`hotpath-io`) use to record operations and charge them
 //!   to the function that waited;
-//! * [`meter`]: thread-local counters scopes read at entry and exit (allocations, CPU).
+//! * [`meter`]: thread-local counters scopes read at entry and exit (allocations, CPU);
+//! * [`stacks`]: the calling-context tree (paths of measured scopes, per thread) and
+//!   [`trace`]: a ring of each thread's latest calls, both off unless switched on.
 //!
 //! # Cost
 //!
@@ -44,7 +46,11 @@ mod shard;
 mod site;
 mod slot;
 mod snapshot;
+#[allow(unsafe_code)]
+pub mod stacks;
 pub mod state;
+#[allow(unsafe_code)]
+pub mod trace;
 
 pub use cell::Cnt;
 pub use future::MeasuredFuture;

@@ -31,6 +31,7 @@ struct Retired {
     top: Delta,
     #[cfg(feature = "cpu")]
     samples: (u64, u64),
+    stacks: Option<crate::stacks::Merged>,
 }
 
 /// Everything the shards recorded in the current epoch.
@@ -47,6 +48,8 @@ pub(crate) struct Collected {
     /// CPU samples taken, and those outside every measured scope.
     #[cfg(feature = "cpu")]
     pub(crate) samples: (u64, u64),
+    /// The calling-context trees, merged; `None` when no thread has one.
+    pub(crate) stacks: Option<crate::stacks::Merged>,
 }
 
 static REGISTRY: Mutex<Registry> = Mutex::new(Registry {
@@ -59,6 +62,7 @@ static REGISTRY: Mutex<Registry> = Mutex::new(Registry {
         top: Delta::ZERO,
         #[cfg(feature = "cpu")]
         samples: (0, 0),
+        stacks: None,
     },
     next_serial: 1,
 });
@@ -85,7 +89,12 @@ pub(crate) fn acquire() -> &'static Shard {
 pub(crate) fn retire(shard: &'static Shard) {
     crate::internal(|| {
         let mut r = registry();
-        if shard.epoch.load(Relaxed) == crate::state::epoch() {
+        let current = shard.epoch.load(Relaxed) == crate::state::epoch();
+        shard.retire_ring(current);
+        if current {
+            if let Some(t) = shard.tree() {
+                r.retired.stacks.get_or_insert_with(Default::default).add(t);
+            }
             shard.merge_into(&mut r.retired.sites);
             shard.merge_holders(r.retired.holders.get_or_insert_with(HolderMap::new));
             r.retired.depth_overflow |= shard.depth_overflow.load(Relaxed);
@@ -107,6 +116,7 @@ pub(crate) fn retire(shard: &'static Shard) {
 pub fn begin_epoch() {
     let mut r = registry();
     r.retired = Retired::default();
+    crate::trace::clear_retired();
     crate::state::next_epoch();
 }
 
@@ -122,6 +132,7 @@ pub(crate) fn collect() -> Collected {
             top: r.retired.top,
             #[cfg(feature = "cpu")]
             samples: r.retired.samples,
+            stacks: r.retired.stacks.clone(),
         };
         for s in &r.live {
             if s.epoch.load(Relaxed) == epoch {
@@ -134,10 +145,20 @@ pub(crate) fn collect() -> Collected {
                     c.samples.0 += s.samples.get();
                     c.samples.1 += s.samples_outside.get();
                 }
+                if let Some(t) = s.tree() {
+                    c.stacks.get_or_insert_with(Default::default).add(t);
+                }
             }
         }
         c
     })
+}
+
+/// Runs `f` on the shards of live threads, registry lock held (no shard is retired or
+/// reassigned meanwhile).
+pub(crate) fn with_live(f: impl FnOnce(&[&'static Shard])) {
+    let r = registry();
+    f(&r.live);
 }
 
 /// The calls running on every live thread in the current epoch, per site id, as of

@@ -20,7 +20,9 @@ use crate::meter::{Delta, Reading};
 use crate::shard::{Shard, DEAD, MAX_DEPTH};
 use crate::site::CallSite;
 use crate::slot::Slot;
+use crate::stacks::{CtxRef, CTX, FOLDED, STACKS, TRACE};
 use crate::state::{self, Sampler};
+use crate::trace::Kind;
 
 static LOST: AtomicU64 = AtomicU64::new(0);
 
@@ -52,7 +54,8 @@ pub(crate) enum Entry {
 }
 
 /// Enters a scope of `site`. Inline: every call timed on the TSC (one key compare), or
-/// sampled/counted on the TSC (a second compare and a countdown). Everything else (first
+/// sampled/counted on the TSC (a second compare and a countdown), or every call timed on
+/// the TSC with the stacks or the trace on (a third compare). Everything else (first
 /// call on a thread, new session, other clock) goes through `slow`.
 #[inline(always)]
 pub(crate) fn enter_with<R>(
@@ -66,14 +69,18 @@ pub(crate) fn enter_with<R>(
         let key = state::key();
         if shard.key.get() == key {
             if let Some(slot) = shard.slot(id) {
-                return timed(push(shard, slot, id, true, false));
+                return timed(push(shard, slot, id, true, false, false, None));
             }
         } else if shard.sample_key.get() == key {
             if let Some(slot) = shard.slot(id) {
                 if !shard.countdown(Sampler::Calls) {
                     return counted(slot);
                 }
-                return timed(push(shard, slot, id, true, false));
+                return timed(push(shard, slot, id, true, false, false, None));
+            }
+        } else if shard.extra_key.get() == key {
+            if let Some(slot) = shard.slot(id) {
+                return timed(push(shard, slot, id, true, false, true, None));
             }
         }
     }
@@ -92,7 +99,15 @@ pub(crate) fn enter_slow(id: u32) -> Entry {
     if !shard.timed(Sampler::Calls) {
         return Entry::Counted(slot);
     }
-    Entry::Timed(push(shard, slot, id, clock::is_tsc(), state::exact_cpu()))
+    Entry::Timed(push(
+        shard,
+        slot,
+        id,
+        clock::is_tsc(),
+        state::exact_cpu(),
+        extras(),
+        None,
+    ))
 }
 
 /// Enters the first poll of a futures-section future: sampled at the futures rate for
@@ -107,7 +122,7 @@ pub(crate) fn enter_flow(site: &'static CallSite) -> Entry {
             && (site.kind() != crate::SiteKind::Future || Sampler::Futures.period() == 1)
         {
             if let Some(slot) = shard.slot(id) {
-                return Entry::Timed(push(shard, slot, id, true, false));
+                return Entry::Timed(push(shard, slot, id, true, false, false, None));
             }
         }
     }
@@ -132,16 +147,39 @@ fn enter_flow_slow(site: &'static CallSite) -> Entry {
     if !shard.timed(kind) {
         return Entry::Counted(slot);
     }
-    Entry::Timed(push(shard, slot, id, clock::is_tsc(), state::exact_cpu()))
+    Entry::Timed(push(
+        shard,
+        slot,
+        id,
+        clock::is_tsc(),
+        state::exact_cpu(),
+        extras(),
+        None,
+    ))
 }
 
-/// Pushes a frame for `site` whatever the sampling says (later polls of a timed future).
+/// Whether the stacks or the trace are on (the slow paths ask).
+#[inline(always)]
+fn extras() -> bool {
+    state::stacks() || state::trace()
+}
+
+/// Pushes a frame for `site` whatever the sampling says (later polls of a timed future),
+/// on the path `inherit` (the first poll's) when stacks are on.
 #[inline]
-pub(crate) fn enter_timed(site: &'static CallSite) -> Option<Entered> {
+pub(crate) fn enter_timed(site: &'static CallSite, inherit: Option<CtxRef>) -> Option<Entered> {
     let id = site.id();
     let shard = Shard::current()?;
     let slot = shard.slot(id)?;
-    Some(push(shard, slot, id, clock::is_tsc(), state::exact_cpu()))
+    Some(push(
+        shard,
+        slot,
+        id,
+        clock::is_tsc(),
+        state::exact_cpu(),
+        extras(),
+        inherit,
+    ))
 }
 
 #[inline(always)]
@@ -167,6 +205,26 @@ pub(crate) struct Entered {
     pub(crate) exact: bool,
     /// The clock is the TSC (read it without asking).
     pub(crate) tsc: bool,
+    /// What the exit does beyond recording the call (`stacks::{STACKS, TRACE, FOLDED}`)
+    /// and the frame's node in the calling-context tree of `shard` (`stacks::CTX`); 0
+    /// with stacks and trace off.
+    pub(crate) extra: u32,
+}
+
+impl Entered {
+    /// The frame's node in its shard's tree.
+    #[inline(always)]
+    pub(crate) fn ctx(&self) -> u32 {
+        self.extra & CTX
+    }
+
+    /// The frame's path, as a future keeps it for its later polls.
+    pub(crate) fn path(&self) -> Option<CtxRef> {
+        if self.extra & STACKS == 0 {
+            return None;
+        }
+        Some(self.shard.tree()?.at(self.ctx()))
+    }
 }
 
 /// What leaving a frame measured, and where to record it.
@@ -180,10 +238,13 @@ pub(crate) struct Left {
     pub(crate) m_incl: Delta,
     pub(crate) m_self: Delta,
     pub(crate) outer: bool,
+    /// Popped from its own thread's stack (not recorded on another thread).
+    pub(crate) own: bool,
 }
 
 /// Pushes a frame for `site` (whose slot on `shard` is `slot`), reads the meters, and
-/// reads the clock last.
+/// reads the clock last. With `extras` (stacks or trace on) the frame also gets its node
+/// of the calling-context tree (`inherit`: the path of a future's first poll).
 #[inline(always)]
 pub(crate) fn push(
     shard: &'static Shard,
@@ -191,21 +252,33 @@ pub(crate) fn push(
     site: u32,
     tsc: bool,
     exact: bool,
+    extras: bool,
+    inherit: Option<CtxRef>,
 ) -> Entered {
     let mut depth = shard.depth.load(Relaxed) as usize;
     if depth > 0 && depth <= MAX_DEPTH && shard.frames[depth - 1].seq.load(Relaxed) == DEAD {
         depth = shard.pop_dead(depth);
     }
     let seq = shard.next_seq();
+    let mut extra = 0;
     if depth < MAX_DEPTH {
         let f = &shard.frames[depth];
         f.seq.store(seq, Relaxed);
         f.children.set(0);
         f.children_m.clear();
         f.site.store(site, Relaxed);
+        if extras {
+            extra = match inherit {
+                None => crate::stacks::enter_fast(shard, depth, site),
+                Some(path) => crate::stacks::enter_on(shard, depth, site, path),
+            };
+        }
         slot.enter();
     } else {
         shard.depth_overflow.store(true, Relaxed);
+        if extras && state::trace() {
+            extra = TRACE;
+        }
     }
     // A sampling signal may read the stack between any two instructions of this thread:
     // the frame must be complete before the depth that exposes it.
@@ -227,6 +300,7 @@ pub(crate) fn push(
         m0,
         exact,
         tsc,
+        extra,
     }
 }
 
@@ -262,6 +336,7 @@ pub(crate) fn pop(e: &Entered, end: u64) -> Option<Left> {
             m_incl,
             m_self: f.children_m.self_of(m_incl),
             outer,
+            own: true,
         });
     }
     pop_slow(e, incl)
@@ -296,6 +371,7 @@ fn pop_slow(e: &Entered, incl: u64) -> Option<Left> {
             m_incl: Delta::ZERO,
             m_self: Delta::ZERO,
             outer,
+            own: false,
         });
     }
     let depth = shard.depth.load(Relaxed) as usize;
@@ -318,6 +394,7 @@ fn pop_slow(e: &Entered, incl: u64) -> Option<Left> {
             m_incl,
             m_self: m_incl,
             outer,
+            own: true,
         });
     }
     if depth > d + 1 && shard.frames[d].seq.load(Relaxed) == e.seq {
@@ -340,6 +417,7 @@ fn pop_slow(e: &Entered, incl: u64) -> Option<Left> {
         m_incl: Delta::ZERO,
         m_self: Delta::ZERO,
         outer,
+        own: true,
     })
 }
 
@@ -400,8 +478,61 @@ impl Drop for Scope {
 /// Leaves a timed scope: reads the clock first, then pops and records.
 #[inline(never)]
 fn exit(e: &Entered) {
+    if e.extra != 0 {
+        return exit_with_extras(e);
+    }
     let end = now(e.tsc);
     if let Some(l) = pop(e, end) {
         l.slot.record(l.incl, l.self_, l.m_incl, l.m_self, l.outer);
+    }
+}
+
+/// [`exit`] with the stacks or the trace on: the same, then their part.
+#[inline(never)]
+fn exit_with_extras(e: &Entered) {
+    let end = now(e.tsc);
+    if let Some(l) = pop(e, end) {
+        l.slot.record(l.incl, l.self_, l.m_incl, l.m_self, l.outer);
+        if !l.own {
+            exit_extras(e, &l);
+        } else if e.extra & TRACE == 0 {
+            // Stacks alone, on the frame's own thread: its node, inline.
+            if let Some(t) = e.shard.tree() {
+                let folded = e.extra & FOLDED != 0;
+                t.record(e.ctx(), l.incl, l.self_, l.m_self.cpu_ns(), folded);
+            }
+        } else if e.extra == TRACE {
+            // The trace alone, on the frame's own thread.
+            e.shard.trace_write(e.site, Kind::Sync, e.start, l.end);
+        } else {
+            exit_extras(e, &l);
+        }
+    }
+}
+
+/// The stacks and trace part of a sync scope's exit.
+#[inline(never)]
+fn exit_extras(e: &Entered, l: &Left) {
+    if e.extra & STACKS != 0 {
+        let folded = e.extra & FOLDED != 0;
+        let cpu = l.m_self.cpu_ns();
+        if l.own {
+            // The usual case: the frame's own thread, its own tree.
+            if let Some(t) = e.shard.tree() {
+                t.record(e.ctx(), l.incl, l.self_, cpu, folded);
+            }
+        } else if let Some(path) = e.path() {
+            crate::stacks::record_call(path, l.incl, l.self_, cpu, folded);
+        }
+    }
+    if e.extra & TRACE != 0 {
+        let here = if l.own {
+            Some(e.shard)
+        } else {
+            Shard::current()
+        };
+        if let Some(here) = here {
+            here.trace_write(e.site, Kind::Sync, e.start, l.end);
+        }
     }
 }

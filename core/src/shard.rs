@@ -55,6 +55,8 @@ pub(crate) struct Frame {
     pub(crate) children: Cnt,
     pub(crate) children_m: ChildCells,
     pub(crate) site: AtomicU32,
+    /// The frame's node in the calling-context tree ([`crate::stacks`]); 0: none.
+    pub(crate) ctx: AtomicU32,
     /// Clock reading at entry (a scope that has not returned is reported with its time
     /// so far).
     pub(crate) start: Cnt,
@@ -67,6 +69,7 @@ impl Frame {
             children: Cnt::new(),
             children_m: ChildCells::new(),
             site: AtomicU32::new(0),
+            ctx: AtomicU32::new(0),
             start: Cnt::new(),
         }
     }
@@ -97,6 +100,15 @@ pub struct Shard {
     pub(crate) key: Cnt,
     /// The global key while calls are sampled (or only counted) on the TSC, else 0.
     pub(crate) sample_key: Cnt,
+    /// The global key while every call is timed on the TSC with the stacks or the trace
+    /// on, else 0.
+    pub(crate) extra_key: Cnt,
+    /// `stacks::{STACKS, TRACE}` as they were at the last sync.
+    pub(crate) extra_bits: Cnt,
+    /// The calling-context tree ([`crate::stacks`]), leaked on first use; null until then.
+    pub(crate) tree: AtomicPtr<crate::stacks::Tree>,
+    /// The trace ring ([`crate::trace`]), boxed on first use; null until then.
+    pub(crate) ring: AtomicPtr<crate::trace::Ring>,
     /// Per [`Sampler`]: events until the next timed one (1 = time the next).
     pub(crate) countdowns: [Cnt; Sampler::COUNT],
     /// Wrapped operations in progress on this thread (a wrapped stream under a wrapped
@@ -158,6 +170,10 @@ impl Shard {
             synced: Cnt::new(),
             key: Cnt::new(),
             sample_key: Cnt::new(),
+            extra_key: Cnt::new(),
+            extra_bits: Cnt::new(),
+            tree: AtomicPtr::new(std::ptr::null_mut()),
+            ring: AtomicPtr::new(std::ptr::null_mut()),
             countdowns: [const { Cnt::new() }; Sampler::COUNT],
             op_nest: Cnt::new(),
             holders: AtomicPtr::new(std::ptr::null_mut()),
@@ -222,6 +238,7 @@ impl Shard {
         self.synced.set(0);
         self.key.set(0);
         self.sample_key.set(0);
+        self.extra_key.set(0);
     }
 
     /// Catches up with the global state: clears numbers of an older epoch, takes the
@@ -234,14 +251,22 @@ impl Shard {
         }
         let key = state::key();
         self.synced.set(key);
-        let (every, tsc) = state::key_parts(key);
-        self.key.set(if tsc && every { key } else { 0 });
+        let (every, tsc, extras) = state::key_parts(key);
+        self.key.set(if tsc && every && !extras { key } else { 0 });
         self.sample_key
-            .set(if tsc && !every && !state::exact_cpu() {
+            .set(if tsc && !every && !extras && !state::exact_cpu() {
                 key
             } else {
                 0
             });
+        self.extra_key
+            .set(if tsc && every && extras { key } else { 0 });
+        self.extra_bits.set(crate::stacks::bits());
+        if extras {
+            // Frames pushed before the stacks came on hold no node, or a stale one
+            // (plain pushes leave `ctx` as it was): they get theirs again when needed.
+            self.forget_ctx();
+        }
         for kind in Sampler::ALL {
             self.next_gap(kind);
         }
@@ -446,6 +471,11 @@ impl Shard {
         }
         self.depth_overflow.store(false, Relaxed);
         self.top.set(Delta::default());
+        if let Some(t) = self.tree() {
+            t.reset();
+            self.forget_ctx();
+        }
+        self.reset_ring();
         #[cfg(feature = "cpu")]
         {
             self.samples.set(0);
@@ -471,6 +501,7 @@ impl Shard {
         self.samples.set(seq);
         let depth = (self.depth.load(Relaxed) as usize).min(MAX_DEPTH);
         let mut top = None;
+        let mut ctx = 0;
         for f in &self.frames[..depth] {
             if f.seq.load(Relaxed) == DEAD {
                 continue;
@@ -478,11 +509,18 @@ impl Shard {
             if let Some(slot) = self.slot_existing(f.site.load(Relaxed)) {
                 slot.meters.cpu.sampled(seq);
                 top = Some(slot);
+                ctx = f.ctx.load(Relaxed);
             }
         }
         match top {
             Some(slot) => slot.meters.cpu.self_sampled(),
             None => self.samples_outside.add(1),
+        }
+        // The path on top: its tree exists (the frame got its node from it).
+        if ctx != 0 {
+            if let Some(t) = self.tree() {
+                t.sample(ctx);
+            }
         }
     }
 

@@ -341,6 +341,9 @@ pub struct Snapshot {
     /// CPU samples, and exact-mode CPU inside measured scopes.
     #[cfg(feature = "cpu")]
     pub cpu: CpuSummary,
+    /// The calling-context trees merged over threads, when a thread kept one
+    /// ([`crate::stacks`]).
+    pub stacks: Option<crate::stacks::Stacks>,
 }
 
 /// Takes a snapshot of the current session (internal sites excluded).
@@ -356,6 +359,7 @@ pub fn snapshot() -> Snapshot {
     let ns_per_tick = clock::ns_per_tick();
     let running_ticks = crate::registry::running(clock::now());
     let ns = |ticks: u64| to_ns(ticks, ns_per_tick);
+    let stacks = crate::internal(|| collected.stacks.as_ref().map(|m| m.finish(ns_per_tick)));
     let stats = crate::internal(|| {
         collected
             .sites
@@ -507,5 +511,6 @@ pub fn snapshot() -> Snapshot {
         attributed: collected.top,
         #[cfg(feature = "cpu")]
         cpu,
+        stacks,
     }
 }

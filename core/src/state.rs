@@ -6,9 +6,12 @@
 //! recompute the key; shards compare their copy of the key with [`key`] on every call and
 //! resynchronise (slow path) when it changed.
 //!
-//! The key is `epoch << 2 | timing-every-call << 1 | tsc-clock`, never 0. A shard keeps
-//! two copies that equal it only while an inline path applies: `key` when every call is
-//! timed on the TSC, `sample_key` when calls are sampled or only counted on the TSC.
+//! The key is `epoch << 3 | extras << 2 | timing-every-call << 1 | tsc-clock`, never 0,
+//! where *extras* says that the calling-context tree ([`stacks`]) or the trace ring
+//! ([`trace`]) is on. A shard keeps three copies that equal it only while an inline path
+//! applies: `key` when every call is timed on the TSC without extras (the default: the
+//! switches cost that path nothing), `sample_key` when calls are sampled or only counted
+//! on the TSC, `extra_key` when every call is timed on the TSC with extras.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering::Relaxed};
 
@@ -17,7 +20,10 @@ static KEY: AtomicU64 = AtomicU64::new(1);
 static CLOCK: AtomicU8 = AtomicU8::new(CLOCK_UNKNOWN);
 static EXACT_CPU: AtomicBool = AtomicBool::new(false);
 static PERIODS: [AtomicU64; Sampler::COUNT] = [const { AtomicU64::new(1) }; Sampler::COUNT];
+static STACKS: AtomicBool = AtomicBool::new(false);
+static TRACE: AtomicBool = AtomicBool::new(false);
 
+const EXTRAS: u64 = 0b100;
 const EVERY: u64 = 0b10;
 const TSC: u64 = 0b01;
 
@@ -120,9 +126,34 @@ pub(crate) fn key() -> u64 {
     KEY.load(Relaxed)
 }
 
-/// Whether `key` says every call is timed on the TSC, and whether the TSC is in use.
-pub(crate) fn key_parts(key: u64) -> (bool, bool) {
-    (key & EVERY != 0, key & TSC != 0)
+/// Whether `key` says every call is timed, whether the TSC is in use, and whether the
+/// stacks or the trace are on.
+pub(crate) fn key_parts(key: u64) -> (bool, bool, bool) {
+    (key & EVERY != 0, key & TSC != 0, key & EXTRAS != 0)
+}
+
+/// Whether scopes keep the calling-context tree ([`crate::stacks`]).
+#[inline(always)]
+pub fn stacks() -> bool {
+    STACKS.load(Relaxed)
+}
+
+/// Turns the calling-context tree on or off (use [`crate::stacks::configure`]).
+pub(crate) fn set_stacks(on: bool) {
+    STACKS.store(on, Relaxed);
+    refresh();
+}
+
+/// Whether scopes write the trace ring ([`crate::trace`]).
+#[inline(always)]
+pub fn trace() -> bool {
+    TRACE.load(Relaxed)
+}
+
+/// Turns the trace ring on or off (use [`crate::trace::configure`]).
+pub(crate) fn set_trace(on: bool) {
+    TRACE.store(on, Relaxed);
+    refresh();
 }
 
 /// The current session epoch.
@@ -167,8 +198,12 @@ fn refresh() {
     // Exact CPU mode reads the CPU clock in every scope: not the inline path.
     let every = Sampler::Calls.period() == 1 && !exact_cpu();
     let tsc = clock_kind() == CLOCK_TSC;
+    let extras = stacks() || trace();
     KEY.store(
-        (epoch() << 2) | if every { EVERY } else { 0 } | if tsc { TSC } else { 0 },
+        (epoch() << 3)
+            | if extras { EXTRAS } else { 0 }
+            | if every { EVERY } else { 0 }
+            | if tsc { TSC } else { 0 },
         Relaxed,
     );
 }

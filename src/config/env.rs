@@ -25,6 +25,8 @@ const READ_ELSEWHERE: &[&str] = &[
     "HOTPATH_TUI_REFRESH_INTERVAL_MS",
     "HOTPATH_TUI_TAB",
     "HOTPATH_TUI_AUTO_EXPAND_LOGS",
+    // src/export.rs: the CLI that writes `svg` and `pprof` exports at exit
+    "HOTPATH_CLI",
 ];
 
 /// Variables hotpath 0.30 reads that mean nothing here, and why.
@@ -69,8 +71,6 @@ const NO_EFFECT: &[(&str, &str)] = &[
     ("HOTPATH_ENTRIES_LIMIT", "this build has no sql, http or server section"),
     ("HOTPATH_ROUTE_SCOPE", "this build has no server section"),
     ("HOTPATH_TOKIO_RUNTIME_INTERVAL_MS", "this build has no tokio section"),
-    ("HOTPATH_MCP_PORT", "this build has no MCP server"),
-    ("HOTPATH_MCP_AUTH_TOKEN", "this build has no MCP server"),
 ];
 
 /// Every variable [`Config::apply_env`] reads.
@@ -109,6 +109,14 @@ const APPLIED: &[&str] = &[
     "HOTPATH_METRICS_HOST",
     "HOTPATH_METRICS_AUTH_TOKEN",
     "HOTPATH_METRICS_LIMIT",
+    "HOTPATH_STACKS",
+    "HOTPATH_STACKS_NODES",
+    "HOTPATH_TRACE",
+    "HOTPATH_TRACE_CAPACITY",
+    "HOTPATH_EXPORT",
+    "HOTPATH_MCP_PORT",
+    "HOTPATH_MCP_HOST",
+    "HOTPATH_MCP_AUTH_TOKEN",
 ];
 
 /// The port hotpath 0.30's metrics server listens on by default.
@@ -152,6 +160,8 @@ impl Config {
         self.apply_sections();
         self.apply_cpu_and_threads();
         self.apply_metrics();
+        self.apply_stacks();
+        self.apply_mcp();
         check_names();
     }
 
@@ -343,28 +353,16 @@ impl Config {
             "HOTPATH_METRICS_HOST",
             "an IP address or host name, e.g. 127.0.0.1 or 0.0.0.0",
             &self.metrics_host.clone(),
-            |s| (!s.is_empty() && !s.contains(char::is_whitespace)).then(|| s.to_string()),
+            valid_host,
         ) {
             self.metrics_host = host;
         }
-        // Not through `env`: its warning would print the value.
-        if let Some(raw) = std::env::var_os("HOTPATH_METRICS_AUTH_TOKEN") {
-            match raw
-                .to_str()
-                .filter(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_graphic()))
-            {
-                Some(token) => self.metrics_token = Some(token.to_string()),
-                None => {
-                    warn(
-                        "HOTPATH_METRICS_AUTH_TOKEN is not valid (accepted: a non-empty \
-                         token of visible ASCII characters, no spaces); the metrics \
-                         server is not started, so that it is never open without it",
-                    );
-                    self.metrics_port = None;
-                    self.metrics_token = None;
-                }
-            }
-        }
+        token(
+            "HOTPATH_METRICS_AUTH_TOKEN",
+            "metrics server",
+            &mut self.metrics_port,
+            &mut self.metrics_token,
+        );
         if let Some(l) = env(
             "HOTPATH_METRICS_LIMIT",
             "a positive integer",
@@ -372,6 +370,108 @@ impl Config {
             |s| s.parse::<usize>().ok().filter(|l| *l > 0),
         ) {
             self.metrics_limit = l;
+        }
+    }
+
+    fn apply_stacks(&mut self) {
+        let current = if self.stacks { "1" } else { "0" };
+        if let Some(on) = env("HOTPATH_STACKS", "1, true, 0 or false", current, flag) {
+            self.stacks = on;
+        }
+        if let Some(n) = env(
+            "HOTPATH_STACKS_NODES",
+            "an integer from 16 to 4194304",
+            &self.stacks_nodes.to_string(),
+            |s| {
+                s.parse::<u32>()
+                    .ok()
+                    .filter(|n| (16..=hotpath_core::stacks::MAX_NODES).contains(n))
+            },
+        ) {
+            self.stacks_nodes = n;
+        }
+        let current = self
+            .trace_path
+            .as_ref()
+            .map_or("off".to_string(), |p| p.display().to_string());
+        if let Some(p) = env("HOTPATH_TRACE", "a non-empty file path", &current, |s| {
+            (!s.is_empty()).then(|| PathBuf::from(s))
+        }) {
+            self.trace_path = Some(p);
+        }
+        if let Some(n) = env(
+            "HOTPATH_TRACE_CAPACITY",
+            "an integer from 16 to 16777216",
+            &self.trace_capacity.to_string(),
+            |s| s.parse::<u32>().ok().filter(|n| (16..=1 << 24).contains(n)),
+        ) {
+            self.trace_capacity = n;
+        }
+        if let Some(e) = env(
+            "HOTPATH_EXPORT",
+            crate::export::ACCEPTED,
+            "none",
+            crate::export::parse_list,
+        ) {
+            self.exports = e;
+        }
+    }
+
+    fn apply_mcp(&mut self) {
+        let current = self.mcp_port.map_or("off".to_string(), |p| p.to_string());
+        if let Some(port) = env(
+            "HOTPATH_MCP_PORT",
+            "a port number from 0 to 65535 (0 = any free port)",
+            &current,
+            |s| s.parse::<u16>().ok(),
+        ) {
+            self.mcp_port = Some(port);
+        }
+        if let Some(host) = env(
+            "HOTPATH_MCP_HOST",
+            "an IP address or host name, e.g. 127.0.0.1 or 0.0.0.0",
+            &self.mcp_host.clone(),
+            valid_host,
+        ) {
+            self.mcp_host = host;
+        }
+        token(
+            "HOTPATH_MCP_AUTH_TOKEN",
+            "MCP server",
+            &mut self.mcp_port,
+            &mut self.mcp_token,
+        );
+    }
+}
+
+/// A host to bind to: not empty, no white space.
+fn valid_host(s: &str) -> Option<String> {
+    (!s.is_empty() && !s.contains(char::is_whitespace)).then(|| s.to_string())
+}
+
+/// Whether `token` can be sent in an `Authorization: Bearer` header: visible ASCII, no
+/// spaces, not empty.
+pub(crate) fn valid_token(token: &str) -> bool {
+    !token.is_empty() && token.bytes().all(|b| b.is_ascii_graphic())
+}
+
+/// Reads the bearer token of a server from `name`. Not through [`env`]: its warning
+/// would print the value. An invalid token turns the server off (with a warning), so that
+/// it is never open without one.
+fn token(name: &str, server: &str, port: &mut Option<u16>, token: &mut Option<String>) {
+    let Some(raw) = std::env::var_os(name) else {
+        return;
+    };
+    match raw.to_str().filter(|s| valid_token(s)) {
+        Some(t) => *token = Some(t.to_string()),
+        None => {
+            warn(&format!(
+                "{name} is not valid (accepted: a non-empty token of visible ASCII \
+                 characters, no spaces); the {server} is not started, so that it is never \
+                 open without it"
+            ));
+            *port = None;
+            *token = None;
         }
     }
 }

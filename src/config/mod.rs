@@ -90,6 +90,8 @@ pub(crate) use on::*;
 
 #[cfg(feature = "hotpath")]
 mod env;
+#[cfg(feature = "hotpath-mcp")]
+pub(crate) use env::valid_token;
 
 #[cfg(feature = "hotpath")]
 mod on {
@@ -120,7 +122,8 @@ mod on {
             | Section::Waits
             | Section::Mutexes
             | Section::RwLocks
-            | Section::Debug => true,
+            | Section::Debug
+            | Section::Stacks => true,
         }
     }
 
@@ -168,6 +171,21 @@ mod on {
         pub metrics_token: Option<String>,
         /// Most functions, I/O entries and threads in `/metrics`.
         pub metrics_limit: usize,
+        /// Keep the calling-context tree (section `stacks`).
+        pub stacks: bool,
+        /// Paths per thread in the tree.
+        pub stacks_nodes: u32,
+        /// Write a Chrome trace of the latest calls here at the end.
+        pub trace_path: Option<PathBuf>,
+        /// Calls per thread the trace keeps.
+        pub trace_capacity: u32,
+        /// Exports written at the end: `HOTPATH_EXPORT`.
+        pub exports: Vec<crate::export::Export>,
+        /// Port of the MCP server (feature `hotpath-mcp`); `None`: no server. 0: any free
+        /// port.
+        pub mcp_port: Option<u16>,
+        pub mcp_host: String,
+        pub mcp_token: Option<String>,
     }
 
     impl Config {
@@ -201,6 +219,14 @@ mod on {
                 metrics_host: "127.0.0.1".into(),
                 metrics_token: None,
                 metrics_limit: 200,
+                stacks: false,
+                stacks_nodes: hotpath_core::stacks::DEFAULT_NODES,
+                trace_path: None,
+                trace_capacity: hotpath_core::trace::DEFAULT_CAPACITY,
+                exports: Vec::new(),
+                mcp_port: None,
+                mcp_host: "127.0.0.1".into(),
+                mcp_token: None,
             }
         }
 

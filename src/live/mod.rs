@@ -1,27 +1,32 @@
-//! The metrics server: the report so far over HTTP while the program runs.
+//! The live servers: the report so far over HTTP while the program runs.
 //!
-//! Started only when asked for (`HOTPATH_METRICS_PORT`, or the builder's
-//! `metrics_port`), on `127.0.0.1` unless `HOTPATH_METRICS_HOST` says otherwise. It runs
-//! on one thread of its own, `hotpath-metrics`: HTTP/1.1 by `hyper` on a current-thread
-//! tokio runtime, so it starts no other thread. Each request is answered from a fresh
-//! snapshot, the same data the exit report is made of. Nothing here runs on the
-//! program's threads, and what a client can make it hold is bounded: at most
-//! [`connections::MAX_CONNECTIONS`] open connections (a new one closes the least recently active),
-//! [`MAX_BUF`] bytes of request head buffered per connection, [`HEADER_TIMEOUT`] to send
-//! a request head and [`CONNECTION_LIFETIME`] for a whole connection.
+//! The metrics server (this module, [`routes`]) is started only when asked for
+//! (`HOTPATH_METRICS_PORT`, or the builder's `metrics_port`), on `127.0.0.1` unless
+//! `HOTPATH_METRICS_HOST` says otherwise; the MCP server ([`mcp`], feature `hotpath-mcp`)
+//! likewise with `HOTPATH_MCP_*`. Each runs on one thread of its own (`hotpath-metrics`,
+//! `hotpath-mcp`): HTTP/1.1 by `hyper` on a current-thread tokio runtime, so it starts no
+//! other thread. Each request is answered from a fresh snapshot, the same data the exit
+//! report is made of. Nothing here runs on the program's threads, and what a client can
+//! make a server hold is bounded: at most [`connections::MAX_CONNECTIONS`] open
+//! connections (a new one closes the least recently active), [`MAX_BUF`] bytes of request
+//! head buffered per connection, [`HEADER_TIMEOUT`] to send a request head and
+//! [`CONNECTION_LIFETIME`] for a whole connection.
 
 mod connections;
+#[cfg(feature = "hotpath-mcp")]
+pub(crate) mod mcp;
 #[cfg(feature = "hotpath-prometheus")]
 pub(crate) mod prometheus;
 mod routes;
 
 use std::convert::Infallible;
+use std::future::Future;
 use std::sync::{mpsc, Arc};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use hyper::body::Incoming;
-use hyper::Request;
+use hyper::body::{Bytes, Incoming};
+use hyper::{Request, Response};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::sync::Notify;
 
@@ -40,8 +45,6 @@ const MAX_BUF: usize = 128 * 1024;
 const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
 /// Longest life of one connection.
 const CONNECTION_LIFETIME: Duration = Duration::from_secs(300);
-/// Name of the server's thread.
-pub(crate) const THREAD_NAME: &str = "hotpath-metrics";
 
 /// What the server answers from: the running session.
 pub(crate) trait Source: Send + Sync + 'static {
@@ -56,6 +59,28 @@ pub(crate) trait Source: Send + Sync + 'static {
     fn metrics_limit(&self) -> usize;
 }
 
+/// Why `section` cannot be served by this session, and the Cargo feature that would add
+/// it; `None` when it can.
+pub(crate) fn unavailable(
+    source: &dyn Source,
+    section: Section,
+) -> Option<(String, Option<&'static str>)> {
+    if !crate::config::compiled(section) {
+        return Some(match section.feature() {
+            Some(f) => (format!("section {section} needs the feature {f}"), Some(f)),
+            None => (format!("section {section} needs Linux"), None),
+        });
+    }
+    if !source.sections().contains(&section) {
+        let how = match section {
+            Section::Stacks => "run the program with HOTPATH_STACKS=1",
+            _ => "HOTPATH_REPORT",
+        };
+        return Some((format!("section {section} is turned off ({how})"), None));
+    }
+    None
+}
+
 /// Where and how to listen.
 #[derive(Clone, Debug)]
 pub(crate) struct Options {
@@ -64,40 +89,80 @@ pub(crate) struct Options {
     pub token: Option<String>,
 }
 
-/// The running server; stopped and joined on drop.
-pub(crate) struct MetricsServer {
+/// One kind of live server: how messages name it, its thread, the variable that picks
+/// its port.
+#[derive(Debug)]
+pub(crate) struct Kind {
+    /// `metrics server`, `MCP server`.
+    pub what: &'static str,
+    /// Name of its thread.
+    pub thread: &'static str,
+    /// The variable a warning points to for another port.
+    pub port_var: &'static str,
+    /// Path printed after the address on start (`/mcp`), or empty.
+    pub path: &'static str,
+}
+
+/// The metrics server.
+pub(crate) const METRICS: Kind = Kind {
+    what: "metrics server",
+    thread: "hotpath-metrics",
+    port_var: "HOTPATH_METRICS_PORT",
+    path: "",
+};
+
+/// A running live server; stopped and joined on drop.
+pub(crate) struct Server {
+    kind: &'static Kind,
     stop: Arc<Notify>,
     port: u16,
     thread: Option<JoinHandle<()>>,
 }
 
-impl MetricsServer {
-    /// Starts the server, or warns once and returns `None` (a port in use, a bad host):
-    /// the program runs on without it.
-    pub(crate) fn start(options: Options, source: Arc<dyn Source>) -> Option<MetricsServer> {
+/// Starts the metrics server, or warns once and returns `None`.
+pub(crate) fn start_metrics(options: Options, source: Arc<dyn Source>) -> Option<Server> {
+    let token: Option<Arc<str>> = options.token.clone().map(Arc::from);
+    Server::start(&METRICS, &options, move |listener, stop| async move {
+        serve(listener, &stop, move |request: Request<Incoming>| {
+            let answer = routes::answer(&request, token.as_deref(), &*source);
+            std::future::ready(answer)
+        })
+        .await;
+    })
+}
+
+impl Server {
+    /// Binds `options.host:port` on a thread of its own and runs `serve` there on a
+    /// current-thread runtime until stopped; or warns once and returns `None` (a port in
+    /// use, a bad host): the program runs on without it.
+    pub(crate) fn start<F, Fut>(kind: &'static Kind, options: &Options, serve: F) -> Option<Server>
+    where
+        F: FnOnce(tokio::net::TcpListener, Arc<Notify>) -> Fut + Send + 'static,
+        Fut: Future<Output = ()>,
+    {
         let (tx, rx) = mpsc::channel();
         let stop = Arc::new(Notify::new());
         let stop2 = stop.clone();
         let where_ = format!("{}:{}", options.host, options.port);
+        let (host, port) = (options.host.clone(), options.port);
         let spawned = std::thread::Builder::new()
-            .name(THREAD_NAME.into())
+            .name(kind.thread.into())
             .spawn(move || {
                 crate::threads::register_profiler_thread();
-                crate::threads::register_profiler_thread_name(THREAD_NAME);
+                crate::threads::register_profiler_thread_name(kind.thread);
                 // Everything this thread allocates is the profiler's, not the program's.
                 hotpath_core::internal(|| {
                     // Bound here, on this thread: a host name is resolved without tokio's
                     // blocking pool, so no other thread starts.
-                    let bound = std::net::TcpListener::bind((options.host.as_str(), options.port))
-                        .and_then(|l| {
-                            l.set_nonblocking(true)?;
-                            let addr = l.local_addr()?;
-                            let rt = tokio::runtime::Builder::new_current_thread()
-                                .enable_io()
-                                .enable_time()
-                                .build()?;
-                            Ok((l, addr, rt))
-                        });
+                    let bound = std::net::TcpListener::bind((host.as_str(), port)).and_then(|l| {
+                        l.set_nonblocking(true)?;
+                        let addr = l.local_addr()?;
+                        let rt = tokio::runtime::Builder::new_current_thread()
+                            .enable_io()
+                            .enable_time()
+                            .build()?;
+                        Ok((l, addr, rt))
+                    });
                     let (listener, addr, rt) = match bound {
                         Ok(b) => b,
                         Err(e) => {
@@ -105,7 +170,6 @@ impl MetricsServer {
                             return;
                         }
                     };
-                    let token = options.token;
                     rt.block_on(async move {
                         let listener = match tokio::net::TcpListener::from_std(listener) {
                             Ok(l) => l,
@@ -117,23 +181,25 @@ impl MetricsServer {
                         if tx.send(Ok(addr)).is_err() {
                             return;
                         }
-                        serve(listener, &stop2, token.map(Arc::from), source).await;
+                        serve(listener, stop2).await;
                     });
                 });
             });
+        let what = kind.what;
         let thread = match spawned {
             Ok(t) => t,
             Err(e) => {
                 warn(&format!(
-                    "metrics server: could not start its thread ({e}); running without it"
+                    "{what}: could not start its thread ({e}); running without it"
                 ));
                 return None;
             }
         };
         match rx.recv_timeout(Duration::from_secs(5)) {
             Ok(Ok(addr)) => {
-                eprintln!("[hotpath] metrics server on http://{addr}");
-                Some(MetricsServer {
+                eprintln!("[hotpath] {what} on http://{addr}{}", kind.path);
+                Some(Server {
+                    kind,
                     stop,
                     port: addr.port(),
                     thread: Some(thread),
@@ -142,14 +208,15 @@ impl MetricsServer {
             Ok(Err(e)) => {
                 let _ = thread.join();
                 warn(&format!(
-                    "metrics server: cannot listen on {where_}: {e}; running without it \
-                     (HOTPATH_METRICS_PORT picks another port, 0 any free one)"
+                    "{what}: cannot listen on {where_}: {e}; running without it \
+                     ({} picks another port, 0 any free one)",
+                    kind.port_var
                 ));
                 None
             }
             Err(_) => {
                 warn(&format!(
-                    "metrics server: {where_} did not start within 5 s; running without it"
+                    "{what}: {where_} did not start within 5 s; running without it"
                 ));
                 stop.notify_one();
                 None
@@ -167,28 +234,30 @@ impl MetricsServer {
     }
 }
 
-impl std::fmt::Debug for MetricsServer {
+impl std::fmt::Debug for Server {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("MetricsServer")
+        f.debug_struct("Server")
+            .field("what", &self.kind.what)
             .field("port", &self.port)
             .finish_non_exhaustive()
     }
 }
 
-impl Drop for MetricsServer {
+impl Drop for Server {
     fn drop(&mut self) {
         self.stop();
     }
 }
 
-/// Accepts and serves connections until `stop` is notified; returning drops the
-/// runtime's tasks, which closes every connection.
-async fn serve(
-    listener: tokio::net::TcpListener,
-    stop: &Notify,
-    token: Option<Arc<str>>,
-    source: Arc<dyn Source>,
-) {
+/// Accepts and serves connections until `stop` is notified, answering each request with
+/// `handler`; returning drops the runtime's tasks, which closes every connection.
+pub(crate) async fn serve<H, Fut, B>(listener: tokio::net::TcpListener, stop: &Notify, handler: H)
+where
+    H: Fn(Request<Incoming>) -> Fut + Clone + Send + 'static,
+    Fut: Future<Output = Response<B>> + Send + 'static,
+    B: hyper::body::Body<Data = Bytes> + Send + 'static,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
     let connections = Arc::new(Connections::default());
     loop {
         let stream = tokio::select! {
@@ -205,13 +274,13 @@ async fn serve(
         let _ = stream.set_nodelay(true);
         let (id, close) = connections.open();
         let entry = Entry(connections.clone(), id);
-        let (token, source) = (token.clone(), source.clone());
+        let handler = handler.clone();
         tokio::spawn(async move {
             // The service owns `entry`: the place is given up when the connection ends.
             let service = hyper::service::service_fn(move |request: Request<Incoming>| {
                 entry.0.active(entry.1);
-                let answer = routes::answer(&request, token.as_deref(), &*source);
-                async move { Ok::<_, Infallible>(answer) }
+                let answer = handler(request);
+                async move { Ok::<_, Infallible>(answer.await) }
             });
             let connection = hyper::server::conn::http1::Builder::new()
                 .timer(TokioTimer::new())

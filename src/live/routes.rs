@@ -162,28 +162,14 @@ fn metrics(_source: &dyn Source) -> Answer {
 
 /// A section of the report, or why it is not there.
 fn fragment(source: &dyn Source, section: Section) -> Answer {
-    if !crate::config::compiled(section) {
-        return match section.feature() {
-            Some(f) => Answer::error(
-                404,
-                format!("section {section} needs the feature {f}"),
-                Some(f),
-            ),
-            None => Answer::error(404, format!("section {section} needs Linux"), None),
-        };
-    }
-    if !source.sections().contains(&section) {
-        return Answer::error(
-            404,
-            format!("section {section} is turned off (HOTPATH_REPORT)"),
-            None,
-        );
+    if let Some((why, feature)) = super::unavailable(source, section) {
+        return Answer::error(404, why, feature);
     }
     Answer::json(200, to_json(&source.report().fragment(section)))
 }
 
 /// Compares in time that depends only on the lengths, not on where the bytes differ.
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+pub(super) fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     let n = a.len().max(b.len());
     let mut diff = (a.len() ^ b.len()) as u64;
     for i in 0..n {

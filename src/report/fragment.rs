@@ -8,12 +8,12 @@ use serde::{Deserialize, Serialize};
 
 use super::model::{
     AllocTotal, ChannelEntry, CpuInfo, DebugEntry, Function, FutureEntry, IoEntry, MutexEntry,
-    ProcessMemory, Report, RwLockEntry, StreamEntry, ThreadRow,
+    ProcessMemory, Report, RwLockEntry, StackPath, StreamEntry, ThreadRow,
 };
 use super::section::{known_sections, Section};
 
 /// One section of the report so far: `GET /functions_timing`, `/functions_alloc`,
-/// `/functions_cpu`, `/io`, `/channels`, `/streams`, `/futures`, `/threads`.
+/// `/functions_cpu`, `/io`, `/channels`, `/streams`, `/futures`, `/threads`, `/stacks`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Fragment {
     /// Layout version, [`super::SCHEMA_VERSION`].
@@ -74,6 +74,9 @@ pub struct Fragment {
     /// Section `debug`: the debug values.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub debug: Option<Vec<DebugEntry>>,
+    /// Section `stacks`: the calling-context tree.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stacks: Option<Vec<StackPath>>,
 }
 
 /// `GET /profiler_status`.
@@ -93,7 +96,7 @@ pub struct ProfilerStatus {
     #[serde(deserialize_with = "known_sections")]
     pub sections: Vec<Section>,
     /// Cargo features of hotpath compiled in: `hotpath`, `hotpath-alloc`, `hotpath-cpu`,
-    /// `hotpath-prometheus`.
+    /// `hotpath-prometheus`, `hotpath-mcp`, `tokio`, `futures-io`.
     pub features: Vec<String>,
     /// How CPU time is measured (`sampled` or `exact`), when it is.
     pub cpu_mode: Option<String>,
@@ -142,6 +145,7 @@ impl Report {
             rw_locks_time_sampling_rate: None,
             rw_locks: None,
             debug: None,
+            stacks: None,
         };
         // The functions with only `keep`'s per-function object.
         let functions = |keep: Option<Section>| {
@@ -208,6 +212,7 @@ impl Report {
                 fragment.rw_locks = Some(self.rw_locks.clone().unwrap_or_default());
             }
             Section::Debug => fragment.debug = Some(self.debug.clone().unwrap_or_default()),
+            Section::Stacks => fragment.stacks = Some(self.stacks.clone().unwrap_or_default()),
         }
         fragment
     }

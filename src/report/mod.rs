@@ -12,6 +12,7 @@
 #[cfg(feature = "hotpath")]
 pub(crate) mod build;
 pub mod columns;
+pub mod export;
 pub mod format;
 mod fragment;
 mod model;
@@ -24,8 +25,8 @@ pub use fragment::{ApiError, Fragment, ProfilerStatus};
 pub use model::{
     percentile_key, percentile_label, AllocTotal, CpuInfo, DebugEntry, Function, FunctionAlloc,
     FunctionCpu, FunctionIo, FunctionWaits, Histogram, IoDirection, IoEntry, LockDist, LockHolder,
-    LockMode, MutexEntry, Percentiles, ProcessMemory, Report, RunningCalls, RwLockEntry, ThreadRow,
-    TimedSums, WallNs, OLDEST_SCHEMA_VERSION, SCHEMA_VERSION,
+    LockMode, MutexEntry, Percentiles, ProcessMemory, Report, RunningCalls, RwLockEntry, StackPath,
+    ThreadRow, TimedSums, WallNs, OLDEST_SCHEMA_VERSION, SCHEMA_VERSION,
 };
 pub use model::{ChannelEntry, DistNs, FutureEntry, SendBlocked, StreamEntry};
 pub use section::Section;

@@ -31,11 +31,14 @@ pub enum Section {
     RwLocks,
     /// The last values of `dbg!`, `val!` and `gauge!`.
     Debug,
+    /// The calling-context tree: calls and time per path of measured functions
+    /// (`HOTPATH_STACKS=1`).
+    Stacks,
 }
 
 impl Section {
     /// Every section, in report order.
-    pub const ALL: [Section; 12] = [
+    pub const ALL: [Section; 13] = [
         Section::Timing,
         Section::Alloc,
         Section::Cpu,
@@ -48,6 +51,7 @@ impl Section {
         Section::RwLocks,
         Section::Threads,
         Section::Debug,
+        Section::Stacks,
     ];
 
     /// The name in JSON, `HOTPATH_REPORT` and the table header: `timing`, `alloc`, ...
@@ -65,6 +69,7 @@ impl Section {
             Section::Mutexes => "mutexes",
             Section::RwLocks => "rw_locks",
             Section::Debug => "debug",
+            Section::Stacks => "stacks",
         }
     }
 
@@ -95,7 +100,8 @@ impl Section {
             | Section::Waits
             | Section::Mutexes
             | Section::RwLocks
-            | Section::Debug => None,
+            | Section::Debug
+            | Section::Stacks => None,
         }
     }
 
@@ -114,6 +120,7 @@ impl Section {
             Section::Mutexes => "/mutexes",
             Section::RwLocks => "/rw_locks",
             Section::Debug => "/debug",
+            Section::Stacks => "/stacks",
         }
     }
 

@@ -79,6 +79,7 @@ pub fn render_with(r: &Report, limits: &Limits) -> String {
             Section::Mutexes => locks::mutexes(r, limit, &mut out),
             Section::RwLocks => locks::rw_locks(r, limit, &mut out),
             Section::Debug => locks::debug(r, limit, &mut out),
+            Section::Stacks => stacks(r, limit, &mut out),
         }
     }
     out
@@ -133,11 +134,27 @@ fn header_details(r: &Report, out: &mut String) {
         out.push('\n');
     }
 
+    let _ = write!(
+        out,
+        "profiler overhead: {:.1} ns per timed call",
+        r.overhead_per_call_ns
+    );
+    match (r.io_ops, r.overhead_per_io_op_ns) {
+        (Some(ops), Some(per_op)) => {
+            let _ = write!(
+                out,
+                ", {per_op:.1} ns per I/O operation; {} calls and {} I/O operations",
+                count(calls),
+                count(ops)
+            );
+        }
+        _ => {
+            let _ = write!(out, "; {} calls", count(calls));
+        }
+    }
     let _ = writeln!(
         out,
-        "profiler overhead: {:.1} ns per timed call; {} calls ≈ {} ({} of the run)",
-        r.overhead_per_call_ns,
-        count(calls),
+        " ≈ {} ({} of the run)",
         duration(r.overhead_ns),
         percent(r.overhead_ns as f64, r.elapsed_ns as f64),
     );
@@ -437,6 +454,23 @@ fn io(r: &Report, limit: usize, out: &mut String) {
 
 /// The threads section: the user's threads in a table, the profiler's own on one line
 /// after it, and the process's memory.
+fn stacks(r: &Report, limit: usize, out: &mut String) {
+    let rows = columns::stack_rows(r);
+    let n = take(limit, rows.len());
+    let _ = writeln!(
+        out,
+        "stacks: calls and time per path, depth first, callees by total {}",
+        shown(n, rows.len())
+    );
+    table(columns::stacks(r), &rows[..n], None).render(out);
+    if n < rows.len() {
+        let _ = writeln!(
+            out,
+            "(every path is in the JSON report; `hotpath export` makes flame graphs of them)"
+        );
+    }
+}
+
 fn threads(r: &Report, limit: usize, out: &mut String) {
     let rows = r.threads.as_deref().unwrap_or(&[]);
     let order = |a: &&super::model::ThreadRow, b: &&super::model::ThreadRow| {

@@ -51,7 +51,13 @@ impl Tab {
     /// The views of the tab, switched with ← and →.
     pub fn views(self) -> &'static [View] {
         match self {
-            Tab::Functions => &[View::Timing, View::Memory, View::Cpu, View::Waits],
+            Tab::Functions => &[
+                View::Timing,
+                View::Memory,
+                View::Cpu,
+                View::Waits,
+                View::Stacks,
+            ],
             Tab::Io => &[View::IoStreams, View::IoFunctions],
             Tab::DataFlow => &[
                 View::Channels,

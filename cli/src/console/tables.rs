@@ -44,11 +44,13 @@ pub enum View {
     RwLocks,
     /// The last values of `dbg!`, `val!` and `gauge!` (section `debug`).
     Debug,
+    /// Calls and time per path: the calling-context tree (section `stacks`).
+    Stacks,
 }
 
 impl View {
     /// Every view, in the order of [`View::index`].
-    pub const ALL: [View; 13] = [
+    pub const ALL: [View; 14] = [
         View::Timing,
         View::Memory,
         View::Cpu,
@@ -62,6 +64,7 @@ impl View {
         View::Mutexes,
         View::RwLocks,
         View::Debug,
+        View::Stacks,
     ];
 
     /// The name on the view bar.
@@ -80,6 +83,7 @@ impl View {
             View::Channels => "Channels",
             View::Streams => "Streams",
             View::Futures => "Futures",
+            View::Stacks => "Stacks",
         }
     }
 
@@ -98,6 +102,7 @@ impl View {
             View::Channels => Section::Channels,
             View::Streams => Section::Streams,
             View::Futures => Section::Futures,
+            View::Stacks => Section::Stacks,
         }
     }
 
@@ -127,6 +132,8 @@ pub(crate) enum Source {
     Stream(usize),
     /// `report.futures[i]`.
     Future(usize),
+    /// `report.stacks[i]`.
+    Stack(usize),
 }
 
 /// One column: its title and whether it holds text (left-aligned, sorted A to Z first)
@@ -262,6 +269,7 @@ pub(crate) fn build(
         View::Channels => channels(report, status),
         View::Streams => streams(report, status),
         View::Futures => futures(report, status),
+        View::Stacks => stacks(report, status),
     }
 }
 
@@ -484,6 +492,38 @@ fn io_functions(r: &Report, status: Option<&ProfilerStatus>) -> Table {
             )
         });
     }
+    t
+}
+
+/// The tree, depth first (sorted by the Path column); another column sorts the paths
+/// as a flat list.
+fn stacks(r: &Report, status: Option<&ProfilerStatus>) -> Table {
+    let cols = columns::stacks(r);
+    let mut t = Table::new("stacks: calls and time per path (tree)", &cols);
+    t.sort_by_title("Path");
+    let rows = columns::stack_rows(r);
+    if !r.has(Section::Stacks) {
+        t.empty = Some(match status {
+            Some(s) if s.sections.contains(&Section::Stacks) => {
+                "no stacks section yet: no measured call so far".into()
+            }
+            _ => "no stacks section: run the program with HOTPATH_STACKS=1 (or \
+                  .stacks(true) on its HotpathGuardBuilder)"
+                .into(),
+        });
+        return t;
+    }
+    for row in &rows {
+        t.push(&cols, row.0.path.join(";"), Source::Stack(row.1), row);
+    }
+    if rows.is_empty() {
+        t.empty = Some("no measured call has ended yet".into());
+    }
+    t.footer.push(
+        "Path: the tree, callees by total; s sorts the paths as a list; Enter shows the \
+         whole path"
+            .into(),
+    );
     t
 }
 

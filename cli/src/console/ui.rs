@@ -331,6 +331,7 @@ fn inspect_lines(app: &App) -> Option<usize> {
         Source::Io(_) => 8,
         Source::Thread(_) => 4,
         Source::Channel(_) | Source::Stream(_) | Source::Future(_) => 7,
+        Source::Stack(i) => stack_lines(r, i).len(),
         // The header and the holders.
         Source::Mutex(_) | Source::RwLock(..) => lock_mode(r, source_of(app)?)?.holders.len() + 1,
         Source::Debug(_) => 4,
@@ -434,6 +435,15 @@ fn draw_inspect(frame: &mut Frame, area: Rect, app: &App) {
             ];
             two_columns(frame, area, e.display_name().to_string(), left, right);
         }
+        Source::Stack(i) => {
+            let block = pane("path".into());
+            let inner = block.inner(area);
+            frame.render_widget(block, area);
+            frame.render_widget(
+                Paragraph::new(stack_lines(r, i)).wrap(Wrap { trim: false }),
+                inner,
+            );
+        }
         Source::Mutex(_) | Source::RwLock(..) => inspect_lock(frame, area, r, source),
         Source::Debug(i) => {
             if let Some(d) = r.debug.as_ref().and_then(|d| d.get(i)) {
@@ -470,6 +480,31 @@ fn two_columns(
         .areas(inner);
     frame.render_widget(Paragraph::new(left), a);
     frame.render_widget(Paragraph::new(right), b);
+}
+
+/// The inspect pane of a path: the functions from the outermost, then its numbers.
+fn stack_lines(r: &Report, i: usize) -> Vec<Line<'static>> {
+    let Some(p) = r.stacks.as_ref().and_then(|s| s.get(i)) else {
+        return Vec::new();
+    };
+    let mut lines: Vec<Line<'static>> = p
+        .path
+        .iter()
+        .enumerate()
+        .map(|(d, name)| Line::raw(format!("{}{name}", "  ".repeat(d))))
+        .collect();
+    let mut numbers = format!(
+        "calls {}  total {}  self {}  {} of the run",
+        count(p.calls),
+        duration(p.total_ns),
+        duration(p.self_ns),
+        percent(p.total_ns as f64, r.elapsed_ns as f64)
+    );
+    if let (Some(c), Some(s)) = (p.cpu_ns, p.self_cpu_ns) {
+        numbers.push_str(&format!("  cpu {}  self cpu {}", duration(c), duration(s)));
+    }
+    lines.push(Line::styled(numbers, Style::new().dim()));
+    lines
 }
 
 fn source_of(app: &App) -> Option<Source> {

@@ -68,6 +68,19 @@ impl Delta {
         cpu: cpu::CpuDelta::ZERO,
     };
 
+    /// CPU time, ns (exact CPU mode; 0 otherwise).
+    #[inline(always)]
+    pub(crate) fn cpu_ns(&self) -> u64 {
+        #[cfg(feature = "cpu")]
+        {
+            self.cpu.ns
+        }
+        #[cfg(not(feature = "cpu"))]
+        {
+            0
+        }
+    }
+
     /// `self + o`, field by field.
     #[inline(always)]
     pub(crate) fn plus(self, o: Delta) -> Delta {

@@ -15,11 +15,12 @@ mod debug;
 mod flow;
 mod io;
 mod locks;
+mod stacks;
 mod threads;
 mod timing;
 mod waits;
 
-use hotpath_core::{SiteStats, Snapshot};
+use hotpath_core::{SiteKind, SiteStats, Snapshot};
 
 use crate::config::Config;
 use crate::report::{Function, Report, Section, SCHEMA_VERSION};
@@ -31,10 +32,8 @@ pub(crate) struct Inputs<'a> {
     pub cfg: &'a Config,
     /// Wall time since the session started, ns.
     pub elapsed_ns: u64,
-    /// What one timed and one counted-only call cost, ns (measured at start-up).
-    pub overhead: (f64, f64),
-    /// Two back-to-back clock reads, ticks (measured at start-up).
-    pub floor_ticks: u64,
+    /// What the profiler's events cost and the clock's floor (measured at start-up).
+    pub overhead: &'a crate::runtime::Overhead,
     /// Notes the session made before this report.
     pub notes: &'a [String],
     /// CPU measurement, when it runs.
@@ -93,14 +92,28 @@ pub(crate) fn report(inputs: &Inputs<'_>) -> Report {
                 f.short_name = Some(s);
             }
         }
-        let (timed_calls, counted_calls) = snap
-            .sites
-            .iter()
-            .filter(|s| s.site.kind().is_function())
-            .fold((0u64, 0u64), |(t, c), s| {
-                (t + s.timed, c + s.calls.saturating_sub(s.timed))
-            });
-        let (timed_ns, counted_ns) = inputs.overhead;
+        let events = |io: bool| {
+            snap.sites
+                .iter()
+                .filter(|s| {
+                    if io {
+                        s.site.kind() == SiteKind::Io
+                    } else {
+                        s.site.kind().is_function()
+                    }
+                })
+                .fold((0u64, 0u64), |(t, c), s| {
+                    (t + s.timed, c + s.calls.saturating_sub(s.timed))
+                })
+        };
+        let (timed_calls, counted_calls) = events(false);
+        let (timed_io, counted_io) = events(true);
+        let o = inputs.overhead;
+        let overhead_ns = timed_calls as f64 * o.timed_ns
+            + counted_calls as f64 * o.counted_ns
+            + timed_io as f64 * o.io_timed_ns
+            + counted_io as f64 * o.io_counted_ns;
+        let tenth = |ns: f64| (ns * 10.0).round() / 10.0;
         let mut r = Report {
             schema_version: SCHEMA_VERSION,
             caller: cfg.caller.to_string(),
@@ -108,11 +121,11 @@ pub(crate) fn report(inputs: &Inputs<'_>) -> Report {
             elapsed_ns: inputs.elapsed_ns,
             sections: Vec::new(),
             percentiles: cfg.percentiles.clone(),
-            overhead_per_call_ns: (timed_ns * 10.0).round() / 10.0,
-            clock_floor_ns: Some(
-                ((inputs.floor_ticks as f64 * snap.ns_per_tick) * 10.0).round() / 10.0,
-            ),
-            overhead_ns: (timed_calls as f64 * timed_ns + counted_calls as f64 * counted_ns) as u64,
+            overhead_per_call_ns: tenth(o.timed_ns),
+            clock_floor_ns: Some(tenth(o.floor_ticks as f64 * snap.ns_per_tick)),
+            overhead_ns: overhead_ns as u64,
+            io_ops: (timed_io + counted_io > 0).then_some(timed_io + counted_io),
+            overhead_per_io_op_ns: (timed_io + counted_io > 0).then(|| tenth(o.io_timed_ns)),
             clock: hotpath_core::clock::source().name().to_string(),
             time_sampling_rate: hotpath_core::sampling_rate(),
             io_time_sampling_rate: None,
@@ -131,6 +144,7 @@ pub(crate) fn report(inputs: &Inputs<'_>) -> Report {
             rw_locks_time_sampling_rate: None,
             rw_locks: None,
             debug: None,
+            stacks: None,
         };
         for &section in &cfg.sections {
             let present = match section {
@@ -142,6 +156,7 @@ pub(crate) fn report(inputs: &Inputs<'_>) -> Report {
                 Section::Streams => flow::streams(&ctx, &mut r),
                 Section::Futures => flow::futures(&ctx, &mut r),
                 Section::Threads => threads::build(&ctx, &mut r, &mut notes),
+                Section::Stacks => stacks::build(&ctx, &mut r, &mut notes),
                 Section::Waits => waits::build(&mut r),
                 Section::Mutexes => locks::build_mutexes(&ctx, &mut r),
                 Section::RwLocks => locks::build_rw_locks(&ctx, &mut r),

@@ -874,8 +874,9 @@ fn debug_values_are_plain_values_and_no_ops() {
 // HotpathGuardBuilder and HotpathGuard
 // ---------------------------------------------------------------------------------------
 
-/// Every builder method, in a chain. With the feature: a JSON report written to `output`,
-/// warnings for the out-of-range percentile and rate, and an exit after 1 ms.
+/// Every builder method, in a chain, the live servers' too. With the feature: a JSON
+/// report written to `output`, warnings for the out-of-range percentile and rate, and an
+/// exit after 1 ms.
 fn full_builder(output: &Path) -> HotpathGuardBuilder {
     HotpathGuardBuilder::new("identity::full_builder")
         .percentiles(&[0.0, 50.0, 99.9, 100.0, 250.0])
@@ -899,6 +900,15 @@ fn full_builder(output: &Path) -> HotpathGuardBuilder {
         .time_sampling_rate(0.5)
         .functions_time_sampling_rate(2.0)
         .report("timing,-threads")
+        .stacks(true)
+        .trace(output.with_extension("trace.json"))
+        .trace_capacity(1024)
+        .metrics_port(0)
+        .metrics_host("127.0.0.1")
+        .metrics_auth_token("t0ken")
+        .mcp_port(0)
+        .mcp_host("127.0.0.1")
+        .mcp_auth_token("t0ken")
 }
 
 #[test]
@@ -920,6 +930,8 @@ fn build_returns_an_inactive_guard() {
         std::thread::sleep(Duration::from_millis(50));
         drop(guard);
         assert!(!out.exists(), "{} was written", out.display());
+        let trace = out.with_extension("trace.json");
+        assert!(!trace.exists(), "{} was written", trace.display());
 
         // Two sessions at once: both inert (with the feature the second one warns).
         let a = HotpathGuardBuilder::new("a").build();
