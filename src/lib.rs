@@ -99,6 +99,8 @@ mod guard;
 #[cfg(feature = "hotpath")]
 mod live;
 mod lock;
+#[cfg(feature = "hotpath")]
+mod overhead;
 #[cfg(feature = "report")]
 pub mod report;
 #[cfg(feature = "hotpath")]

@@ -33,7 +33,7 @@ pub(crate) struct Inputs<'a> {
     /// Wall time since the session started, ns.
     pub elapsed_ns: u64,
     /// What the profiler's events cost and the clock's floor (measured at start-up).
-    pub overhead: &'a crate::runtime::Overhead,
+    pub overhead: &'a crate::overhead::Overhead,
     /// Notes the session made before this report.
     pub notes: &'a [String],
     /// CPU measurement, when it runs.
