@@ -84,6 +84,7 @@ mod unix {
         hotpath_lock::fork_prepare();
         crate::debug::fork_prepare();
         hotpath_io::fork_prepare();
+        hotpath_flow::fork_prepare();
         hotpath_core::fork::prepare();
         crate::threads::fork_prepare();
         #[cfg(feature = "hotpath-alloc")]
@@ -101,6 +102,7 @@ mod unix {
         hotpath_alloc::fork_parent();
         crate::threads::fork_release();
         hotpath_core::fork::parent();
+        hotpath_flow::fork_release();
         hotpath_io::fork_release();
         crate::debug::fork_release();
         hotpath_lock::fork_release();
@@ -114,6 +116,7 @@ mod unix {
         hotpath_alloc::fork_child();
         crate::threads::fork_release();
         hotpath_core::fork::child();
+        hotpath_flow::fork_release();
         hotpath_io::fork_release();
         crate::debug::fork_release();
         hotpath_lock::fork_release();

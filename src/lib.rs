@@ -41,9 +41,10 @@
 //! | `hotpath-prometheus` | `/metrics` in the Prometheus text format on the metrics server |
 //! | `hotpath-mcp` | an MCP server (`HOTPATH_MCP_PORT`) whose tools answer from the live report, for AI agents; see `docs/mcp.md` |
 //! | `report` | the report model and renderers alone (for tools reading saved JSON) |
-//! | `tokio` | `io!` on tokio's async I/O traits; `mutex!`/`rw_lock!` on `tokio::sync` locks |
+//! | `tokio` | `io!` on tokio's async I/O traits; `mutex!`/`rw_lock!` on `tokio::sync` locks; `channel!` on tokio's `mpsc`, `oneshot`, `broadcast`, `watch` |
 //! | `parking_lot` | `mutex!`/`rw_lock!` on `parking_lot` locks, `hotpath::wrap::parking_lot` |
 //! | `async-lock` | `mutex!`/`rw_lock!` on `async_lock` locks, `hotpath::wrap::async_lock` |
+//! | `crossbeam`, `flume`, `async-channel`, `futures` | `channel!` on that crate's channels (`futures`: futures-channel) |
 //!
 //! Locks (`mutex!`, `rw_lock!`) of std are measured with `hotpath` alone; every function's
 //! waits (I/O, locks, channels, SQL, HTTP) make the `waits` section; `dbg!`, `val!` and
@@ -55,7 +56,8 @@
 //! min, max and percentiles; share of the run. Recursion counts the outermost call in
 //! the total. `async fn`s are measured per poll on whichever thread polls them: wall
 //! time from first poll to `Ready`, polls, busy time. Threads that exited before the
-//! report are included.
+//! report are included. Channels (`channel!`), streams (`stream!`) and futures
+//! (`future!`, `#[future_fn]`) have sections of their own; see [`wrap`] for their types.
 //!
 //! With `HOTPATH_STACKS=1` (or [`HotpathGuardBuilder::stacks`]) the same per path of
 //! measured functions: the calling-context tree, which `hotpath export` (the CLI) turns
@@ -84,6 +86,8 @@
 
 extern crate self as hotpath;
 
+#[doc(inline)]
+pub use hotpath_macros::{channel, future, stream};
 pub use hotpath_macros::{future_fn, main, measure, measure_all, skip};
 
 pub mod alloc;
@@ -112,6 +116,7 @@ pub mod wrap;
 pub use config::{CpuMode, Format};
 pub use debug::{GaugeHandle, IntoF64, ValHandle};
 pub use guard::{HotpathGuard, HotpathGuardBuilder};
+pub use wrap::Stream;
 
 /// What the macro expansions name. Not a public API.
 #[cfg(feature = "hotpath")]
@@ -119,6 +124,9 @@ pub use guard::{HotpathGuard, HotpathGuardBuilder};
 pub mod __private {
     pub use crate::debug::on::DbgSite;
     pub use hotpath_core::{type_name_of, CallSite, MeasuredFuture, Scope, SiteKind};
+    pub use hotpath_flow::{
+        channel, FlowSite, Future as FlowFuture, Stamped, Stream as FlowStream,
+    };
     pub use hotpath_io::{wrap as io_wrap, IoSite};
     pub use hotpath_lock::{Lock, LockKind, LockSite};
 }

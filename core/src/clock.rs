@@ -138,6 +138,7 @@ pub fn parse_choice(value: &str) -> Option<ClockSource> {
 }
 
 /// Whether [`now`] reads the TSC.
+#[inline(always)]
 pub(crate) fn is_tsc() -> bool {
     state::clock_kind() == TSC
 }

@@ -64,7 +64,9 @@ pub use site::{type_name_of, CallSite, SiteKind, MAX_SITES, OVERFLOW_NAMES};
 pub use slot::{Counts, Slot};
 #[cfg(feature = "alloc")]
 pub use snapshot::AllocStats;
-pub use snapshot::{snapshot, Distribution, HolderStats, RunningStats, SiteStats, Snapshot};
+pub use snapshot::{
+    snapshot, Distribution, FlowStats, HolderStats, RunningStats, SiteStats, Snapshot,
+};
 #[cfg(feature = "cpu")]
 pub use snapshot::{CpuStats, CpuSummary};
 

@@ -122,6 +122,54 @@ pub(crate) fn enter_slow(id: u32) -> Entry {
     ))
 }
 
+/// Enters the first poll of a futures-section future: sampled at the futures rate for
+/// sites of kind `Future`, at the calls rate otherwise. Inline when the shard may take
+/// the inline path of every call (TSC, every call timed) and that rate times every
+/// future too; the rest goes through [`enter_flow_slow`].
+#[inline(always)]
+pub(crate) fn enter_flow(site: &'static CallSite) -> Entry {
+    let id = site.id();
+    if let Some(shard) = crate::shard::current_raw() {
+        if shard.key.get() == state::key()
+            && (site.kind() != crate::SiteKind::Future || Sampler::Futures.period() == 1)
+        {
+            if let Some(slot) = shard.slot(id) {
+                return Entry::Timed(push(shard, slot, id, true, false, false, None));
+            }
+        }
+    }
+    enter_flow_slow(site)
+}
+
+#[inline(never)]
+fn enter_flow_slow(site: &'static CallSite) -> Entry {
+    let id = site.id();
+    let Some(shard) = Shard::current() else {
+        LOST.fetch_add(1, Relaxed);
+        return Entry::None;
+    };
+    let Some(slot) = shard.slot(id) else {
+        return Entry::None;
+    };
+    let kind = if site.kind() == crate::SiteKind::Future {
+        Sampler::Futures
+    } else {
+        Sampler::Calls
+    };
+    if !shard.timed(kind) {
+        return Entry::Counted(slot);
+    }
+    Entry::Timed(push(
+        shard,
+        slot,
+        id,
+        clock::is_tsc(),
+        state::exact_cpu(),
+        extras(),
+        None,
+    ))
+}
+
 /// Whether the stacks or the trace are on (the slow paths ask).
 #[inline(always)]
 fn extras() -> bool {

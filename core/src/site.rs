@@ -10,20 +10,26 @@ use std::sync::Mutex;
 pub const MAX_SITES: usize = crate::shard::SLOTS - 1;
 
 /// Names of the overflow rows, one per kind of site ([`SiteKind::overflow_row`]).
-pub const OVERFLOW_NAMES: [&str; 5] = [
+pub const OVERFLOW_NAMES: [&str; 8] = [
     "(more call sites: functions)",
     "(more call sites: async functions)",
     "(more call sites: blocks)",
     "(more call sites: I/O)",
     "(more call sites: locks)",
+    "(more call sites: channels)",
+    "(more call sites: streams)",
+    "(more call sites: futures)",
 ];
 
-static OVERFLOW_SITES: [CallSite; 5] = [
+static OVERFLOW_SITES: [CallSite; 8] = [
     CallSite::overflow(SiteKind::Function),
     CallSite::overflow(SiteKind::AsyncFunction),
     CallSite::overflow(SiteKind::Block),
     CallSite::overflow(SiteKind::Io),
     CallSite::overflow(SiteKind::Lock),
+    CallSite::overflow(SiteKind::Channel),
+    CallSite::overflow(SiteKind::Stream),
+    CallSite::overflow(SiteKind::Future),
 ];
 
 /// Sites that were given an overflow row's number.
@@ -46,15 +52,43 @@ pub enum SiteKind {
     /// One mode of a lock site (`mutex!`, `rw_lock!`): its exclusive, read, write or
     /// upgradable acquisitions. Reported in the lock sections, not as a function.
     Lock,
+    /// One channel entry (`channel!`): a call site and message type, or one instance with
+    /// `iter = true`. Reported in the channels section.
+    Channel,
+    /// One stream entry (`stream!`). Reported in the streams section.
+    Stream,
+    /// A future measured per call (`future!`, `#[future_fn]`): reported in the futures
+    /// section only.
+    Future,
+    /// An `async fn` under `#[measure(future = true)]`: reported both as a function (timing)
+    /// and in the futures section.
+    AsyncFunctionFuture,
 }
 
 impl SiteKind {
     /// Whether sites of this kind are measured functions or blocks (the rows of the
-    /// timing section), as opposed to the sites of wrapped values (`io!`, locks).
+    /// timing, alloc and cpu sections), as opposed to the sites of wrapped values (`io!`,
+    /// locks, channels, streams, `future!`).
     pub const fn is_function(self) -> bool {
         matches!(
             self,
-            SiteKind::Function | SiteKind::AsyncFunction | SiteKind::Block
+            SiteKind::Function
+                | SiteKind::AsyncFunction
+                | SiteKind::Block
+                | SiteKind::AsyncFunctionFuture
+        )
+    }
+
+    /// Whether sites of this kind are rows of the futures section.
+    pub fn in_futures(self) -> bool {
+        matches!(self, SiteKind::Future | SiteKind::AsyncFunctionFuture)
+    }
+
+    /// Whether this kind measures an `async fn` or a future, per poll.
+    pub fn is_async(self) -> bool {
+        matches!(
+            self,
+            SiteKind::AsyncFunction | SiteKind::Future | SiteKind::AsyncFunctionFuture
         )
     }
 
@@ -63,10 +97,13 @@ impl SiteKind {
     pub const fn overflow_row(self) -> usize {
         match self {
             SiteKind::Function | SiteKind::Internal => 0,
-            SiteKind::AsyncFunction => 1,
+            SiteKind::AsyncFunction | SiteKind::AsyncFunctionFuture => 1,
             SiteKind::Block => 2,
             SiteKind::Io => 3,
             SiteKind::Lock => 4,
+            SiteKind::Channel => 5,
+            SiteKind::Stream => 6,
+            SiteKind::Future => 7,
         }
     }
 }
@@ -230,6 +267,7 @@ impl CallSite {
     }
 
     /// What the site instruments.
+    #[inline]
     pub fn kind(&self) -> SiteKind {
         self.kind
     }

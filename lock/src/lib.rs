@@ -447,10 +447,8 @@ impl Hold {
 
     /// Drops the hold of an acquisition that did not happen (a timed try that timed
     /// out): nothing is recorded.
-    #[cfg_attr(
-        not(any(feature = "parking_lot", feature = "tokio", feature = "async-lock")),
-        allow(dead_code)
-    )]
+    // Only parking_lot has timed tries and `unlocked`.
+    #[cfg_attr(not(feature = "parking_lot"), allow(dead_code))]
     pub(crate) fn end_unacquired(mut self) {
         self.disarm();
     }
@@ -507,10 +505,8 @@ impl Hold {
 
     /// Runs `f` with the lock released (by `release_for`, e.g. parking_lot's
     /// `unlocked`): the hold before and the hold after are two acquisitions.
-    #[cfg_attr(
-        not(any(feature = "parking_lot", feature = "tokio", feature = "async-lock")),
-        allow(dead_code)
-    )]
+    // Only parking_lot has timed tries and `unlocked`.
+    #[cfg_attr(not(feature = "parking_lot"), allow(dead_code))]
     pub(crate) fn released<U>(&mut self, release_for: impl FnOnce() -> U) -> U {
         let p = self.pause(false);
         let u = release_for();

@@ -7,7 +7,7 @@ pub enum Format {
     /// Aligned text tables (the default).
     #[default]
     Table,
-    /// One line of JSON (schema v1, `docs/report-schema.md`).
+    /// One line of JSON (schema v2, `docs/report-schema.md`).
     Json,
     /// Indented JSON.
     JsonPretty,
@@ -160,6 +160,9 @@ mod on {
             Section::Threads => cfg!(target_os = "linux"),
             Section::Timing
             | Section::Io
+            | Section::Channels
+            | Section::Streams
+            | Section::Futures
             | Section::Waits
             | Section::Mutexes
             | Section::RwLocks
@@ -182,6 +185,9 @@ mod on {
         pub functions_limit: Option<usize>,
         pub threads_limit: Option<usize>,
         pub io_limit: Option<usize>,
+        pub channels_limit: Option<usize>,
+        pub streams_limit: Option<usize>,
+        pub futures_limit: Option<usize>,
         pub mutexes_limit: Option<usize>,
         pub rw_locks_limit: Option<usize>,
         pub output_path: Option<PathBuf>,
@@ -248,6 +254,9 @@ mod on {
                 functions_limit: None,
                 threads_limit: None,
                 io_limit: None,
+                channels_limit: None,
+                streams_limit: None,
+                futures_limit: None,
                 mutexes_limit: None,
                 rw_locks_limit: None,
                 output_path: None,
@@ -297,6 +306,9 @@ mod on {
                 ),
                 (&[Section::Io][..], self.io_limit),
                 (&[Section::Threads][..], self.threads_limit),
+                (&[Section::Channels][..], self.channels_limit),
+                (&[Section::Streams][..], self.streams_limit),
+                (&[Section::Futures][..], self.futures_limit),
                 (&[Section::Mutexes][..], self.mutexes_limit),
                 (&[Section::RwLocks][..], self.rw_locks_limit),
             ] {

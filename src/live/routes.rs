@@ -175,7 +175,10 @@ fn to_json<T: serde::Serialize>(v: &T) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::{Fragment, Function, ProfilerStatus, Report, WallNs, SCHEMA_VERSION};
+    use crate::report::{
+        ChannelEntry, Fragment, Function, FutureEntry, ProfilerStatus, Report, SendBlocked,
+        StreamEntry, WallNs, SCHEMA_VERSION,
+    };
 
     /// A session with one function of 3 calls.
     struct Fake {
@@ -218,6 +221,53 @@ mod tests {
                     ..Function::default()
                 }],
                 io: None,
+                channels: Some(vec![ChannelEntry {
+                    name: "jobs".into(),
+                    label: Some("jobs".into()),
+                    file: "src/main.rs".into(),
+                    line: 5,
+                    type_name: "u64".into(),
+                    instances: 1,
+                    backend: "std".into(),
+                    kind: "bounded".into(),
+                    capacity: Some(4),
+                    sent: 9,
+                    received: 8,
+                    send_errors: 0,
+                    unread: 1,
+                    max_depth: 4,
+                    lagged: 0,
+                    send_blocked: SendBlocked::default(),
+                    latency_ns: None,
+                }]),
+                streams: Some(vec![StreamEntry {
+                    name: "rows".into(),
+                    label: Some("rows".into()),
+                    file: "src/main.rs".into(),
+                    line: 6,
+                    type_name: "u8".into(),
+                    instances: 1,
+                    items: 10,
+                    polls: 11,
+                    pending: 0,
+                    completed: 1,
+                    dropped: 0,
+                    first_item_ns: None,
+                    busy_ns: 0,
+                }]),
+                futures: Some(vec![FutureEntry {
+                    name: "app::main".into(),
+                    label: Some("fetch".into()),
+                    file: "src/main.rs".into(),
+                    line: 7,
+                    calls: 2,
+                    polls: 4,
+                    completed: 2,
+                    cancelled: 0,
+                    never_polled: 0,
+                    lifetime_ns: None,
+                    busy_ns: None,
+                }]),
                 threads: Some(vec![]),
                 process_memory: None,
                 ..Report::default()
@@ -327,6 +377,40 @@ mod tests {
                 assert!(e.error.contains(feature), "{e:?}");
             }
         }
+    }
+
+    #[test]
+    fn data_flow_routes_carry_their_entries_only() {
+        let source = Fake {
+            sections: vec![
+                Section::Timing,
+                Section::Channels,
+                Section::Streams,
+                Section::Futures,
+            ],
+        };
+        let fragment = |url: &str| {
+            let a = route(&Method::GET, url, &[], None, &source);
+            assert_eq!(a.status, 200, "{url}: {}", a.body);
+            Fragment::from_json(&a.body).unwrap()
+        };
+        let f = fragment("/channels");
+        assert_eq!(f.section, Section::Channels);
+        let c = &f.channels.expect("channels")[0];
+        assert_eq!((c.name.as_str(), c.sent, c.unread), ("jobs", 9, 1));
+        assert!(f.functions.is_none() && f.streams.is_none() && f.futures.is_none());
+        let f = fragment("/streams");
+        assert_eq!(f.streams.expect("streams")[0].items, 10);
+        assert!(f.channels.is_none());
+        let f = fragment("/futures");
+        assert_eq!(f.futures.expect("futures")[0].calls, 2);
+        // A session that leaves the section out answers 404.
+        let without = Fake {
+            sections: vec![Section::Timing],
+        };
+        let a = route(&Method::GET, "/channels", &[], None, &without);
+        assert_eq!(a.status, 404);
+        assert!(error_of(&a).error.contains("turned off"), "{}", a.body);
     }
 
     #[test]

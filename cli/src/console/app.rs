@@ -19,7 +19,7 @@ pub enum Tab {
     Functions,
     /// Per-stream I/O, and I/O per function.
     Io,
-    /// Locks: mutexes and read-write locks.
+    /// Channels, streams, futures, and locks (mutexes, read-write locks).
     DataFlow,
     /// Threads of the program.
     Threads,
@@ -59,7 +59,13 @@ impl Tab {
                 View::Stacks,
             ],
             Tab::Io => &[View::IoStreams, View::IoFunctions],
-            Tab::DataFlow => &[View::Mutexes, View::RwLocks],
+            Tab::DataFlow => &[
+                View::Channels,
+                View::Streams,
+                View::Futures,
+                View::Mutexes,
+                View::RwLocks,
+            ],
             Tab::Threads => &[View::Threads],
             Tab::Debug => &[View::Debug],
         }

@@ -12,6 +12,7 @@
 mod alloc;
 mod cpu;
 mod debug;
+mod flow;
 mod io;
 mod locks;
 mod stacks;
@@ -133,6 +134,9 @@ pub(crate) fn report(inputs: &Inputs<'_>) -> Report {
             cpu: None,
             functions,
             io: None,
+            channels: None,
+            streams: None,
+            futures: None,
             threads: None,
             process_memory: None,
             mutexes_time_sampling_rate: None,
@@ -148,6 +152,9 @@ pub(crate) fn report(inputs: &Inputs<'_>) -> Report {
                 Section::Alloc => alloc::build(&ctx, &mut r, &mut notes),
                 Section::Cpu => cpu::build(&ctx, &mut r, &mut notes),
                 Section::Io => io::build(&ctx, &mut r),
+                Section::Channels => flow::channels(&ctx, &mut r),
+                Section::Streams => flow::streams(&ctx, &mut r),
+                Section::Futures => flow::futures(&ctx, &mut r),
                 Section::Threads => threads::build(&ctx, &mut r, &mut notes),
                 Section::Stacks => stacks::build(&ctx, &mut r, &mut notes),
                 Section::Waits => waits::build(&mut r),
@@ -207,9 +214,13 @@ fn snapshot_notes(snap: &Snapshot) -> Vec<String> {
                 SiteKind::Function
                 | SiteKind::AsyncFunction
                 | SiteKind::Block
+                | SiteKind::AsyncFunctionFuture
                 | SiteKind::Internal => continue,
                 SiteKind::Io => "I/O operations",
                 SiteKind::Lock => "lock acquisitions",
+                SiteKind::Channel => "channel operations",
+                SiteKind::Stream => "stream polls",
+                SiteKind::Future => "future calls",
             };
             note.push_str(&format!(
                 "; {} {what} of such sites are in no row of their section",
