@@ -101,6 +101,13 @@ pub(crate) fn enter_with<R>(
 
 #[inline]
 pub(crate) fn enter_slow(id: u32) -> Entry {
+    enter_sampled(id, Sampler::Calls)
+}
+
+/// The general entry: this thread's shard (created if needed), the site's slot, and a
+/// frame if `sampler` times this one.
+#[inline(always)]
+fn enter_sampled(id: u32, sampler: Sampler) -> Entry {
     let Some(shard) = Shard::current() else {
         LOST.fetch_add(1, Relaxed);
         return Entry::None;
@@ -108,7 +115,7 @@ pub(crate) fn enter_slow(id: u32) -> Entry {
     let Some(slot) = shard.slot(id) else {
         return Entry::None;
     };
-    if !shard.timed(Sampler::Calls) {
+    if !shard.timed(sampler) {
         return Entry::Counted(slot);
     }
     Entry::Timed(push(
@@ -143,31 +150,12 @@ pub(crate) fn enter_flow(site: &'static CallSite) -> Entry {
 
 #[inline(never)]
 fn enter_flow_slow(site: &'static CallSite) -> Entry {
-    let id = site.id();
-    let Some(shard) = Shard::current() else {
-        LOST.fetch_add(1, Relaxed);
-        return Entry::None;
-    };
-    let Some(slot) = shard.slot(id) else {
-        return Entry::None;
-    };
-    let kind = if site.kind() == crate::SiteKind::Future {
+    let sampler = if site.kind() == crate::SiteKind::Future {
         Sampler::Futures
     } else {
         Sampler::Calls
     };
-    if !shard.timed(kind) {
-        return Entry::Counted(slot);
-    }
-    Entry::Timed(push(
-        shard,
-        slot,
-        id,
-        clock::is_tsc(),
-        state::exact_cpu(),
-        extras(),
-        None,
-    ))
+    enter_sampled(site.id(), sampler)
 }
 
 /// Whether the stacks or the trace are on (the slow paths ask).
