@@ -39,6 +39,41 @@ fn parent(x: u64) -> u64 {
     child(x).wrapping_add(child(x + 1))
 }
 
+/// A block whose call site is numbered after 600 others (shards reach the slots of the
+/// first 512 ids one load away, the others through a directory).
+#[cfg(feature = "hotpath")]
+#[inline(never)]
+fn far_site(site: &'static hotpath::__private::CallSite, x: u64) -> u64 {
+    let _s = hotpath::__private::Scope::enter(site);
+    black_box(x).wrapping_mul(31)
+}
+
+/// A call site made at run time (a leaked one, as `io!` makes), numbered now.
+#[cfg(feature = "hotpath")]
+fn numbered_site(i: usize) -> &'static hotpath::__private::CallSite {
+    use hotpath::__private::{CallSite, Scope, SiteKind};
+    let name: &'static str = format!("site_{i}").leak();
+    let site: &'static CallSite = Box::leak(Box::new(CallSite::dynamic(
+        name,
+        None,
+        file!(),
+        line!(),
+        SiteKind::Block,
+    )));
+    drop(Scope::enter(site));
+    site
+}
+
+/// Runs `f` inside `n` nested measured calls (`f` runs at depth `n`).
+#[hotpath::measure]
+fn nest(n: u32, f: &mut dyn FnMut()) {
+    if n == 0 {
+        f()
+    } else {
+        nest(n - 1, f)
+    }
+}
+
 #[hotpath::measure]
 async fn measured_async(x: u64) -> u64 {
     black_box(x).wrapping_mul(17)
@@ -101,6 +136,10 @@ fn bench(c: &mut Criterion) {
         g.bench_function("async_measure", |b| {
             b.iter(|| ready(measured_async(black_box(3))))
         });
+        // A call nested deeper than the frames a shard holds inline (16).
+        nest(20, &mut || {
+            g.bench_function("measure_at_depth_20", |b| b.iter(|| measured(black_box(3))));
+        });
     });
     with_rate(0.01, || {
         g.bench_function("measure_sampled_1pct", |b| {
@@ -128,6 +167,15 @@ fn bench(c: &mut Criterion) {
     g.bench_function("measure_trace", |b| b.iter(|| measured(black_box(3))));
     drop(trace);
     let _ = std::fs::remove_file(&trace_file);
+    // Last: the cases above keep the low call-site numbers most programs have.
+    #[cfg(feature = "hotpath")]
+    with_rate(1.0, || {
+        for i in 0..599 {
+            numbered_site(i);
+        }
+        let far = numbered_site(599);
+        g.bench_function("measure_site_600", |b| b.iter(|| far_site(far, 3)));
+    });
     if cfg!(feature = "hotpath-cpu") {
         // Exact CPU mode reads the thread CPU clock and the context switches at entry
         // and exit of every call.

@@ -10,8 +10,9 @@
 //! the file so both layers show), parses it (skipping malformed lines), groups it by
 //! station, computes statistics (with a recursive merge sort), fetches station metadata
 //! concurrently on a two-thread tokio runtime from a small TCP service on loopback (whose
-//! connections are wrapped with `io!`), scans for anomalies on a plain `std::thread`, and
-//! prints a summary. Everything is seeded, so both builds print the same results.
+//! connections are wrapped with `io!`, the answers collected as a `stream!`), scans for
+//! anomalies on a plain `std::thread` fed through a bounded `channel!`, and prints a
+//! summary. Everything is seeded, so both builds print the same results.
 
 use std::collections::HashMap;
 use std::fmt::{self, Write as _};
@@ -20,6 +21,7 @@ use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use futures_util::StreamExt;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt};
 
 /// Data lines in the generated dataset (plus one header line).
@@ -399,10 +401,13 @@ fn merge_sort(v: &mut [f64], scratch: &mut [f64]) {
 // ---------------------------------------------------------------------------------------
 // Anomaly scan (runs on its own std::thread)
 
+/// Readings before each one that the anomaly scan compares it with.
+const ANOMALY_WINDOW: usize = 64;
+
 /// Readings more than 3 standard deviations from the mean of the 64 readings before them.
 #[hotpath::measure]
 fn count_anomalies(temps: &[f64]) -> usize {
-    const W: usize = 64;
+    const W: usize = ANOMALY_WINDOW;
     temps
         .windows(W + 1)
         .filter(|w| {
@@ -632,12 +637,33 @@ async fn main() {
     // 2. Parse.
     let (readings, parse_stats) = parse_all(&text);
 
-    // 3. Anomaly scan on its own thread, in parallel with the rest.
-    let temps: Vec<f64> = readings.iter().map(|r| r.temp_c).collect();
+    // 3. Anomaly scan on its own thread, in parallel with the rest, fed chunks of
+    //    temperatures through a bounded channel.
+    let (chunks, chunks_rx) = hotpath::channel!(
+        std::sync::mpsc::sync_channel::<Vec<f64>>(64),
+        label = "temperature chunks"
+    );
     let anomaly_thread = std::thread::Builder::new()
         .name("anomaly-scan".into())
-        .spawn(move || count_anomalies(&temps))
+        .spawn(move || {
+            // The last 64 readings of the previous chunk open the next one's windows,
+            // so the count is the one over the whole series.
+            let (mut total, mut carry) = (0, Vec::new());
+            for chunk in chunks_rx {
+                let mut series = carry;
+                series.extend(chunk);
+                total += count_anomalies(&series);
+                carry = series[series.len().saturating_sub(ANOMALY_WINDOW)..].to_vec();
+            }
+            total
+        })
         .expect("spawn the anomaly thread");
+    for chunk in readings.chunks(4096) {
+        chunks
+            .send(chunk.iter().map(|r| r.temp_c).collect())
+            .expect("the anomaly thread runs until the channel closes");
+    }
+    drop(chunks);
 
     // 4. Station metadata, fetched concurrently: 16 tasks on 2 worker threads.
     let service = start_metadata_service().expect("start the metadata service on loopback");
@@ -651,10 +677,15 @@ async fn main() {
     let mut index = StationIndex::build(&readings);
     let stats = index.statistics();
 
-    let mut meta = Vec::with_capacity(fetches.len());
-    for f in fetches {
+    // The answers in the order they arrive.
+    let mut answers = hotpath::stream!(
+        futures_util::stream::iter(fetches).buffer_unordered(STATIONS.len()),
+        label = "metadata answers"
+    );
+    let mut meta = Vec::with_capacity(STATIONS.len());
+    while let Some(answer) = answers.next().await {
         meta.push(
-            f.await
+            answer
                 .expect("metadata task")
                 .expect("talk to the metadata service"),
         );

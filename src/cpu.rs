@@ -3,7 +3,7 @@
 
 use hotpath_cpu::{ClockSource, SamplerConfig, SamplerSource};
 
-use crate::config::{warn, Config};
+use crate::config::{warn, Config, CpuClock, CpuSampler};
 use crate::CpuMode;
 
 /// CPU measurement running for a session.
@@ -23,6 +23,8 @@ pub(crate) struct CpuRun {
     pub(crate) hw_unavailable: Option<String>,
     /// The process's CPU time when the session started, ns.
     pub(crate) process0: u64,
+    /// `CLOCK_MONOTONIC` when the session started, ns (sampled mode).
+    pub(crate) started_mono_ns: u64,
 }
 
 /// CPU time of the whole process so far (user + system), ns.
@@ -48,9 +50,9 @@ impl CpuRun {
         match cfg.cpu_mode {
             CpuMode::Off => None,
             CpuMode::Sampled => {
-                let (force, why) = match std::env::var("HOTPATH_CPU_SAMPLER").as_deref() {
-                    Ok("timer") => (Some(SamplerSource::CpuTimeTimer), None),
-                    Ok("perf") => (None, None),
+                let (force, why) = match cfg.cpu_sampler {
+                    Some(CpuSampler::Timer) => (Some(SamplerSource::CpuTimeTimer), None),
+                    Some(CpuSampler::Perf) => (None, None),
                     _ if hotpath_cpu::virtualized() => (
                         Some(SamplerSource::CpuTimeTimer),
                         Some(
@@ -75,25 +77,29 @@ impl CpuRun {
                         fallback_reason: info.fallback_reason.or(why),
                         hw_unavailable: None,
                         process0,
+                        started_mono_ns: hotpath_cpu::monotonic_ns(),
                     }),
                     Err(e) => {
                         warn(&format!(
                             "CPU sampling is not available ({e}); measuring CPU exactly instead"
                         ));
-                        Self::exact(process0, Some(format!("sampling unavailable: {e}")))
+                        Self::exact(
+                            cfg.cpu_clock,
+                            process0,
+                            Some(format!("sampling unavailable: {e}")),
+                        )
                     }
                 }
             }
-            CpuMode::Exact => Self::exact(process0, None),
+            CpuMode::Exact => Self::exact(cfg.cpu_clock, process0, None),
         }
     }
 
-    fn exact(process0: u64, why: Option<String>) -> Option<CpuRun> {
-        let force = match std::env::var("HOTPATH_CPU_CLOCK").as_deref() {
-            Ok("thread") => Some(ClockSource::ThreadCputime),
-            Ok("perf") => Some(ClockSource::PerfTaskClock),
-            _ => None,
-        };
+    fn exact(clock: Option<CpuClock>, process0: u64, why: Option<String>) -> Option<CpuRun> {
+        let force = clock.map(|c| match c {
+            CpuClock::Thread => ClockSource::ThreadCputime,
+            CpuClock::Perf => ClockSource::PerfTaskClock,
+        });
         match hotpath_cpu::start_exact(force) {
             Ok(info) => Some(CpuRun {
                 mode: CpuMode::Exact,
@@ -106,6 +112,7 @@ impl CpuRun {
                 },
                 hw_unavailable: info.hw_unavailable,
                 process0,
+                started_mono_ns: 0,
             }),
             Err(e) => {
                 warn(&format!(
@@ -122,6 +129,35 @@ impl CpuRun {
             CpuMode::Sampled => hotpath_cpu::stop_sampling(),
             _ => hotpath_cpu::stop_exact(),
         }
+    }
+
+    /// What the reader must know about sampling: that it stopped (the program took its
+    /// signal over) and when, or that threads blocked its signal.
+    pub(crate) fn notes(&self) -> Vec<String> {
+        let mut notes = Vec::new();
+        if self.mode != CpuMode::Sampled {
+            return notes;
+        }
+        let signal = hotpath_cpu::signal_name();
+        if let Some(at) = hotpath_cpu::check_sampling() {
+            let after = at.saturating_sub(self.started_mono_ns);
+            notes.push(format!(
+                "CPU sampling stopped {} into the run: the program installed its own handler \
+                 of the sampling signal ({signal}); CPU figures cover the run until then",
+                crate::report::format::duration(after)
+            ));
+        }
+        let blocked = hotpath_cpu::blocked_threads();
+        if blocked > 0 {
+            notes.push(format!(
+                "{blocked} thread{} that ran measured code block{} the sampling signal \
+                 ({signal}): {} CPU time is not sampled, so it counts as waiting",
+                if blocked == 1 { "" } else { "s" },
+                if blocked == 1 { "s" } else { "" },
+                if blocked == 1 { "its" } else { "their" },
+            ));
+        }
+        notes
     }
 
     /// `sampled` or `exact`, and what measures it.

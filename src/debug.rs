@@ -271,7 +271,7 @@ pub(crate) mod on {
     use std::collections::HashMap;
     use std::fmt::Write as _;
     use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-    use std::sync::{Mutex, OnceLock};
+    use std::sync::{Mutex, MutexGuard, OnceLock};
 
     use super::{MAX_ENTRIES, MAX_TEXT};
 
@@ -363,6 +363,40 @@ pub(crate) mod on {
 
     static REGISTRY: Mutex<Option<Registry>> = Mutex::new(None);
 
+    thread_local! {
+        /// The registry's lock and every entry's, held by the thread calling `fork()`
+        /// between [`fork_prepare`] and [`fork_release`].
+        static FORK_REGISTRY: std::cell::RefCell<Option<MutexGuard<'static, Option<Registry>>>> =
+            const { std::cell::RefCell::new(None) };
+        #[allow(clippy::type_complexity)]
+        static FORK_CELLS: std::cell::RefCell<Vec<MutexGuard<'static, (String, &'static str, u32)>>> =
+            const { std::cell::RefCell::new(Vec::new()) };
+    }
+
+    /// Before `fork()` (a `pthread_atfork` prepare handler): takes the registry's lock,
+    /// then every entry's, so that no other thread holds one when the address space is
+    /// copied (a child updating or reporting that entry would wait forever).
+    pub(crate) fn fork_prepare() {
+        let g = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());
+        let _ = FORK_CELLS.try_with(|held| {
+            let mut held = held.borrow_mut();
+            if let Some(r) = g.as_ref() {
+                hotpath_core::internal(|| held.reserve(r.all.len()));
+                for c in &r.all {
+                    held.push(c.last.lock().unwrap_or_else(|e| e.into_inner()));
+                }
+            }
+        });
+        let _ = FORK_REGISTRY.try_with(|h| *h.borrow_mut() = Some(g));
+    }
+
+    /// After `fork()`, in the parent or the child: releases what [`fork_prepare`] took
+    /// (the list of held entries keeps its memory: nothing is freed).
+    pub(crate) fn fork_release() {
+        let _ = FORK_CELLS.try_with(|held| held.borrow_mut().clear());
+        let _ = FORK_REGISTRY.try_with(|h| h.borrow_mut().take());
+    }
+
     fn new_cell(
         r: &mut Registry,
         kind: Kind,
@@ -410,6 +444,9 @@ pub(crate) mod on {
         expr: &'static str,
         file: &'static str,
         line: u32,
+        /// Its entry (`None` past [`MAX_ENTRIES`]), set under the registry's lock: a
+        /// `fork()` (which takes that lock first) never copies it half set, which would
+        /// leave the child waiting for it.
         cell: OnceLock<Option<&'static Cell>>,
     }
 
@@ -424,16 +461,23 @@ pub(crate) mod on {
             }
         }
 
-        /// Records `value` as the site's last value.
-        pub fn record<T: std::fmt::Debug + ?Sized>(&self, value: &T) {
-            let cell = self.cell.get_or_init(|| {
-                hotpath_core::internal(|| {
-                    let mut g = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());
+        /// The site's entry, made on first use; `None` past the bound.
+        fn cell(&self) -> Option<&'static Cell> {
+            if let Some(c) = self.cell.get() {
+                return *c;
+            }
+            hotpath_core::internal(|| {
+                let mut g = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());
+                *self.cell.get_or_init(|| {
                     let r = g.get_or_insert_with(Registry::default);
                     new_cell(r, Kind::Dbg, self.expr, self.file, self.line)
                 })
-            });
-            match cell {
+            })
+        }
+
+        /// Records `value` as the site's last value.
+        pub fn record<T: std::fmt::Debug + ?Sized>(&self, value: &T) {
+            match self.cell() {
                 Some(c) => c.set_text(value, (self.file, self.line)),
                 None => {
                     let mut g = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());

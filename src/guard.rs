@@ -131,6 +131,18 @@ impl HotpathGuardBuilder {
         self
     }
 
+    /// Rows of the channels section (hotpath 0.30's name); overrides [`Self::limit`].
+    #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
+    pub fn channels_limit(mut self, limit: usize) -> Self {
+        #[cfg(feature = "hotpath")]
+        {
+            self.cfg.channels_limit = Some(limit);
+        }
+        #[cfg(not(feature = "hotpath"))]
+        let _ = limit;
+        self
+    }
+
     /// Rows of the `sql` section; overrides [`Self::limit`].
     #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
     pub fn sql_limit(mut self, limit: usize) -> Self {
@@ -143,12 +155,36 @@ impl HotpathGuardBuilder {
         self
     }
 
+    /// Rows of the streams section; overrides [`Self::limit`].
+    #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
+    pub fn streams_limit(mut self, limit: usize) -> Self {
+        #[cfg(feature = "hotpath")]
+        {
+            self.cfg.streams_limit = Some(limit);
+        }
+        #[cfg(not(feature = "hotpath"))]
+        let _ = limit;
+        self
+    }
+
     /// Rows of the `http` section; overrides [`Self::limit`].
     #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
     pub fn http_limit(mut self, limit: usize) -> Self {
         #[cfg(feature = "hotpath")]
         {
             self.cfg.http_limit = Some(limit);
+        }
+        #[cfg(not(feature = "hotpath"))]
+        let _ = limit;
+        self
+    }
+
+    /// Rows of the futures section; overrides [`Self::limit`].
+    #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
+    pub fn futures_limit(mut self, limit: usize) -> Self {
+        #[cfg(feature = "hotpath")]
+        {
+            self.cfg.futures_limit = Some(limit);
         }
         #[cfg(not(feature = "hotpath"))]
         let _ = limit;
@@ -206,43 +242,54 @@ impl HotpathGuardBuilder {
         self
     }
 
+    /// Times only a fraction `rate` (0..=1) of channel messages (latency, blocked
+    /// sends); every message is still counted. `HOTPATH_CHANNELS_TIME_SAMPLING_RATE`
+    /// overrides it.
+    pub fn channels_time_sampling_rate(self, rate: f64) -> Self {
+        self.kind_rate(Kind::Channels, "channels", "message", rate)
+    }
+
+    /// Times only a fraction `rate` (0..=1) of stream polls; every item and poll is still
+    /// counted. `HOTPATH_STREAMS_TIME_SAMPLING_RATE` overrides it.
+    pub fn streams_time_sampling_rate(self, rate: f64) -> Self {
+        self.kind_rate(Kind::Streams, "streams", "poll", rate)
+    }
+
+    /// Times only a fraction `rate` (0..=1) of `future!` and `#[future_fn]` calls; every
+    /// call is still counted. `HOTPATH_FUTURES_TIME_SAMPLING_RATE` overrides it.
+    pub fn futures_time_sampling_rate(self, rate: f64) -> Self {
+        self.kind_rate(Kind::Futures, "futures", "call", rate)
+    }
+
     /// Times only a fraction `rate` (0..=1) of mutex acquisitions; every acquisition is
     /// still counted, contended or not. Unset, the functions' rate applies.
     /// `HOTPATH_MUTEXES_TIME_SAMPLING_RATE` overrides it, and so does
     /// `HOTPATH_TIME_SAMPLING_RATE` when the former is not set.
-    #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
-    pub fn mutexes_time_sampling_rate(mut self, rate: f64) -> Self {
-        #[cfg(feature = "hotpath")]
-        {
-            match crate::config::parse_rate(&rate.to_string()) {
-                Some(r) => self.cfg.set_rate(hotpath_core::state::Sampler::Mutexes, r),
-                None => crate::config::warn(&format!(
-                    "mutexes time sampling rate {rate} is outside 0..=1; timing every acquisition"
-                )),
-            }
-        }
-        #[cfg(not(feature = "hotpath"))]
-        let _ = rate;
-        self
+    pub fn mutexes_time_sampling_rate(self, rate: f64) -> Self {
+        self.kind_rate(Kind::Mutexes, "mutexes", "acquisition", rate)
     }
 
     /// Times only a fraction `rate` (0..=1) of read-write lock acquisitions; every one is
     /// still counted. Unset, the functions' rate applies.
     /// `HOTPATH_RW_LOCKS_TIME_SAMPLING_RATE` overrides it, and so does
     /// `HOTPATH_TIME_SAMPLING_RATE` when the former is not set.
+    pub fn rw_locks_time_sampling_rate(self, rate: f64) -> Self {
+        self.kind_rate(Kind::RwLocks, "rw_locks", "acquisition", rate)
+    }
+
+    /// Sets the rate of one kind of event, or warns and keeps timing every one.
     #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
-    pub fn rw_locks_time_sampling_rate(mut self, rate: f64) -> Self {
+    fn kind_rate(mut self, kind: Kind, what: &str, one: &str, rate: f64) -> Self {
         #[cfg(feature = "hotpath")]
-        {
-            match crate::config::parse_rate(&rate.to_string()) {
-                Some(r) => self.cfg.set_rate(hotpath_core::state::Sampler::RwLocks, r),
-                None => crate::config::warn(&format!(
-                    "rw_locks time sampling rate {rate} is outside 0..=1; timing every acquisition"
-                )),
-            }
-        }
+        set_rate(
+            &mut self.cfg,
+            kind.sampler(),
+            &format!("{what}_time_sampling_rate"),
+            rate,
+            &format!("timing every {one}"),
+        );
         #[cfg(not(feature = "hotpath"))]
-        let _ = rate;
+        let _ = (kind, what, one, rate);
         self
     }
 
@@ -277,14 +324,13 @@ impl HotpathGuardBuilder {
     #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
     pub fn time_sampling_rate(mut self, rate: f64) -> Self {
         #[cfg(feature = "hotpath")]
-        {
-            match crate::config::parse_rate(&rate.to_string()) {
-                Some(r) => self.cfg.set_rate(hotpath_core::state::Sampler::Calls, r),
-                None => crate::config::warn(&format!(
-                    "time sampling rate {rate} is outside 0..=1; timing every call"
-                )),
-            }
-        }
+        set_rate(
+            &mut self.cfg,
+            hotpath_core::state::Sampler::Calls,
+            "time_sampling_rate",
+            rate,
+            "timing every call",
+        );
         #[cfg(not(feature = "hotpath"))]
         let _ = rate;
         self
@@ -331,14 +377,13 @@ impl HotpathGuardBuilder {
     #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
     pub fn io_time_sampling_rate(mut self, rate: f64) -> Self {
         #[cfg(feature = "hotpath")]
-        {
-            match crate::config::parse_rate(&rate.to_string()) {
-                Some(r) => self.cfg.set_rate(hotpath_core::state::Sampler::Io, r),
-                None => crate::config::warn(&format!(
-                    "I/O time sampling rate {rate} is outside 0..=1; timing every operation"
-                )),
-            }
-        }
+        set_rate(
+            &mut self.cfg,
+            hotpath_core::state::Sampler::Io,
+            "io_time_sampling_rate",
+            rate,
+            "timing every operation",
+        );
         #[cfg(not(feature = "hotpath"))]
         let _ = rate;
         self
@@ -520,6 +565,30 @@ impl HotpathGuardBuilder {
     }
 }
 
+/// The kinds of events with a time-sampling rate of their own and a builder setter.
+#[derive(Clone, Copy)]
+enum Kind {
+    Channels,
+    Streams,
+    Futures,
+    Mutexes,
+    RwLocks,
+}
+
+#[cfg(feature = "hotpath")]
+impl Kind {
+    fn sampler(self) -> hotpath_core::state::Sampler {
+        use hotpath_core::state::Sampler;
+        match self {
+            Kind::Channels => Sampler::Channels,
+            Kind::Streams => Sampler::Streams,
+            Kind::Futures => Sampler::Futures,
+            Kind::Mutexes => Sampler::Mutexes,
+            Kind::RwLocks => Sampler::RwLocks,
+        }
+    }
+}
+
 /// A running profiling session; writes the report when dropped.
 #[derive(Debug)]
 pub struct HotpathGuard {
@@ -547,5 +616,25 @@ impl HotpathGuard {
         {
             false
         }
+    }
+}
+
+/// Applies a builder method's sampling rate: outside `0..=1` it warns and the rate stays;
+/// below the smallest usable rate it warns and counts without timing
+/// ([`crate::config::usable_rate`]).
+#[cfg(feature = "hotpath")]
+fn set_rate(
+    cfg: &mut crate::config::Config,
+    kind: hotpath_core::state::Sampler,
+    method: &str,
+    rate: f64,
+    outside: &str,
+) {
+    match crate::config::parse_rate(&rate.to_string()) {
+        Some(r) => cfg.set_rate(
+            kind,
+            crate::config::usable_rate(&format!("{method}({rate:e})"), r),
+        ),
+        None => crate::config::warn(&format!("{method}({rate}) is outside 0..=1; {outside}")),
     }
 }

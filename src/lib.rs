@@ -41,9 +41,10 @@
 //! | `hotpath-prometheus` | `/metrics` in the Prometheus text format on the metrics server |
 //! | `hotpath-mcp` | an MCP server (`HOTPATH_MCP_PORT`) whose tools answer from the live report, for AI agents; see `docs/mcp.md` |
 //! | `report` | the report model and renderers alone (for tools reading saved JSON) |
-//! | `tokio` | `io!` on tokio's async I/O traits; `mutex!`/`rw_lock!` on `tokio::sync` locks |
+//! | `tokio` | `io!` on tokio's async I/O traits; `mutex!`/`rw_lock!` on `tokio::sync` locks; `channel!` on tokio's `mpsc`, `oneshot`, `broadcast`, `watch` |
 //! | `parking_lot` | `mutex!`/`rw_lock!` on `parking_lot` locks, `hotpath::wrap::parking_lot` |
 //! | `async-lock` | `mutex!`/`rw_lock!` on `async_lock` locks, `hotpath::wrap::async_lock` |
+//! | `crossbeam`, `flume`, `async-channel`, `futures` | `channel!` on that crate's channels (`futures`: futures-channel) |
 //! | `hotpath-prometheus` | `/metrics` on the metrics server, in the Prometheus text format |
 //! | `sqlx` | `sqlx_tracing_layer()`: sqlx's queries per normalised query and issuing function (section `sql`) |
 //! | `diesel` | `instrument_diesel_sql()`: the same from diesel's instrumentation, with errors |
@@ -64,7 +65,8 @@
 //! min, max and percentiles; share of the run. Recursion counts the outermost call in
 //! the total. `async fn`s are measured per poll on whichever thread polls them: wall
 //! time from first poll to `Ready`, polls, busy time. Threads that exited before the
-//! report are included.
+//! report are included. Channels (`channel!`), streams (`stream!`) and futures
+//! (`future!`, `#[future_fn]`) have sections of their own; see [`wrap`] for their types.
 //!
 //! With `HOTPATH_STACKS=1` (or [`HotpathGuardBuilder::stacks`]) the same per path of
 //! measured functions: the calling-context tree, which `hotpath export` (the CLI) turns
@@ -82,7 +84,9 @@
 //! * A `measure_block!` held across `.await` reports its wall time; its self time then
 //!   includes what it awaited. Prefer `#[measure]` on an `async fn`.
 //! * Calls made while a thread's thread-locals are being destroyed are counted as lost.
-//! * At most 16,383 call sites and 512 levels of nesting per thread are tracked.
+//! * At most 16,383 call sites are numbered; calls of later ones are counted in overflow
+//!   rows. At most 512 levels of nesting per thread are tracked; deeper calls are counted
+//!   and timed, their self time counted at level 512. The report says when either happens.
 //! * With stacks on, each thread keeps at most `HOTPATH_STACKS_NODES` paths (8,192 by
 //!   default); later ones are folded into `[truncated]`. An async fn first polled on a
 //!   thread that has exited since is recorded on the path of the poll that completes it.
@@ -91,6 +95,8 @@
 
 extern crate self as hotpath;
 
+#[doc(inline)]
+pub use hotpath_macros::{channel, future, stream};
 pub use hotpath_macros::{future_fn, main, measure, measure_all, skip};
 
 pub mod alloc;
@@ -101,6 +107,8 @@ mod debug;
 #[cfg(feature = "hotpath")]
 mod export;
 mod guard;
+#[cfg(feature = "hotpath")]
+mod host;
 #[cfg(any(feature = "reqwest-0-12", feature = "reqwest-0-13", feature = "ureq-3"))]
 #[doc(hidden)]
 pub mod http_client;
@@ -142,6 +150,7 @@ pub mod wrap;
 pub use config::{CpuMode, Format};
 pub use debug::{GaugeHandle, IntoF64, ValHandle};
 pub use guard::{HotpathGuard, HotpathGuardBuilder};
+pub use wrap::Stream;
 
 /// What the macro expansions name. Not a public API.
 #[cfg(feature = "hotpath")]
@@ -149,6 +158,9 @@ pub use guard::{HotpathGuard, HotpathGuardBuilder};
 pub mod __private {
     pub use crate::debug::on::DbgSite;
     pub use hotpath_core::{type_name_of, CallSite, MeasuredFuture, Scope, SiteKind};
+    pub use hotpath_flow::{
+        channel, FlowSite, Future as FlowFuture, Stamped, Stream as FlowStream,
+    };
     pub use hotpath_io::{wrap as io_wrap, IoSite};
     pub use hotpath_lock::{Lock, LockKind, LockSite};
 }

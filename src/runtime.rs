@@ -2,7 +2,7 @@
 
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex, Weak};
 use std::thread::JoinHandle;
 use std::time::Instant;
 
@@ -15,10 +15,62 @@ use crate::Format;
 
 static ACTIVE: AtomicBool = AtomicBool::new(false);
 
+/// The running session, for the process's exit and signal hooks (`crate::host`).
+static LIVE: Mutex<Option<Weak<Shared>>> = Mutex::new(None);
+
+thread_local! {
+    /// [`LIVE`], held by the thread calling `fork()` between [`fork_prepare`] and
+    /// [`fork_release`].
+    static FORK_HELD: std::cell::RefCell<Option<std::sync::MutexGuard<'static, Option<Weak<Shared>>>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Before `fork()`: takes [`LIVE`] (the last lock of the fixed order in `crate::host`).
+pub(crate) fn fork_prepare() {
+    let g = LIVE.lock().unwrap_or_else(|e| e.into_inner());
+    let _ = FORK_HELD.try_with(|h| *h.borrow_mut() = Some(g));
+}
+
+/// After `fork()`, in either process: releases it.
+pub(crate) fn fork_release() {
+    let _ = FORK_HELD.try_with(|h| h.borrow_mut().take());
+}
+
+/// The running session, if there is one and no other thread is starting or ending it.
+fn live() -> Option<Arc<Shared>> {
+    let g = match LIVE.try_lock() {
+        Ok(g) => g,
+        Err(std::sync::TryLockError::Poisoned(e)) => e.into_inner(),
+        Err(std::sync::TryLockError::WouldBlock) => return None,
+    };
+    g.as_ref().and_then(Weak::upgrade)
+}
+
+/// The process is exiting (`atexit`): writes the report of a session still running,
+/// in the process that started it, or in a forked child that asked for its own.
+pub(crate) fn at_exit() {
+    if let Some(shared) = live() {
+        if shared.pid == std::process::id() {
+            emit(&shared);
+        } else if shared.cfg.report_forks {
+            emit_child(&shared);
+        }
+    }
+}
+
+/// SIGTERM or SIGINT arrived and the session handles it: writes the report (the caller
+/// then ends the process with the signal).
+#[cfg_attr(not(unix), allow(dead_code))]
+pub(crate) fn at_signal(_sig: i32) {
+    at_exit();
+}
+
 /// State shared with the timeout thread.
 #[derive(Debug)]
 struct Shared {
     cfg: Config,
+    /// The process the session started in (a forked child has another).
+    pid: u32,
     start: Instant,
     /// Clock reading at the start: the trace's time zero.
     origin: u64,
@@ -40,6 +92,7 @@ pub(crate) struct Session {
     timer: Option<(StopFlag, JoinHandle<()>)>,
     server: Option<crate::live::Server>,
     mcp: Option<crate::live::Server>,
+    signals: Option<crate::host::Signals>,
 }
 
 impl Session {
@@ -52,6 +105,7 @@ impl Session {
             return None;
         }
         cfg.apply_env();
+        crate::host::register_process_hooks();
         hotpath_core::clock::init();
         let mut notes = Vec::new();
         let calls = cfg.rate(Sampler::Calls);
@@ -73,77 +127,79 @@ impl Session {
         hotpath_core::begin_epoch();
         #[cfg(feature = "hotpath-alloc")]
         hotpath_alloc::begin_session();
-        #[cfg(feature = "tokio")]
-        crate::tokio_rt::reset();
-        crate::service::begin_session();
-        for kind in Sampler::ALL {
-            kind.set_rate(cfg.rate(kind));
-        }
-        #[cfg(feature = "hotpath-cpu")]
-        let cpu = crate::cpu::CpuRun::start(&cfg);
-        let threads = if cfg.sections.contains(&Section::Threads) {
-            crate::threads::start_monitor(cfg.threads_interval)
-        } else {
-            None
-        };
-        let shared = Arc::new(Shared {
-            threads,
-            start: Instant::now(),
-            origin: hotpath_core::clock::now(),
-            overhead,
-            reported: AtomicBool::new(false),
-            notes,
+        // Everything the session sets up from here (threads, buffers, the server) is the
+        // profiler's: not counted as the program's allocations, whose baseline was just
+        // taken. Profiler threads do the same for everything they allocate.
+        hotpath_core::internal(move || {
+            #[cfg(feature = "tokio")]
+            crate::tokio_rt::reset();
+            crate::service::begin_session();
+            for kind in Sampler::ALL {
+                kind.set_rate(cfg.rate(kind));
+            }
             #[cfg(feature = "hotpath-cpu")]
-            cpu,
-            cfg,
-        });
-        // The threads started here, and the wait for the server's answer, allocate on
-        // this thread: the profiler's allocations, not the program's (the wait's
-        // allocations even depend on which thread gets there first).
-        hotpath_core::internal(|| Session::start_threads(shared))
-    }
-
-    /// The timeout thread and the metrics server, when configured.
-    fn start_threads(shared: Arc<Shared>) -> Option<Session> {
-        let timer = shared.cfg.timeout.map(|after| {
-            let stop: StopFlag = Arc::new((Mutex::new(false), Condvar::new()));
-            let (s2, sh2) = (stop.clone(), shared.clone());
-            let handle = std::thread::Builder::new()
-                .name("hotpath-timeout".into())
-                .spawn(move || {
-                    crate::threads::register_profiler_thread();
-                    let (lock, cv) = &*s2;
-                    let guard = lock.lock().unwrap_or_else(|e| e.into_inner());
-                    let (stopped, _) = cv
-                        .wait_timeout_while(guard, after, |stopped| !*stopped)
-                        .unwrap_or_else(|e| e.into_inner());
-                    if !*stopped {
-                        emit(&sh2);
-                        std::process::exit(0);
-                    }
-                })
-                .expect("spawn the hotpath timeout thread");
-            (stop, handle)
-        });
-        let server = shared.cfg.metrics_port.and_then(|port| {
-            crate::live::start_metrics(
-                crate::live::Options {
-                    host: shared.cfg.metrics_host.clone(),
-                    port,
-                    token: shared.cfg.metrics_token.clone(),
-                },
-                shared.clone(),
-            )
-        });
-        let mcp = shared
-            .cfg
-            .mcp_port
-            .and_then(|port| start_mcp(port, &shared));
-        Some(Session {
-            shared,
-            timer,
-            server,
-            mcp,
+            let cpu = crate::cpu::CpuRun::start(&cfg);
+            let threads = if cfg.sections.contains(&Section::Threads) {
+                crate::threads::start_monitor(cfg.threads_interval)
+            } else {
+                None
+            };
+            let shared = Arc::new(Shared {
+                threads,
+                start: Instant::now(),
+                origin: hotpath_core::clock::now(),
+                overhead,
+                pid: std::process::id(),
+                reported: AtomicBool::new(false),
+                notes,
+                #[cfg(feature = "hotpath-cpu")]
+                cpu,
+                cfg,
+            });
+            let timer = shared.cfg.timeout.map(|after| {
+                let stop: StopFlag = Arc::new((Mutex::new(false), Condvar::new()));
+                let (s2, sh2) = (stop.clone(), shared.clone());
+                let handle = std::thread::Builder::new()
+                    .name("hotpath-timeout".into())
+                    .spawn(move || {
+                        crate::threads::register_profiler_thread();
+                        let (lock, cv) = &*s2;
+                        let guard = lock.lock().unwrap_or_else(|e| e.into_inner());
+                        let (stopped, _) = cv
+                            .wait_timeout_while(guard, after, |stopped| !*stopped)
+                            .unwrap_or_else(|e| e.into_inner());
+                        if !*stopped {
+                            emit(&sh2);
+                            std::process::exit(0);
+                        }
+                    })
+                    .expect("spawn the hotpath timeout thread");
+                (stop, handle)
+            });
+            let server = shared.cfg.metrics_port.and_then(|port| {
+                crate::live::start_metrics(
+                    crate::live::Options {
+                        host: shared.cfg.metrics_host.clone(),
+                        port,
+                        token: shared.cfg.metrics_token.clone(),
+                        allowed_hosts: shared.cfg.metrics_allowed_hosts.clone(),
+                    },
+                    shared.clone(),
+                )
+            });
+            let mcp = shared
+                .cfg
+                .mcp_port
+                .and_then(|port| start_mcp(port, &shared));
+            *LIVE.lock().unwrap_or_else(|e| e.into_inner()) = Some(Arc::downgrade(&shared));
+            let signals = crate::host::Signals::install();
+            Some(Session {
+                shared,
+                timer,
+                server,
+                mcp,
+                signals,
+            })
         })
     }
 }
@@ -168,6 +224,8 @@ fn start_mcp(port: u16, shared: &Arc<Shared>) -> Option<crate::live::Server> {
             host: shared.cfg.mcp_host.clone(),
             port,
             token,
+            // The MCP server checks `Host` itself (rmcp's allowed hosts).
+            allowed_hosts: Vec::new(),
         },
         shared.clone(),
     )
@@ -254,18 +312,50 @@ impl crate::live::Source for Shared {
     }
 }
 
+impl Session {
+    /// Ends the session in a forked child: the parent's threads (server, timeout,
+    /// monitor, signals) do not exist here, so nothing is joined or stopped; everything
+    /// that refers to them is leaked. The report is written only when
+    /// `HOTPATH_REPORT_FORKS=1` asks for one per process.
+    fn end_in_fork_child(&mut self) {
+        std::mem::forget(self.server.take());
+        std::mem::forget(self.mcp.take());
+        std::mem::forget(self.timer.take());
+        std::mem::forget(self.signals.take());
+        if self.shared.cfg.report_forks {
+            emit_child(&self.shared);
+        }
+        *LIVE.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        // The monitor in `Shared` would join its thread when dropped.
+        std::mem::forget(self.shared.clone());
+        ACTIVE.store(false, Ordering::Release);
+    }
+}
+
 impl Drop for Session {
     fn drop(&mut self) {
-        // No request is answered from a session that is ending.
-        for mut server in [self.server.take(), self.mcp.take()].into_iter().flatten() {
-            server.stop();
+        if self.shared.pid != std::process::id() {
+            self.end_in_fork_child();
+            return;
         }
-        if let Some((stop, handle)) = self.timer.take() {
-            let (lock, cv) = &*stop;
-            *lock.lock().unwrap_or_else(|e| e.into_inner()) = true;
-            cv.notify_all();
-            let _ = handle.join();
-        }
+        // Stopping the profiler's threads is the profiler's work: what it allocates is
+        // not the program's (the report below is made after it).
+        hotpath_core::internal(|| {
+            *LIVE.lock().unwrap_or_else(|e| e.into_inner()) = None;
+            if let Some(signals) = self.signals.take() {
+                signals.uninstall();
+            }
+            // No request is answered from a session that is ending.
+            for mut server in [self.server.take(), self.mcp.take()].into_iter().flatten() {
+                server.stop();
+            }
+            if let Some((stop, handle)) = self.timer.take() {
+                let (lock, cv) = &*stop;
+                *lock.lock().unwrap_or_else(|e| e.into_inner()) = true;
+                cv.notify_all();
+                let _ = handle.join();
+            }
+        });
         emit(&self.shared);
         #[cfg(feature = "hotpath-cpu")]
         if let Some(cpu) = &self.shared.cpu {
@@ -292,6 +382,61 @@ fn build(shared: &Shared) -> Report {
     })
 }
 
+/// The report of a forked child (`HOTPATH_REPORT_FORKS=1`): everything the process
+/// recorded, the parent's calls before the fork included; CPU time and threads are
+/// not measured in a child (their samplers and monitor are the parent's).
+fn build_child(shared: &Shared) -> Report {
+    let notes = [
+        shared.notes.clone(),
+        vec![format!(
+            "forked child (pid {}) of pid {}: includes what the parent recorded before the \
+             fork; CPU time and threads are not measured in a forked child",
+            std::process::id(),
+            shared.pid
+        )],
+    ]
+    .concat();
+    crate::report::build::report(&crate::report::build::Inputs {
+        cfg: &shared.cfg,
+        elapsed_ns: shared.start.elapsed().as_nanos() as u64,
+        overhead: &shared.overhead,
+        notes: &notes,
+        #[cfg(feature = "hotpath-cpu")]
+        cpu: None,
+        threads: None,
+    })
+}
+
+/// Writes a forked child's own report once: to `<output path>.<pid>`, or to stdout
+/// through the file descriptor itself (the standard output's lock may have been held by
+/// a thread of the parent when it forked).
+fn emit_child(shared: &Shared) {
+    if shared.reported.swap(true, Ordering::AcqRel) || shared.cfg.format == Format::None {
+        return;
+    }
+    let Some(text) = render(&shared.cfg, &build_child(shared)) else {
+        return;
+    };
+    if let Some(path) = &shared.cfg.output_path {
+        let mut p = path.clone().into_os_string();
+        p.push(format!(".{}", std::process::id()));
+        if std::fs::write(&p, &text).is_ok() {
+            return;
+        }
+    }
+    crate::host::write_stdout(text.as_bytes());
+}
+
+/// The report as text in the configured format (`None` for `Format::None`).
+fn render(cfg: &Config, report: &Report) -> Option<String> {
+    Some(match cfg.format {
+        Format::Table => crate::report::render_table_with(report, &cfg.limits()),
+        Format::Json => report.to_json() + "\n",
+        Format::JsonPretty => report.to_json_pretty() + "\n",
+        Format::None => return None,
+    })
+}
+
 /// Writes the report once per session (the timeout thread and the guard may both try).
 fn emit(shared: &Shared) {
     if shared.reported.swap(true, Ordering::AcqRel) {
@@ -315,11 +460,8 @@ fn emit(shared: &Shared) {
     if cfg.format == Format::None {
         return;
     }
-    let text = match cfg.format {
-        Format::Table => crate::report::render_table_with(&report, &cfg.limits()),
-        Format::Json => report.to_json() + "\n",
-        Format::JsonPretty => report.to_json_pretty() + "\n",
-        Format::None => return,
+    let Some(text) = render(cfg, &report) else {
+        return;
     };
     if let Some(path) = &cfg.output_path {
         match std::fs::write(path, &text) {

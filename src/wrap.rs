@@ -1,13 +1,42 @@
 //! The types the wrapping macros give, by the path of the wrapped type:
 //! `hotpath::wrap::std::sync::Mutex<T>` is what `mutex!(std::sync::Mutex::new(t))`
-//! evaluates to. With the `hotpath` feature they are the measuring wrappers; without it,
-//! the wrapped types themselves, so struct fields and `static`s declared with them
-//! compile in both states.
+//! evaluates to, `hotpath::wrap::std::sync::mpsc::Receiver<T>` the receiver of
+//! `channel!(std::sync::mpsc::channel::<T>())`. With the `hotpath` feature they are the
+//! measuring wrappers; without it, the wrapped types themselves, so struct fields and
+//! `static`s declared with them compile in both states.
+//!
+//! ```
+//! struct Worker {
+//!     jobs: hotpath::wrap::std::sync::mpsc::Receiver<u64>,
+//! }
+//!
+//! let (tx, rx) = hotpath::channel!(std::sync::mpsc::channel::<u64>());
+//! let w = Worker { jobs: rx };
+//! tx.send(7).unwrap();
+//! assert_eq!(w.jobs.recv().unwrap(), 7);
+//! ```
+//!
+//! Each backend's module exists with its Cargo feature (`tokio`, `parking_lot`,
+//! `async-lock`, `crossbeam`, `flume`, `async-channel`, `futures`); `std` always.
+
+/// The type `stream!` gives for a stream `S`.
+#[cfg(feature = "hotpath")]
+pub type Stream<S> = hotpath_flow::Stream<S>;
+/// The type `stream!` gives for a stream `S`.
+#[cfg(not(feature = "hotpath"))]
+pub type Stream<S> = S;
+
+/// The type `future!` gives for a future `F`.
+#[cfg(feature = "hotpath")]
+pub type Future<F> = hotpath_flow::Future<F>;
+/// The type `future!` gives for a future `F`.
+#[cfg(not(feature = "hotpath"))]
+pub type Future<F> = F;
 
 /// Wrapped `std` types.
 pub mod std {
-    /// Wrapped `std::sync` types: `Mutex`, `RwLock`, their guards, and a `Condvar` that
-    /// takes the wrapped mutex's guard.
+    /// Wrapped `std::sync` types: `Mutex`, `RwLock`, their guards, a `Condvar` that
+    /// takes the wrapped mutex's guard, and the `mpsc` channel endpoints.
     pub mod sync {
         /// `std::sync::Mutex<T>`, measured (`mutex!`).
         #[cfg(feature = "hotpath")]
@@ -32,6 +61,16 @@ pub mod std {
         pub use ::std::sync::{
             Condvar, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard,
         };
+
+        /// `std::sync::mpsc` endpoints as `channel!` gives them.
+        pub mod mpsc {
+            #[cfg(feature = "hotpath")]
+            pub use hotpath_flow::std_mpsc::{
+                IntoIter, Iter, Receiver, Sender, SyncSender, TryIter,
+            };
+            #[cfg(not(feature = "hotpath"))]
+            pub use std::sync::mpsc::{IntoIter, Iter, Receiver, Sender, SyncSender, TryIter};
+        }
     }
 }
 
@@ -62,7 +101,8 @@ pub mod parking_lot {
 /// Wrapped `tokio` types (feature `tokio`).
 #[cfg(feature = "tokio")]
 pub mod tokio {
-    /// Wrapped `tokio::sync` types: `Mutex`, `RwLock` and their guards.
+    /// Wrapped `tokio::sync` types: `Mutex`, `RwLock` and their guards; the `mpsc`,
+    /// `oneshot`, `broadcast` and `watch` channel endpoints.
     pub mod sync {
         #[cfg(feature = "hotpath")]
         pub use hotpath_lock::tokio::{
@@ -82,6 +122,44 @@ pub mod tokio {
             OwnedRwLockWriteGuard, RwLock, RwLockMappedWriteGuard, RwLockReadGuard,
             RwLockWriteGuard,
         };
+
+        /// `tokio::sync::mpsc` endpoints and permits as `channel!` gives them.
+        pub mod mpsc {
+            #[cfg(feature = "hotpath")]
+            pub use hotpath_flow::tokio::mpsc::{
+                OwnedPermit, Permit, PermitIterator, Receiver, Sender, UnboundedReceiver,
+                UnboundedSender, WeakSender, WeakUnboundedSender,
+            };
+            #[cfg(not(feature = "hotpath"))]
+            pub use tokio::sync::mpsc::{
+                OwnedPermit, Permit, PermitIterator, Receiver, Sender, UnboundedReceiver,
+                UnboundedSender, WeakSender, WeakUnboundedSender,
+            };
+        }
+
+        /// `tokio::sync::oneshot` endpoints as `channel!` gives them.
+        pub mod oneshot {
+            #[cfg(feature = "hotpath")]
+            pub use hotpath_flow::tokio::oneshot::{Receiver, Sender};
+            #[cfg(not(feature = "hotpath"))]
+            pub use tokio::sync::oneshot::{Receiver, Sender};
+        }
+
+        /// `tokio::sync::broadcast` endpoints as `channel!` gives them.
+        pub mod broadcast {
+            #[cfg(feature = "hotpath")]
+            pub use hotpath_flow::tokio::broadcast::{Receiver, Sender, WeakSender};
+            #[cfg(not(feature = "hotpath"))]
+            pub use tokio::sync::broadcast::{Receiver, Sender, WeakSender};
+        }
+
+        /// `tokio::sync::watch` endpoints as `channel!` gives them.
+        pub mod watch {
+            #[cfg(feature = "hotpath")]
+            pub use hotpath_flow::tokio::watch::{Receiver, Sender};
+            #[cfg(not(feature = "hotpath"))]
+            pub use tokio::sync::watch::{Receiver, Sender};
+        }
     }
 }
 
@@ -104,4 +182,62 @@ pub mod async_lock {
         Mutex, MutexGuard, MutexGuardArc, RwLock, RwLockReadGuard, RwLockUpgradableReadGuard,
         RwLockWriteGuard,
     };
+}
+
+/// crossbeam-channel endpoints (feature `crossbeam`).
+#[cfg(feature = "crossbeam")]
+pub mod crossbeam_channel {
+    #[cfg(not(feature = "hotpath"))]
+    pub use crossbeam_channel::{IntoIter, Iter, Receiver, Sender, TryIter};
+    #[cfg(feature = "hotpath")]
+    pub use hotpath_flow::crossbeam::{IntoIter, Iter, Receiver, Sender, TryIter};
+}
+
+/// flume endpoints (feature `flume`).
+#[cfg(feature = "flume")]
+pub mod flume {
+    #[cfg(not(feature = "hotpath"))]
+    pub use flume::{
+        r#async::{RecvFut, RecvStream, SendFut, SendSink},
+        Drain, IntoIter, Iter, Receiver, Sender, TryIter, WeakSender,
+    };
+    #[cfg(feature = "hotpath")]
+    pub use hotpath_flow::flume::{
+        Drain, IntoIter, Iter, Receiver, RecvFut, RecvStream, SendFut, SendSink, Sender, TryIter,
+        WeakSender,
+    };
+}
+
+/// async-channel endpoints (feature `async-channel`).
+#[cfg(feature = "async-channel")]
+pub mod async_channel {
+    #[cfg(not(feature = "hotpath"))]
+    pub use async_channel::{Receiver, Sender, WeakReceiver, WeakSender};
+    #[cfg(feature = "hotpath")]
+    pub use hotpath_flow::async_channel::{Receiver, Sender, WeakReceiver, WeakSender};
+}
+
+/// futures-channel endpoints (feature `futures`).
+#[cfg(feature = "futures")]
+pub mod futures_channel {
+    /// `futures_channel::mpsc` endpoints as `channel!` gives them, and the error of
+    /// their `try_send`.
+    pub mod mpsc {
+        #[cfg(not(feature = "hotpath"))]
+        pub use futures_channel::mpsc::{
+            Receiver, Sender, TrySendError, UnboundedReceiver, UnboundedSender,
+        };
+        #[cfg(feature = "hotpath")]
+        pub use hotpath_flow::futures::mpsc::{
+            Receiver, Sender, TrySendError, UnboundedReceiver, UnboundedSender,
+        };
+    }
+
+    /// `futures_channel::oneshot` endpoints as `channel!` gives them.
+    pub mod oneshot {
+        #[cfg(not(feature = "hotpath"))]
+        pub use futures_channel::oneshot::{Receiver, Sender};
+        #[cfg(feature = "hotpath")]
+        pub use hotpath_flow::futures::oneshot::{Receiver, Sender};
+    }
 }

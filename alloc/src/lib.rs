@@ -207,6 +207,19 @@ fn retire(ptr: *mut Counters) {
     }
 }
 
+/// Forgets what the calling thread has counted so far, as if it had not allocated: for a
+/// thread of the profiler, whose start-up allocations (made by the standard library
+/// before the thread's own code runs) are not the program's. Everything such a thread
+/// allocates afterwards is ignored anyway (`hotpath_core::internal`).
+pub fn forget_current_thread() {
+    let _g = READERS.lock().unwrap_or_else(|e| e.into_inner());
+    let _ = with_counters(|c| {
+        if c.mode() & COUNTING != 0 {
+            c.reset();
+        }
+    });
+}
+
 /// Allocations counted on the calling thread so far.
 #[inline]
 pub fn thread_totals() -> Totals {
@@ -234,6 +247,33 @@ static BASELINE: Mutex<Totals> = Mutex::new(Totals {
     frees: 0,
     freed: 0,
 });
+
+thread_local! {
+    /// The locks of this crate, held by the thread calling `fork()` between
+    /// [`fork_prepare`] and [`fork_parent`] / [`fork_child`].
+    static FORK_HELD: std::cell::RefCell<Option<(std::sync::MutexGuard<'static, ()>, std::sync::MutexGuard<'static, Totals>)>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Before `fork()` (a `pthread_atfork` prepare handler): takes this crate's locks, the
+/// readers' lock first, so that no other thread holds one when the address space is
+/// copied. The counters of threads that are not copied stay registered in the child,
+/// frozen at the fork; they are still in its process totals. Does not allocate.
+pub fn fork_prepare() {
+    let r = READERS.lock().unwrap_or_else(|e| e.into_inner());
+    let b = BASELINE.lock().unwrap_or_else(|e| e.into_inner());
+    let _ = FORK_HELD.try_with(|h| *h.borrow_mut() = Some((r, b)));
+}
+
+/// After `fork()`, in the parent: releases the locks [`fork_prepare`] took.
+pub fn fork_parent() {
+    let _ = FORK_HELD.try_with(|h| h.borrow_mut().take());
+}
+
+/// After `fork()`, in the child: releases the locks [`fork_prepare`] took.
+pub fn fork_child() {
+    fork_parent();
+}
 
 /// The index of `slot` in [`SLOTS`].
 fn slot_index(slot: &AtomicPtr<Counters>) -> usize {

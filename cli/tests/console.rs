@@ -254,6 +254,9 @@ fn report() -> Report {
         }),
         functions: vec![main, fetch, parse, checksum, tiny],
         io: Some(vec![dataset, service]),
+        channels: None,
+        streams: None,
+        futures: None,
         threads: Some(vec![
             thread("app", 4242, "running", 75.0, 1_400, 100),
             thread("tokio-rt-worker", 4245, "sleeping", 1.0, 15, 5),
@@ -448,7 +451,7 @@ fn io_by_function() {
 #[test]
 fn threads() {
     let mut app = app();
-    press(&mut app, &[ch('3')]);
+    press(&mut app, &[ch('4')]);
     insta::assert_snapshot!(render(&mut app));
 }
 
@@ -536,7 +539,7 @@ fn inspect_io_entry() {
 #[test]
 fn inspect_thread() {
     let mut app = app();
-    press(&mut app, &[ch('3'), KeyCode::End, KeyCode::Enter]);
+    press(&mut app, &[ch('4'), KeyCode::End, KeyCode::Enter]);
     insta::assert_snapshot!(render(&mut app));
 }
 
@@ -795,6 +798,136 @@ fn selection_stays_within_the_table() {
     assert_eq!(app.selected(), 0);
 }
 
+/// A report with one channel, one stream and one future.
+fn data_flow_report() -> Report {
+    use hotpath::report::{ChannelEntry, DistNs, FutureEntry, SendBlocked, StreamEntry};
+    let dist = |mean: u64| DistNs {
+        count: 10,
+        total: mean * 10,
+        mean,
+        min: mean / 2,
+        max: mean * 2,
+        percentiles: pcts([mean, mean * 2, mean * 2]),
+        hist: None,
+    };
+    let mut r = report();
+    r.sections
+        .extend([Section::Channels, Section::Streams, Section::Futures]);
+    r.channels = Some(vec![ChannelEntry {
+        name: "jobs".into(),
+        label: Some("jobs".into()),
+        file: "src/main.rs".into(),
+        line: 10,
+        type_name: "u64".into(),
+        instances: 1,
+        backend: "tokio".into(),
+        kind: "bounded".into(),
+        capacity: Some(10),
+        sent: 1_000,
+        received: 1_000,
+        send_errors: 0,
+        unread: 0,
+        max_depth: 10,
+        lagged: 0,
+        send_blocked: SendBlocked {
+            count: 980,
+            total_ns: 1_060_000_000,
+            max_ns: 2_000_000,
+        },
+        latency_ns: Some(dist(11_400_000)),
+    }]);
+    r.streams = Some(vec![StreamEntry {
+        name: "rows".into(),
+        label: Some("rows".into()),
+        file: "src/db.rs".into(),
+        line: 20,
+        type_name: "Row".into(),
+        instances: 3,
+        items: 3_000,
+        polls: 3_003,
+        pending: 0,
+        completed: 3,
+        dropped: 0,
+        first_item_ns: Some(dist(40_000)),
+        busy_ns: 3_000_000,
+    }]);
+    r.futures = Some(vec![FutureEntry {
+        name: "app::fetch".into(),
+        label: None,
+        file: "src/net.rs".into(),
+        line: 30,
+        calls: 10,
+        polls: 20,
+        completed: 9,
+        cancelled: 1,
+        never_polled: 0,
+        lifetime_ns: Some(dist(5_000_000)),
+        busy_ns: Some(dist(20_000)),
+    }]);
+    r
+}
+
+#[test]
+fn data_flow_tab_shows_channels_streams_and_futures() {
+    let mut app = app_with(data_flow_report(), status());
+    press(&mut app, &[ch('3')]);
+    let channels = render(&mut app);
+    assert!(channels.contains("[Channels]"), "{channels}");
+    let row = channels
+        .lines()
+        .find(|l| l.contains("jobs"))
+        .expect("a jobs row");
+    for cell in ["tokio", "bounded[10]", "1,000", "980", "1.06 s", "11.4 ms"] {
+        assert!(row.contains(cell), "{cell} in {row}");
+    }
+    press(&mut app, &[KeyCode::Enter]);
+    let inspect = render(&mut app);
+    assert!(
+        inspect.contains("max depth") && inspect.contains("u64"),
+        "{inspect}"
+    );
+    press(&mut app, &[KeyCode::Esc, KeyCode::Right]);
+    let streams = render(&mut app);
+    let row = streams
+        .lines()
+        .find(|l| l.contains("rows") && l.contains("3,003"))
+        .unwrap_or_else(|| panic!("a rows row in {streams}"));
+    for cell in ["3,000", "3,003", "3.00 ms"] {
+        assert!(row.contains(cell), "{cell} in {row}");
+    }
+    press(&mut app, &[KeyCode::Right]);
+    let futures = render(&mut app);
+    let row = futures
+        .lines()
+        .find(|l| l.contains("app::fetch"))
+        .expect("a fetch row");
+    for cell in ["10", "9", "2.00", "5.00 ms"] {
+        assert!(row.contains(cell), "{cell} in {row}");
+    }
+}
+
+#[test]
+fn data_flow_tab_says_why_it_is_empty() {
+    // A session that reports channels, before any channel! has made one.
+    let mut session = status();
+    session.sections.push(Section::Channels);
+    let mut app = app_with(report(), session);
+    press(&mut app, &[ch('3')]);
+    let text = render(&mut app);
+    assert!(
+        text.contains("no channels section yet: no hotpath::channel! has made a channel so far"),
+        "{text}"
+    );
+    // One that leaves it out says so.
+    let mut without = app_with(report(), status());
+    press(&mut without, &[ch('3')]);
+    let text = render(&mut without);
+    assert!(
+        text.contains("no channels section: HOTPATH_REPORT leaves channels out"),
+        "{text}"
+    );
+}
+
 #[test]
 fn tabs_and_views() {
     let mut app = app();
@@ -802,7 +935,7 @@ fn tabs_and_views() {
     press(&mut app, &[KeyCode::Tab]);
     assert_eq!((app.tab(), app.view()), (Tab::Io, View::IoStreams));
     press(&mut app, &[KeyCode::Tab]);
-    assert_eq!((app.tab(), app.view()), (Tab::DataFlow, View::Mutexes));
+    assert_eq!((app.tab(), app.view()), (Tab::DataFlow, View::Channels));
     press(&mut app, &[KeyCode::Tab]);
     assert_eq!((app.tab(), app.view()), (Tab::Threads, View::Threads));
     press(&mut app, &[KeyCode::Tab]);
@@ -811,6 +944,14 @@ fn tabs_and_views() {
     assert_eq!(app.tab(), Tab::Functions);
     press(&mut app, &[KeyCode::BackTab]);
     assert_eq!(app.tab(), Tab::Debug);
+    press(&mut app, &[KeyCode::BackTab]);
+    assert_eq!(app.tab(), Tab::Threads);
+    press(&mut app, &[ch('3'), KeyCode::Right]);
+    assert_eq!((app.tab(), app.view()), (Tab::DataFlow, View::Streams));
+    press(&mut app, &[KeyCode::Right, KeyCode::Right, KeyCode::Right]);
+    assert_eq!(app.view(), View::RwLocks);
+    press(&mut app, &[KeyCode::Right]);
+    assert_eq!(app.view(), View::Channels, "the views of a tab cycle");
     press(&mut app, &[ch('2')]);
     assert_eq!(app.tab(), Tab::Io);
     press(&mut app, &[ch('6')]);

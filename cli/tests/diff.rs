@@ -1052,6 +1052,162 @@ fn markdown_escapes_pipes_and_has_no_ansi() {
     assert!(!md.contains('\x1b') && !d.to_table().contains('\x1b'));
 }
 
+// ---------------------------------------------------------------- data flow
+
+/// A channel entry with `sent` messages and a mean latency.
+fn channel_entry(name: &str, sent: u64, latency_mean: u64) -> hotpath::report::ChannelEntry {
+    hotpath::report::ChannelEntry {
+        name: name.into(),
+        label: Some(name.into()),
+        file: "src/main.rs".into(),
+        line: 1,
+        type_name: "u64".into(),
+        instances: 1,
+        backend: "std".into(),
+        kind: "bounded".into(),
+        capacity: Some(8),
+        sent,
+        received: sent,
+        send_errors: 0,
+        unread: 0,
+        max_depth: 8,
+        lagged: 0,
+        send_blocked: hotpath::report::SendBlocked::default(),
+        latency_ns: Some(hotpath::report::DistNs {
+            count: sent,
+            total: latency_mean * sent,
+            mean: latency_mean,
+            min: latency_mean,
+            max: latency_mean,
+            percentiles: Percentiles(vec![]),
+            hist: None,
+        }),
+    }
+}
+
+#[test]
+fn channels_are_compared_by_entry() {
+    let mut base = report(vec![func("app::main", 1, wall(100, 100, 1, &[]))]);
+    let mut head = base.clone();
+    base.channels = Some(vec![channel_entry("jobs", 1_000, 10_000)]);
+    head.channels = Some(vec![
+        channel_entry("jobs", 1_200, 30_000),
+        channel_entry("results", 5, 1_000),
+    ]);
+    let d = diff(&base, &head, 0.1);
+    let jobs = |m: Metric| {
+        d.changes
+            .iter()
+            .find(|c| c.shown == "channel: jobs" && c.metric == m)
+            .unwrap_or_else(|| panic!("no {m} of channel: jobs in {:?}", d.changes))
+    };
+    let sent = jobs(Metric::FlowCount("sent"));
+    assert_eq!(
+        (sent.base, sent.head, sent.verdict),
+        (
+            Some(Value::Int(1_000)),
+            Some(Value::Int(1_200)),
+            Verdict::Increased
+        )
+    );
+    assert_eq!(
+        jobs(Metric::FlowAvg("latency avg")).verdict,
+        Verdict::Slower
+    );
+    assert!(matches!(
+        &d.added[..],
+        [a] if a.shown == "channel: results" && a.summary == "5 sent, 5 received"
+    ));
+}
+
+/// A report with one stream (`items` items, `busy_ns` inside its polls) and one future
+/// (`calls` calls, `cancelled` of them cancelled, lifetime `life_ns` each).
+fn with_stream_and_future(
+    items: u64,
+    busy_ns: u64,
+    calls: u64,
+    cancelled: u64,
+    life_ns: u64,
+) -> Report {
+    let mut r = report(vec![func("app::main", 1, wall(100, 100, 1, &[]))]);
+    let dist = |count: u64, v: u64| hotpath::report::DistNs {
+        count,
+        total: v * count,
+        mean: v,
+        min: v,
+        max: v,
+        percentiles: Percentiles(vec![]),
+        hist: None,
+    };
+    r.streams = Some(vec![hotpath::report::StreamEntry {
+        name: "rows".into(),
+        label: Some("rows".into()),
+        file: "src/db.rs".into(),
+        line: 3,
+        type_name: "Row".into(),
+        instances: 1,
+        items,
+        polls: items + 1,
+        pending: 0,
+        completed: 1,
+        dropped: 0,
+        first_item_ns: Some(dist(1, 1_000)),
+        busy_ns,
+    }]);
+    r.futures = Some(vec![hotpath::report::FutureEntry {
+        name: "app::fetch".into(),
+        label: Some("fetch".into()),
+        file: "src/net.rs".into(),
+        line: 9,
+        calls,
+        polls: 2 * calls,
+        completed: calls - cancelled,
+        cancelled,
+        never_polled: 0,
+        lifetime_ns: Some(dist(calls, life_ns)),
+        busy_ns: Some(dist(calls, 1_000)),
+    }]);
+    r
+}
+
+#[test]
+fn streams_and_futures_are_compared_by_entry() {
+    let d = diff(
+        &with_stream_and_future(100, 1_000_000, 10, 0, 5_000_000),
+        &with_stream_and_future(150, 4_000_000, 10, 2, 5_100_000),
+        0.1,
+    );
+    let items = d.find("stream: rows", "items").expect("items compared");
+    assert_eq!(
+        (items.base, items.head, items.verdict),
+        (
+            Some(Value::Int(100)),
+            Some(Value::Int(150)),
+            Verdict::Increased
+        )
+    );
+    assert_eq!(
+        d.find("stream: rows", "busy").unwrap().verdict,
+        Verdict::Slower
+    );
+    let cancelled = d
+        .find("future: fetch", "cancelled")
+        .expect("cancelled compared");
+    assert_eq!(
+        (cancelled.base, cancelled.head, cancelled.verdict),
+        (Some(Value::Int(0)), Some(Value::Int(2)), Verdict::Increased)
+    );
+    assert_eq!(
+        d.find("future: fetch", "calls").unwrap().verdict,
+        Verdict::Unchanged
+    );
+    // 2 % longer: within the 10 % threshold.
+    assert_eq!(
+        d.find("future: fetch", "lifetime avg").unwrap().verdict,
+        Verdict::Noise
+    );
+}
+
 /// A report of `app::f` (as [`one`]) with a mutex `state` of `acquisitions`, of which
 /// `contended` waited `wait_ns` in all, and `app::f`'s waits.
 fn with_lock(acquisitions: u64, contended: u64, wait_ns: u64) -> Report {

@@ -181,14 +181,14 @@ fn report_of_a_missing_or_other_version_file_exits_2() {
         "{stderr}"
     );
 
-    let v2 = write(
+    let v3 = write(
         &d,
-        "v2.json",
+        "v3.json",
         &report(300)
             .to_json()
             .replace("\"schema_version\":3", "\"schema_version\":4"),
     );
-    let out = hotpath(&["report", s(&v2)]);
+    let out = hotpath(&["report", s(&v3)]);
     let stderr = refused(&out);
     assert!(stderr.contains("schema_version 4"), "{stderr}");
 
@@ -267,20 +267,20 @@ fn diff_exits_2_on_a_missing_file_another_schema_version_or_a_bad_threshold() {
         "{stderr}"
     );
 
-    let v2 = write(
+    let v3 = write(
         &d,
-        "v2.json",
+        "v3.json",
         &report(300)
             .to_json_pretty()
             .replace("\"schema_version\": 3", "\"schema_version\": 4"),
     );
-    let out = hotpath(&["diff", s(&v2), s(&b)]);
+    let out = hotpath(&["diff", s(&v3), s(&b)]);
     assert_eq!(
         refused(&out),
         format!(
             "hotpath: {}: report has schema_version 4; this build reads versions 1 to 3 \
              (re-create the report with a matching hotpath version)\n",
-            v2.display()
+            v3.display()
         )
     );
 

@@ -114,7 +114,8 @@ pub fn init() {
     if state::clock_kind() != UNKNOWN {
         return;
     }
-    let kind = if std::env::var_os("HOTPATH_CLOCK").is_some_and(|v| v == "monotonic") {
+    let asked = std::env::var_os("HOTPATH_CLOCK").and_then(|v| v.to_str().and_then(parse_choice));
+    let kind = if asked == Some(ClockSource::Monotonic) {
         MONOTONIC
     } else if invariant_tsc() {
         TSC
@@ -125,7 +126,19 @@ pub fn init() {
     anchor();
 }
 
+/// The source a value of `HOTPATH_CLOCK` asks for (`tsc` or `monotonic`, any case,
+/// surrounding spaces ignored); `None` when it is neither. The facade validates the
+/// variable with this same function, so a value it accepts is the value applied.
+pub fn parse_choice(value: &str) -> Option<ClockSource> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "tsc" => Some(ClockSource::Tsc),
+        "monotonic" => Some(ClockSource::Monotonic),
+        _ => None,
+    }
+}
+
 /// Whether [`now`] reads the TSC.
+#[inline(always)]
 pub(crate) fn is_tsc() -> bool {
     state::clock_kind() == TSC
 }

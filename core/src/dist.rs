@@ -22,11 +22,26 @@ pub(crate) struct Dist {
     /// Bitwise NOT of the minimum, so that zero means "none yet".
     min_inv: Cnt,
     max: Cnt,
-    /// Leaked on first use, never freed; null until then.
+    /// Allocated on first use (null until then), freed with the distribution (when a
+    /// retired shard releases its chunks).
     hist: AtomicPtr<AtomicHist>,
 }
 
+impl Drop for Dist {
+    fn drop(&mut self) {
+        let p = std::mem::replace(self.hist.get_mut(), std::ptr::null_mut());
+        if !p.is_null() {
+            // SAFETY: a non-null `hist` came from `Box::into_raw` in `new_hist`; `&mut
+            // self` means nothing else can reach it now.
+            crate::internal(|| drop(unsafe { Box::from_raw(p) }));
+        }
+    }
+}
+
 impl Dist {
+    /// The empty value: all zero bytes, which is how shards allocate chunks of slots
+    /// (checked by a test in `shard.rs`).
+    #[cfg_attr(not(test), allow(dead_code))]
     pub(crate) const fn new() -> Self {
         Dist {
             pending: Cnt::new(),
@@ -37,7 +52,8 @@ impl Dist {
     }
 
     /// Records one value. Only the owning thread may call this.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline(never))]
     pub(crate) fn record(&self, v: u64) {
         let prev = self.pending.get();
         self.pending.set(v.wrapping_add(1));
@@ -63,19 +79,19 @@ impl Dist {
         if p.is_null() {
             return self.new_hist();
         }
-        // SAFETY: a non-null `hist` came from `Box::leak` in `new_hist` and is never
-        // freed or replaced. The owner thread stored it, so a relaxed load sees the
-        // initialised histogram.
+        // SAFETY: a non-null `hist` came from `Box::into_raw` in `new_hist` and is
+        // freed only when the distribution is dropped (its shard retired, no owner). The
+        // owner thread stored it, so a relaxed load sees the initialised histogram.
         unsafe { &*p }
     }
 
     #[cold]
     #[inline(never)]
     fn new_hist(&self) -> &AtomicHist {
-        let h: &'static AtomicHist = crate::internal(|| Box::leak(AtomicHist::boxed()));
-        self.hist
-            .store(h as *const AtomicHist as *mut AtomicHist, Release);
-        h
+        let h = Box::into_raw(crate::internal(AtomicHist::boxed));
+        self.hist.store(h, Release);
+        // SAFETY: just allocated; freed only when `self` is dropped.
+        unsafe { &*h }
     }
 
     /// The histogram as a reader on another thread sees it.

@@ -34,8 +34,17 @@ pin_project_lite::pin_project! {
             // Inline check: a completed future (the usual case) has nothing to record.
             if this.st.mode == TIMED || this.st.mode == COUNTED {
                 this.st.cancel(this.site);
+            } else if this.st.mode == NEW && this.st.flow {
+                never_polled(this.site);
             }
         }
+    }
+}
+
+impl<F> MeasuredFuture<F> {
+    /// The wrapped future.
+    pub fn get_ref(&self) -> &F {
+        &self.inner
     }
 }
 
@@ -50,6 +59,9 @@ impl<F> std::fmt::Debug for MeasuredFuture<F> {
 #[derive(Default)]
 struct State {
     mode: u8,
+    /// A future of the futures section (`future!`, `#[future_fn]`, `#[measure(future =
+    /// true)]`): also records its busy time per call and the futures never polled.
+    flow: bool,
     outer: bool,
     first: u64,
     polls: u64,
@@ -83,6 +95,22 @@ impl<F: Future> MeasuredFuture<F> {
             st: State::default(),
         }
     }
+
+    /// Wraps `inner` as one call of a futures-section site (`future!`, `#[future_fn]`,
+    /// `#[measure(future = true)]`): as [`MeasuredFuture::new`], and also the busy time
+    /// of each call as a distribution, and a future dropped before its first poll as a
+    /// call never polled. Sites of kind [`SiteKind::Future`](crate::SiteKind::Future)
+    /// are timed at the futures rate (`Sampler::Futures`), others at the calls rate.
+    pub fn flow(site: &'static CallSite, inner: F) -> Self {
+        MeasuredFuture {
+            inner,
+            site,
+            st: State {
+                flow: true,
+                ..State::default()
+            },
+        }
+    }
 }
 
 impl<F: Future> Future for MeasuredFuture<F> {
@@ -107,8 +135,12 @@ impl<F: Future> MeasuredFuture<F> {
         let st = this.st;
         let e = match st.mode {
             NEW => {
-                match scope::enter_with(this.site, Entry::Timed, Entry::Counted, scope::enter_slow)
-                {
+                let entry = if st.flow {
+                    scope::enter_flow(this.site)
+                } else {
+                    scope::enter_with(this.site, Entry::Timed, Entry::Counted, scope::enter_slow)
+                };
+                match entry {
                     Entry::Timed(e) => {
                         let first = e.start;
                         // If the poll unwinds, the drop counts a cancelled call.
@@ -146,6 +178,9 @@ impl<F: Future> MeasuredFuture<F> {
                             st.mode = DONE;
                             left.slot.c.polls.add(1);
                             left.slot.c.busy.add(left.incl);
+                            if st.flow {
+                                left.slot.record2(left.incl);
+                            }
                             left.slot.record(
                                 left.end.saturating_sub(first),
                                 left.self_,
@@ -283,6 +318,16 @@ impl Drop for PollFrame<'_> {
     }
 }
 
+/// A futures-section future dropped before its first poll: one call, never polled.
+#[cold]
+#[inline(never)]
+fn never_polled(site: &'static CallSite) {
+    if let Some(slot) = Shard::current().and_then(|s| s.slot(site.id())) {
+        slot.c.counted.add(1);
+        slot.c.fu_never_polled.add(1);
+    }
+}
+
 impl State {
     #[cold]
     #[inline(never)]
@@ -323,6 +368,9 @@ impl State {
     fn record(&self, slot: &'static Slot, end: u64, outer: bool) {
         slot.c.polls.add(self.polls);
         slot.c.busy.add(self.busy);
+        if self.flow {
+            slot.record2(self.busy);
+        }
         slot.record(
             end.saturating_sub(self.first),
             self.self_busy,

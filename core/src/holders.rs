@@ -3,7 +3,8 @@
 //! the functions that waited and held longest.
 //!
 //! Each thread has one table of (operation site, function site) pairs, allocated on its
-//! first use and never freed, written by that thread only (single writer, relaxed load
+//! first use and freed when the thread exits (with its shard's slots), written by that
+//! thread only (single writer, relaxed load
 //! and store) and merged by snapshots like the slots. The table is bounded: [`HOLDERS`]
 //! pairs per thread, found by open addressing within [`PROBES`] steps. An operation whose
 //! pair finds no place is still counted in its site's slot, so a report shows it as the

@@ -33,7 +33,9 @@ mod cell;
 pub mod clock;
 #[allow(unsafe_code)]
 mod dist;
+pub mod fork;
 mod future;
+#[allow(unsafe_code)]
 pub mod hist;
 pub mod holders;
 #[allow(unsafe_code)]
@@ -60,11 +62,13 @@ pub use hist::{AtomicHist, Hist};
 pub use registry::{begin_epoch, thread_counts};
 pub use scope::{lost_calls, sampling_rate, set_sampling_rate, Scope};
 pub use shard::MAX_DEPTH;
-pub use site::{site_by_id, type_name_of, CallSite, SiteKind, MAX_SITES};
+pub use site::{site_by_id, type_name_of, CallSite, SiteKind, MAX_SITES, OVERFLOW_NAMES};
 pub use slot::{Counts, Slot};
 #[cfg(feature = "alloc")]
 pub use snapshot::AllocStats;
-pub use snapshot::{snapshot, Distribution, HolderStats, RunningStats, SiteStats, Snapshot};
+pub use snapshot::{
+    snapshot, Distribution, FlowStats, HolderStats, RunningStats, SiteStats, Snapshot,
+};
 #[cfg(feature = "cpu")]
 pub use snapshot::{CpuStats, CpuSummary};
 

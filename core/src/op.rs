@@ -57,6 +57,14 @@ impl Here {
         crate::shard::current_raw().map(Here)
     }
 
+    /// A number no other live thread's shard has (its address): lets a wrapper tell
+    /// whether the thread that owns a single-writer counter of its own is the calling one.
+    /// A shard outlives its thread and may be reused by a later one, never by two at once.
+    #[inline(always)]
+    pub fn id(self) -> usize {
+        self.0 as *const Shard as usize
+    }
+
     /// Whether to time this event of `kind` (sampling); `false` only when the rate says so.
     #[inline(always)]
     pub fn timed(self, kind: Sampler) -> bool {

@@ -7,8 +7,9 @@
 //! registry lock while they read, so a shard is never reassigned under a reader. Memory
 //! is bounded by (call sites × most threads alive at once).
 
-use std::sync::atomic::Ordering::Relaxed;
-use std::sync::Mutex;
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering::Relaxed};
+use std::sync::{Mutex, MutexGuard};
 
 use crate::holders::HolderMap;
 use crate::meter::Delta;
@@ -27,7 +28,7 @@ struct Registry {
 struct Retired {
     sites: Vec<Option<Merged>>,
     holders: Option<HolderMap>,
-    depth_overflow: bool,
+    deep_calls: u64,
     top: Delta,
     #[cfg(feature = "cpu")]
     samples: (u64, u64),
@@ -40,8 +41,8 @@ pub(crate) struct Collected {
     pub(crate) sites: Vec<Option<Merged>>,
     /// (Operation site, function) pairs, by site ids.
     pub(crate) holders: HolderMap,
-    /// Some thread nested deeper than [`crate::MAX_DEPTH`].
-    pub(crate) depth_overflow: bool,
+    /// Calls that ran deeper than [`crate::MAX_DEPTH`].
+    pub(crate) deep_calls: u64,
     /// What the meters counted inside outermost frames, over all threads.
     #[allow(dead_code)]
     pub(crate) top: Delta,
@@ -58,7 +59,7 @@ static REGISTRY: Mutex<Registry> = Mutex::new(Registry {
     retired: Retired {
         sites: Vec::new(),
         holders: None,
-        depth_overflow: false,
+        deep_calls: 0,
         top: Delta::ZERO,
         #[cfg(feature = "cpu")]
         samples: (0, 0),
@@ -68,7 +69,94 @@ static REGISTRY: Mutex<Registry> = Mutex::new(Registry {
 });
 
 fn registry() -> std::sync::MutexGuard<'static, Registry> {
-    REGISTRY.lock().unwrap_or_else(|e| e.into_inner())
+    let mut r = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());
+    if FORKED.swap(false, Relaxed) {
+        r.adopt_orphans();
+    }
+    r
+}
+
+/// Set in a forked child (by [`fork_unlock`]): the shards of the parent's other threads
+/// are still registered as live, and the next holder of the lock retires them.
+static FORKED: AtomicBool = AtomicBool::new(false);
+/// The shard of the thread that called `fork()`: the only one alive in the child.
+static SURVIVOR: AtomicPtr<Shard> = AtomicPtr::new(std::ptr::null_mut());
+
+thread_local! {
+    /// The registry lock, held by the thread calling `fork()` from [`fork_lock`] until
+    /// [`fork_unlock`], in the parent and in the child.
+    static HELD: RefCell<Option<MutexGuard<'static, Registry>>> = const { RefCell::new(None) };
+}
+
+/// Takes the registry lock before `fork()` (a `pthread_atfork` prepare handler): no
+/// other thread then holds it when the address space is copied.
+pub(crate) fn fork_lock() {
+    let g = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());
+    let _ = HELD.try_with(|h| *h.borrow_mut() = Some(g));
+}
+
+/// Releases the lock taken by [`fork_lock`], in the parent or (`child`) in the child,
+/// where the shards of threads that were not copied are marked for retirement. Does
+/// not allocate.
+pub(crate) fn fork_unlock(child: bool) {
+    if child {
+        let me = crate::shard::current_raw()
+            .map_or(std::ptr::null_mut(), |s| s as *const Shard as *mut Shard);
+        SURVIVOR.store(me, Relaxed);
+        FORKED.store(true, Relaxed);
+    }
+    let _ = HELD.try_with(|h| h.borrow_mut().take());
+}
+
+impl Registry {
+    /// Takes back a shard whose thread is gone: its numbers of the current epoch go to
+    /// the retired totals, its slot memory back to the allocator (the next owner
+    /// allocates what it uses), the shard itself to the free list.
+    fn take_back(&mut self, shard: &'static Shard) {
+        let current = shard.epoch.load(Relaxed) == crate::state::epoch();
+        shard.retire_ring(current);
+        if current {
+            if let Some(t) = shard.tree() {
+                self.retired
+                    .stacks
+                    .get_or_insert_with(Default::default)
+                    .add(t);
+            }
+            shard.merge_into(&mut self.retired.sites);
+            shard.merge_holders(self.retired.holders.get_or_insert_with(HolderMap::new));
+            self.retired.deep_calls += shard.deep_calls.get();
+            self.retired.top = self.retired.top.plus(shard.top.get());
+            #[cfg(feature = "cpu")]
+            {
+                self.retired.samples.0 += shard.samples.get();
+                self.retired.samples.1 += shard.samples_outside.get();
+            }
+        }
+        shard.reset_stats();
+        shard.reset_stack();
+        shard.release_memory();
+        self.live.retain(|s| !std::ptr::eq(*s, shard));
+        self.free.push(shard);
+    }
+
+    /// In a forked child: the threads of the parent other than the one that forked do
+    /// not exist here. Their shards keep what they recorded (merged as if they had
+    /// exited: a report made in the child includes what the parent recorded before the
+    /// fork) and go to the free list, so that no call of theirs shows as running.
+    fn adopt_orphans(&mut self) {
+        crate::internal(|| {
+            let survivor = SURVIVOR.load(Relaxed) as *const Shard;
+            let orphans: Vec<&'static Shard> = self
+                .live
+                .iter()
+                .copied()
+                .filter(|s| !std::ptr::eq(*s, survivor))
+                .collect();
+            for shard in orphans {
+                self.take_back(shard);
+            }
+        })
+    }
 }
 
 /// A shard for the calling thread: a free one, or a new one.
@@ -76,7 +164,7 @@ pub(crate) fn acquire() -> &'static Shard {
     let mut r = registry();
     let shard = match r.free.pop() {
         Some(s) => s,
-        None => Box::leak(Box::new(Shard::new(0))),
+        None => Box::leak(crate::shard::Shard::boxed()),
     };
     let serial = r.next_serial;
     r.next_serial += 1;
@@ -87,29 +175,7 @@ pub(crate) fn acquire() -> &'static Shard {
 
 /// Takes back the shard of a thread that is exiting.
 pub(crate) fn retire(shard: &'static Shard) {
-    crate::internal(|| {
-        let mut r = registry();
-        let current = shard.epoch.load(Relaxed) == crate::state::epoch();
-        shard.retire_ring(current);
-        if current {
-            if let Some(t) = shard.tree() {
-                r.retired.stacks.get_or_insert_with(Default::default).add(t);
-            }
-            shard.merge_into(&mut r.retired.sites);
-            shard.merge_holders(r.retired.holders.get_or_insert_with(HolderMap::new));
-            r.retired.depth_overflow |= shard.depth_overflow.load(Relaxed);
-            r.retired.top = r.retired.top.plus(shard.top.get());
-            #[cfg(feature = "cpu")]
-            {
-                r.retired.samples.0 += shard.samples.get();
-                r.retired.samples.1 += shard.samples_outside.get();
-            }
-        }
-        shard.reset_stats();
-        shard.reset_stack();
-        r.live.retain(|s| !std::ptr::eq(*s, shard));
-        r.free.push(shard);
-    })
+    crate::internal(|| registry().take_back(shard))
 }
 
 /// Starts a new profiling session: everything recorded so far is discarded.
@@ -128,7 +194,7 @@ pub(crate) fn collect() -> Collected {
         let mut c = Collected {
             sites: r.retired.sites.clone(),
             holders: r.retired.holders.clone().unwrap_or_default(),
-            depth_overflow: r.retired.depth_overflow,
+            deep_calls: r.retired.deep_calls,
             top: r.retired.top,
             #[cfg(feature = "cpu")]
             samples: r.retired.samples,
@@ -138,7 +204,7 @@ pub(crate) fn collect() -> Collected {
             if s.epoch.load(Relaxed) == epoch {
                 s.merge_into(&mut c.sites);
                 s.merge_holders(&mut c.holders);
-                c.depth_overflow |= s.depth_overflow.load(Relaxed);
+                c.deep_calls += s.deep_calls.get();
                 c.top = c.top.plus(s.top.get());
                 #[cfg(feature = "cpu")]
                 {

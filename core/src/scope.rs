@@ -6,6 +6,18 @@
 //! whether the scope was the outermost frame of its call site on this thread (recursion
 //! adds to the total once).
 //!
+//! The inline path covers the usual call: a frame held in the shard itself (the first
+//! [`INLINE_FRAMES`](crate::shard::INLINE_FRAMES) levels). Deeper frames take a function
+//! call more (about 50 instructions a call under `callgrind`, against about 185 for a
+//! timed call at depth 1), a site numbered beyond 512 a directory load (about 8):
+//! `benches/overhead.rs`, `measure_at_depth_20` and `measure_site_600`. Frames out of
+//! order and guards dropped on another thread take the cold path.
+//!
+//! In a debug build the per-call functions are not forced inline (they are in every
+//! optimised build): forced inline at `opt-level = 0`, their locals would all be in the
+//! measured function's stack frame (about 2 KiB for each measured function, and more in
+//! the exit path), which a deep recursion or thousands of threads pay in stack memory.
+//!
 //! Frames that did not leave in order are repaired, never trusted:
 //! * frames above the one leaving (guards forgotten, or suspended inside a future whose
 //!   poll is ending) are discarded;
@@ -17,7 +29,7 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use crate::clock;
 use crate::meter::{Delta, Reading};
-use crate::shard::{Shard, DEAD, MAX_DEPTH};
+use crate::shard::{Frame, Shard, DEAD, MAX_DEPTH};
 use crate::site::CallSite;
 use crate::slot::Slot;
 use crate::stacks::{CtxRef, CTX, FOLDED, STACKS, TRACE};
@@ -89,6 +101,13 @@ pub(crate) fn enter_with<R>(
 
 #[inline]
 pub(crate) fn enter_slow(id: u32) -> Entry {
+    enter_sampled(id, Sampler::Calls)
+}
+
+/// The general entry: this thread's shard (created if needed), the site's slot, and a
+/// frame if `sampler` times this one.
+#[inline(always)]
+fn enter_sampled(id: u32, sampler: Sampler) -> Entry {
     let Some(shard) = Shard::current() else {
         LOST.fetch_add(1, Relaxed);
         return Entry::None;
@@ -96,7 +115,7 @@ pub(crate) fn enter_slow(id: u32) -> Entry {
     let Some(slot) = shard.slot(id) else {
         return Entry::None;
     };
-    if !shard.timed(Sampler::Calls) {
+    if !shard.timed(sampler) {
         return Entry::Counted(slot);
     }
     Entry::Timed(push(
@@ -108,6 +127,35 @@ pub(crate) fn enter_slow(id: u32) -> Entry {
         extras(),
         None,
     ))
+}
+
+/// Enters the first poll of a futures-section future: sampled at the futures rate for
+/// sites of kind `Future`, at the calls rate otherwise. Inline when the shard may take
+/// the inline path of every call (TSC, every call timed) and that rate times every
+/// future too; the rest goes through [`enter_flow_slow`].
+#[inline(always)]
+pub(crate) fn enter_flow(site: &'static CallSite) -> Entry {
+    let id = site.id();
+    if let Some(shard) = crate::shard::current_raw() {
+        if shard.key.get() == state::key()
+            && (site.kind() != crate::SiteKind::Future || Sampler::Futures.period() == 1)
+        {
+            if let Some(slot) = shard.slot(id) {
+                return Entry::Timed(push(shard, slot, id, true, false, false, None));
+            }
+        }
+    }
+    enter_flow_slow(site)
+}
+
+#[inline(never)]
+fn enter_flow_slow(site: &'static CallSite) -> Entry {
+    let sampler = if site.kind() == crate::SiteKind::Future {
+        Sampler::Futures
+    } else {
+        Sampler::Calls
+    };
+    enter_sampled(site.id(), sampler)
 }
 
 /// Whether the stacks or the trace are on (the slow paths ask).
@@ -197,7 +245,12 @@ pub(crate) struct Left {
 /// Pushes a frame for `site` (whose slot on `shard` is `slot`), reads the meters, and
 /// reads the clock last. With `extras` (stacks or trace on) the frame also gets its node
 /// of the calling-context tree (`inherit`: the path of a future's first poll).
-#[inline(always)]
+///
+/// Inline: a frame held in the shard itself ([`crate::shard::INLINE_FRAMES`]) above a
+/// live one. Deeper frames, frames marked dead below, and calls beyond [`MAX_DEPTH`]
+/// find their place in [`deep_place`].
+#[cfg_attr(not(debug_assertions), inline(always))]
+#[cfg_attr(debug_assertions, inline(never))]
 pub(crate) fn push(
     shard: &'static Shard,
     slot: &'static Slot,
@@ -207,14 +260,49 @@ pub(crate) fn push(
     extras: bool,
     inherit: Option<CtxRef>,
 ) -> Entered {
-    let mut depth = shard.depth.load(Relaxed) as usize;
-    if depth > 0 && depth <= MAX_DEPTH && shard.frames[depth - 1].seq.load(Relaxed) == DEAD {
+    let depth = shard.depth.load(Relaxed) as usize;
+    let (depth, frame) = match shard.inline_frame(depth) {
+        Some(f) if depth == 0 || !shard.inline_frame_dead(depth - 1) => (depth, Some(f)),
+        _ => deep_place(shard, depth),
+    };
+    start(shard, slot, site, depth, frame, tsc, exact, extras, inherit)
+}
+
+/// Where [`push`] puts a frame that is not an inline one above a live one: pops the
+/// frames marked dead on top first; the frame at the resulting depth, or `None` beyond
+/// [`MAX_DEPTH`].
+#[inline(never)]
+fn deep_place(shard: &'static Shard, mut depth: usize) -> (usize, Option<&'static Frame>) {
+    if depth > 0
+        && depth <= MAX_DEPTH
+        && shard
+            .frame(depth - 1)
+            .is_some_and(|f| f.seq.load(Relaxed) == DEAD)
+    {
         depth = shard.pop_dead(depth);
     }
+    (depth, (depth < MAX_DEPTH).then(|| shard.push_frame(depth)))
+}
+
+/// Fills `frame` (the one at `depth`; `None` beyond [`MAX_DEPTH`]) for `site`, exposes
+/// it, reads the meters, and reads the clock last.
+#[cfg_attr(not(debug_assertions), inline(always))]
+#[cfg_attr(debug_assertions, inline(never))]
+#[allow(clippy::too_many_arguments)]
+fn start(
+    shard: &'static Shard,
+    slot: &'static Slot,
+    site: u32,
+    depth: usize,
+    frame: Option<&Frame>,
+    tsc: bool,
+    exact: bool,
+    extras: bool,
+    inherit: Option<CtxRef>,
+) -> Entered {
     let seq = shard.next_seq();
     let mut extra = 0;
-    if depth < MAX_DEPTH {
-        let f = &shard.frames[depth];
+    if let Some(f) = frame {
         f.seq.store(seq, Relaxed);
         f.children.set(0);
         f.children_m.clear();
@@ -227,7 +315,7 @@ pub(crate) fn push(
         }
         slot.enter();
     } else {
-        shard.depth_overflow.store(true, Relaxed);
+        shard.deep_calls.add(1);
         if extras && state::trace() {
             extra = TRACE;
         }
@@ -238,9 +326,9 @@ pub(crate) fn push(
     shard.depth.store(depth as u32 + 1, Relaxed);
     let m0 = Reading::now(exact);
     let start = now(tsc);
-    if depth < MAX_DEPTH {
+    if let Some(f) = frame {
         // For reports made while the call runs (`registry::running`).
-        shard.frames[depth].start.set(start);
+        f.start.set(start);
     }
     Entered {
         shard,
@@ -257,41 +345,90 @@ pub(crate) fn push(
 }
 
 /// Pops the frame `e` whose clock read `end` (the meters are read now).
-#[inline(always)]
+///
+/// The owner pops its frame on top of the stack ([`pop_inline`] for the frames held in
+/// the shard, [`pop_deep`] for the deeper ones); everything else (frames popped out of
+/// order, a guard dropped on another thread, calls beyond [`MAX_DEPTH`]) goes through
+/// [`pop_slow`].
+#[cfg_attr(not(debug_assertions), inline(always))]
+#[cfg_attr(debug_assertions, inline(never))]
 pub(crate) fn pop(e: &Entered, end: u64) -> Option<Left> {
-    let incl = end.saturating_sub(e.start);
+    if let Some(l) = pop_inline(e, end) {
+        return Some(l);
+    }
+    pop_deep(e, end).or_else(|| pop_slow(e, end.saturating_sub(e.start)))
+}
+
+/// [`pop`] when the owner pops an inline frame that is on top; `None` otherwise.
+#[cfg_attr(not(debug_assertions), inline(always))]
+#[cfg_attr(debug_assertions, inline(never))]
+fn pop_inline(e: &Entered, end: u64) -> Option<Left> {
     let shard = e.shard;
     let d = e.depth as usize;
-    if d < MAX_DEPTH
-        && shard.depth.load(Relaxed) as usize == d + 1
-        && shard.frames[d].seq.load(Relaxed) == e.seq
+    let f = shard.inline_frame(d)?;
+    if shard.depth.load(Relaxed) as usize == d + 1
+        && f.seq.load(Relaxed) == e.seq
         && shard.is_current()
     {
-        let m_incl = Reading::now(e.exact).since(e.m0);
-        let f = &shard.frames[d];
-        let children = f.children.get();
-
-        shard.depth.store(d as u32, Relaxed);
-        if d > 0 {
-            let parent = &shard.frames[d - 1];
-            parent.children.add(incl);
-            parent.children_m.add(m_incl);
-        } else {
-            shard.top.add(m_incl);
-        }
-        let outer = e.slot.leave();
-        return Some(Left {
-            slot: e.slot,
-            end,
-            incl,
-            self_: incl.saturating_sub(children),
-            m_incl,
-            m_self: f.children_m.self_of(m_incl),
-            outer,
-            own: true,
-        });
+        let incl = end.saturating_sub(e.start);
+        return Some(finish(e, end, incl, f, |p| shard.inline_frame(p)));
     }
-    pop_slow(e, incl)
+    None
+}
+
+/// [`pop`] when the owner pops a frame beyond the inline ones that is on top; `None`
+/// otherwise.
+#[cfg_attr(not(debug_assertions), inline(always))]
+#[cfg_attr(debug_assertions, inline(never))]
+fn pop_deep(e: &Entered, end: u64) -> Option<Left> {
+    let shard = e.shard;
+    let d = e.depth as usize;
+    if d >= MAX_DEPTH || shard.depth.load(Relaxed) as usize != d + 1 {
+        return None;
+    }
+    let f = shard.frame(d)?;
+    if f.seq.load(Relaxed) != e.seq || !shard.is_current() {
+        return None;
+    }
+    let incl = end.saturating_sub(e.start);
+    Some(finish(e, end, incl, f, |p| shard.frame(p)))
+}
+
+/// Pops `f`, the owner's frame of `e` on top of its stack (frame `d` of the stack is
+/// `frame(d)`): charges the frame below, or the thread's total at depth 0, and yields
+/// what the frame measured.
+#[cfg_attr(not(debug_assertions), inline(always))]
+#[cfg_attr(debug_assertions, inline(never))]
+fn finish<'a>(
+    e: &Entered,
+    end: u64,
+    incl: u64,
+    f: &Frame,
+    frame: impl FnOnce(usize) -> Option<&'a Frame>,
+) -> Left {
+    let m_incl = Reading::now(e.exact).since(e.m0);
+    let children = f.children.get();
+    e.shard.depth.store(e.depth, Relaxed);
+    match (e.depth as usize).checked_sub(1) {
+        Some(p) => {
+            if let Some(parent) = frame(p) {
+                parent.children.add(incl);
+                parent.children_m.add(m_incl);
+            }
+        }
+        None => e.shard.top.add(m_incl),
+    }
+    let outer = e.slot.leave();
+    Left {
+        slot: e.slot,
+        end,
+        incl,
+        self_: incl.saturating_sub(children),
+        m_incl,
+        m_self: f.children_m.self_of(m_incl),
+        outer,
+        own: true,
+    }
 }
 
 #[cold]
@@ -304,10 +441,8 @@ fn pop_slow(e: &Entered, incl: u64) -> Option<Left> {
         // Dropped on another thread: mark the frame dead for its owner to pop, and
         // record on this thread. The meters are per thread: what they counted here says
         // nothing about the call, so it records none.
-        if d < MAX_DEPTH {
-            let _ = shard.frames[d]
-                .seq
-                .compare_exchange(e.seq, DEAD, Relaxed, Relaxed);
+        if let Some(f) = shard.frame(d) {
+            let _ = f.seq.compare_exchange(e.seq, DEAD, Relaxed, Relaxed);
         }
         let Some(here) = Shard::current() else {
             LOST.fetch_add(1, Relaxed);
@@ -329,27 +464,29 @@ fn pop_slow(e: &Entered, incl: u64) -> Option<Left> {
     let depth = shard.depth.load(Relaxed) as usize;
     let m_incl = Reading::now(e.exact).since(e.m0);
     if d >= MAX_DEPTH {
-        // Beyond the tracked depth: no frame, no children known.
+        // Beyond the tracked depth: no frame, so no children known. Its time stays in
+        // the self time of the deepest tracked frame (which does not count it as a
+        // child), and it records no self time of its own: self never exceeds total,
+        // and the self times of a thread still add up to its measured time.
         if depth == d + 1 {
             shard.depth.store(d as u32, Relaxed);
-            if d == MAX_DEPTH {
-                shard.frames[d - 1].children.add(incl);
-                shard.frames[d - 1].children_m.add(m_incl);
-            }
         }
-        let outer = !e.slot.is_active();
+        // Looked up again: a guard of an earlier owner of this shard must not reach
+        // memory released when that owner exited.
+        let slot = shard.slot(e.site)?;
+        let outer = !slot.is_active();
         return Some(Left {
-            slot: e.slot,
+            slot,
             end,
             incl,
-            self_: incl,
+            self_: 0,
             m_incl,
-            m_self: m_incl,
+            m_self: Delta::ZERO,
             outer,
             own: true,
         });
     }
-    if depth > d + 1 && shard.frames[d].seq.load(Relaxed) == e.seq {
+    if depth > d + 1 && shard.frame(d).is_some_and(|f| f.seq.load(Relaxed) == e.seq) {
         // Frames above ours outlived their guards' place on this stack: discard them.
         for i in (d + 1..depth.min(MAX_DEPTH)).rev() {
             shard.discard_frame(i);
@@ -360,9 +497,10 @@ fn pop_slow(e: &Entered, incl: u64) -> Option<Left> {
     // Our frame was discarded while the guard lived on (suspended across a poll, or
     // below a frame that was popped out of order): its children are unknown, and other
     // work ran on this thread meanwhile, so the meters say nothing about this call.
-    let outer = !e.slot.is_active();
+    let slot = shard.slot(e.site)?;
+    let outer = !slot.is_active();
     Some(Left {
-        slot: e.slot,
+        slot,
         end,
         incl,
         self_: incl,
@@ -391,7 +529,8 @@ impl std::fmt::Debug for Scope {
 
 impl Scope {
     /// Enters a scope of `site`.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline(never))]
     pub fn enter(site: &'static CallSite) -> Scope {
         enter_with(
             site,
@@ -419,7 +558,8 @@ impl Scope {
 
 impl Drop for Scope {
     /// Small on purpose: the check inlines into the measured function, the exit does not.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline(never))]
     fn drop(&mut self) {
         if let Some(e) = &self.e {
             exit(e);
@@ -428,13 +568,31 @@ impl Drop for Scope {
 }
 
 /// Leaves a timed scope: reads the clock first, then pops and records.
+///
+/// The usual pops (the owner's frame on top of its stack) and their recording are one
+/// straight path; every other pop records in [`exit_slow`] (so that what the usual ones
+/// measured never goes through memory shared with it).
 #[inline(never)]
 fn exit(e: &Entered) {
     if e.extra != 0 {
         return exit_with_extras(e);
     }
     let end = now(e.tsc);
-    if let Some(l) = pop(e, end) {
+    let l = match pop_inline(e, end) {
+        Some(l) => l,
+        None => match pop_deep(e, end) {
+            Some(l) => l,
+            None => return exit_slow(e, end),
+        },
+    };
+    l.slot.record(l.incl, l.self_, l.m_incl, l.m_self, l.outer);
+}
+
+/// [`exit`] of a frame not on top of its owner's stack, or of a call beyond
+/// [`MAX_DEPTH`].
+#[inline(never)]
+fn exit_slow(e: &Entered, end: u64) {
+    if let Some(l) = pop_slow(e, end.saturating_sub(e.start)) {
         l.slot.record(l.incl, l.self_, l.m_incl, l.m_self, l.outer);
     }
 }

@@ -10,16 +10,26 @@
 //!   a guard pushed by the owner is dropped on that other thread. The owner only ever
 //!   stores a fresh, globally unique `seq` into a frame it pushes, so that CAS succeeds
 //!   only while the frame it names is still the one it pushed.
-//! * Shards are never freed: the [`registry`](crate::registry) retires a shard when its
-//!   thread exits and hands it to the next new thread.
+//! * Shards and their frame segments are never freed (a guard dropped on another thread
+//!   may still compare-and-swap a frame of a shard whose thread has exited): the
+//!   [`registry`](crate::registry) retires a shard when its thread exits and hands it to
+//!   the next new thread. What is freed at retirement is the slot memory: sub-directories,
+//!   chunks and their histograms, the holder table ([`Shard::release_memory`]). The registry lock is held
+//!   meanwhile, so no snapshot reads them; the owner thread is gone; every pointer is
+//!   swapped to null (unreachable) before what it pointed to is dropped; and guards
+//!   never reach a slot of a shard through an older assignment (a guard whose frame's
+//!   `seq` no longer matches looks its slot up again).
+//! * Memory of a live thread is small until used: the first [`INLINE_FRAMES`] frames are
+//!   inline, deeper ones in segments of [`SEGMENT`] allocated on first use; slots live in
+//!   chunks of [`CHUNK`], reached through a sub-directory of [`SUB`] chunks.
 //! * Data belongs to an epoch ([`crate::state::epoch`]). A new session makes every
 //!   shard's numbers stale; the owner clears them on its next call, snapshots skip stale
 //!   shards.
 
 use std::cell::Cell;
 use std::sync::atomic::{
-    AtomicBool, AtomicPtr, AtomicU32, AtomicU64,
-    Ordering::{Acquire, Relaxed, Release},
+    AtomicPtr, AtomicU32, AtomicU64,
+    Ordering::{AcqRel, Acquire, Relaxed, Release},
 };
 
 use crate::cell::Cnt;
@@ -29,11 +39,24 @@ use crate::slot::{Merged, Slot};
 use crate::state::{self, Sampler};
 
 /// Call-site slots per chunk.
-pub(crate) const CHUNK: usize = 64;
-/// Chunks per shard.
-pub(crate) const DIR: usize = 256;
+pub(crate) const CHUNK: usize = 8;
+/// Chunks per sub-directory.
+pub(crate) const SUB: usize = 64;
+/// Sub-directories per shard.
+pub(crate) const TOP: usize = 32;
+/// Slots a shard can address: one per call-site id.
+pub(crate) const SLOTS: usize = TOP * SUB * CHUNK;
+/// Ids whose chunks the shard points to directly (the others through `dir`).
+const DIRECT: usize = SUB * CHUNK;
+/// Frames held in the shard itself.
+pub(crate) const INLINE_FRAMES: usize = 16;
+/// Frames per segment beyond those.
+pub(crate) const SEGMENT: usize = 16;
+const SEGMENTS: usize = (MAX_DEPTH - INLINE_FRAMES) / SEGMENT;
 /// Deepest nesting of measured scopes tracked per thread. Deeper scopes are still
-/// counted and timed; their self time then includes their measured children.
+/// counted and timed (inclusive); their self time is counted in the scope at this depth,
+/// the deepest with a frame, so that self never exceeds total and self times still add
+/// up to the run.
 pub const MAX_DEPTH: usize = 512;
 /// `seq` of a frame whose guard was dropped on another thread.
 pub(crate) const DEAD: u64 = u64::MAX;
@@ -46,6 +69,33 @@ pub(crate) fn current_raw() -> Option<&'static Shard> {
 
 struct Chunk {
     slots: [Slot; CHUNK],
+}
+
+struct SubDir {
+    chunks: [AtomicPtr<Chunk>; SUB],
+}
+
+struct Segment {
+    frames: [Frame; SEGMENT],
+}
+
+/// A heap allocation of a `T` whose bytes are all zero, made without building the value
+/// on the stack first (a debug build would: a stack page per thread that stays resident).
+///
+/// # Safety
+///
+/// The all-zero bit pattern must be a valid `T` (here: atomics, counters and null
+/// pointers only).
+unsafe fn zeroed_box<T>() -> Box<T> {
+    let layout = std::alloc::Layout::new::<T>();
+    // SAFETY: `T` is not zero-sized (every caller's type holds atomics).
+    let p = unsafe { std::alloc::alloc_zeroed(layout) } as *mut T;
+    if p.is_null() {
+        std::alloc::handle_alloc_error(layout);
+    }
+    // SAFETY: `p` was allocated with `T`'s layout by the global allocator, and zero is
+    // a valid `T` (the caller's contract).
+    unsafe { Box::from_raw(p) }
 }
 
 /// One entry of the scope stack.
@@ -87,10 +137,22 @@ pub(crate) struct Running {
 }
 
 /// The aggregation state of one thread: its call-site slots and its scope stack.
+///
+/// `repr(C)`, frames first: the per-call path addresses a frame from the shard's own
+/// address, without an offset to add.
+#[repr(C)]
 pub struct Shard {
-    /// Chunks of slots, leaked on first use and never freed; null until then.
-    dir: [AtomicPtr<Chunk>; DIR],
-    pub(crate) frames: [Frame; MAX_DEPTH],
+    /// The first frames of the scope stack.
+    frames: [Frame; INLINE_FRAMES],
+    /// The chunks of the first `SUB * CHUNK` ids (most programs have no more call sites),
+    /// one load away: allocated on first use (null until then), freed when the shard is
+    /// retired.
+    direct: [AtomicPtr<Chunk>; SUB],
+    /// Sub-directories of chunks of the ids beyond (entry 0 unused: those are `direct`),
+    /// likewise.
+    dir: [AtomicPtr<SubDir>; TOP],
+    /// Deeper frames, a segment at a time, allocated on first use and never freed.
+    deep: [AtomicPtr<Segment>; SEGMENTS],
     pub(crate) depth: AtomicU32,
     pub(crate) seq: Cnt,
     pub(crate) epoch: AtomicU64,
@@ -114,11 +176,12 @@ pub struct Shard {
     /// Wrapped operations in progress on this thread (a wrapped stream under a wrapped
     /// buffer or codec nests): only the outermost is charged to the function.
     pub(crate) op_nest: Cnt,
-    /// The (operation site, function) pairs of this thread, leaked on first use and never
-    /// freed; null until then.
+    /// The (operation site, function) pairs of this thread, allocated on first use (null
+    /// until then), freed when the shard is retired.
     holders: AtomicPtr<HolderTable>,
     pub(crate) rng: Cnt,
-    pub(crate) depth_overflow: AtomicBool,
+    /// Calls that ran deeper than [`MAX_DEPTH`] (no frame of their own).
+    pub(crate) deep_calls: Cnt,
     /// What the meters counted inside outermost frames (depth 0): the attributed part
     /// of this thread's totals.
     pub(crate) top: DeltaCells,
@@ -162,8 +225,10 @@ impl Drop for Owner {
 impl Shard {
     pub(crate) const fn new(epoch: u64) -> Self {
         Shard {
-            dir: [const { AtomicPtr::new(std::ptr::null_mut()) }; DIR],
-            frames: [const { Frame::new() }; MAX_DEPTH],
+            frames: [const { Frame::new() }; INLINE_FRAMES],
+            direct: [const { AtomicPtr::new(std::ptr::null_mut()) }; SUB],
+            dir: [const { AtomicPtr::new(std::ptr::null_mut()) }; TOP],
+            deep: [const { AtomicPtr::new(std::ptr::null_mut()) }; SEGMENTS],
             depth: AtomicU32::new(0),
             seq: Cnt::new(),
             epoch: AtomicU64::new(epoch),
@@ -178,7 +243,7 @@ impl Shard {
             op_nest: Cnt::new(),
             holders: AtomicPtr::new(std::ptr::null_mut()),
             rng: Cnt::new(),
-            depth_overflow: AtomicBool::new(false),
+            deep_calls: Cnt::new(),
             top: DeltaCells::new(),
             #[cfg(feature = "cpu")]
             samples: Cnt::new(),
@@ -187,6 +252,12 @@ impl Shard {
             #[cfg(feature = "cpu")]
             armed_epoch: AtomicU64::new(0),
         }
+    }
+
+    /// A new shard on the heap (never built on the stack).
+    pub(crate) fn boxed() -> Box<Shard> {
+        // SAFETY: `Shard::new(0)` is all zero bytes (checked by a test below).
+        unsafe { zeroed_box() }
     }
 
     /// The calling thread's shard, created on first use; `None` while the thread's
@@ -324,50 +395,213 @@ impl Shard {
         self.countdowns[kind as usize].set(gap);
     }
 
-    /// The slot of call site `id`, allocating its chunk on first use.
+    /// Frame `d` if it is one of those held in the shard itself (the per-call path).
+    #[inline(always)]
+    pub(crate) fn inline_frame(&self, d: usize) -> Option<&Frame> {
+        self.frames.get(d)
+    }
+
+    /// Whether inline frame `d` (`d < INLINE_FRAMES`) was marked [`DEAD`].
+    #[inline(always)]
+    pub(crate) fn inline_frame_dead(&self, d: usize) -> bool {
+        self.frames[d].seq.load(Relaxed) == DEAD
+    }
+
+    /// Frame `d` of the stack, if its memory exists (`d < MAX_DEPTH`, and for deep
+    /// frames their segment was allocated by a push). Any thread may read it.
+    #[inline(always)]
+    pub(crate) fn frame(&self, d: usize) -> Option<&Frame> {
+        if d < INLINE_FRAMES {
+            return Some(&self.frames[d]);
+        }
+        self.deep_frame(d)
+    }
+
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline(never))]
+    fn deep_frame(&self, d: usize) -> Option<&Frame> {
+        let s = (d - INLINE_FRAMES) / SEGMENT;
+        let p = self.deep.get(s)?.load(Acquire);
+        // SAFETY: a non-null segment pointer came from `zeroed_box` in `new_segment` and
+        // is never freed or replaced; the `Acquire` load pairs with its `Release` store,
+        // so the segment's initialisation is visible.
+        (!p.is_null()).then(|| unsafe { &(*p).frames[(d - INLINE_FRAMES) % SEGMENT] })
+    }
+
+    /// Frame `d < MAX_DEPTH` for the owner to push into, allocating its segment first
+    /// if needed.
+    pub(crate) fn push_frame(&self, d: usize) -> &Frame {
+        match self.frame(d) {
+            Some(f) => f,
+            None => self.new_segment(d),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn new_segment(&self, d: usize) -> &Frame {
+        let s = (d - INLINE_FRAMES) / SEGMENT;
+        // SAFETY: a `Segment` is frames of atomics, valid when all zero.
+        let seg: &'static Segment = crate::internal(|| Box::leak(unsafe { zeroed_box() }));
+        self.deep[s].store(seg as *const Segment as *mut Segment, Release);
+        &seg.frames[(d - INLINE_FRAMES) % SEGMENT]
+    }
+
+    /// The slot of call site `id`, allocating its chunk on first use; `None` only for
+    /// an id no shard can address (never given by [`crate::CallSite::id`]).
+    ///
+    /// The ids below [`DIRECT`] whose chunk exists are one load away; the others take the
+    /// directory ([`Shard::chunk_far`]), and a first use allocates out of line.
     #[inline(always)]
     pub(crate) fn slot(&'static self, id: u32) -> Option<&'static Slot> {
-        let (c, i) = (id as usize / CHUNK, id as usize % CHUNK);
-        let p = self.dir.get(c)?.load(Relaxed);
+        let id = id as usize;
+        let p = match self.direct.get(id / CHUNK) {
+            Some(p) => p.load(Relaxed),
+            None => std::ptr::null_mut(),
+        };
         let chunk: &'static Chunk = if p.is_null() {
-            self.new_chunk(c)
+            self.chunk_far(id)?
         } else {
-            // SAFETY: a non-null directory entry came from `Box::leak` in `new_chunk` and is
-            // never freed or replaced. Only the owner thread calls `slot` and it stored the
-            // pointer, so a relaxed load sees the initialised chunk.
+            // SAFETY: a non-null chunk pointer came from `zeroed_box` in `new_chunk` and
+            // is freed only by `release_memory`, when no thread owns the shard. Only the
+            // owner calls `slot` and it stored the pointer, so a relaxed load sees the
+            // chunk initialised.
             unsafe { &*p }
         };
-        Some(&chunk.slots[i])
+        Some(&chunk.slots[id % CHUNK])
+    }
+
+    /// The chunk of an id beyond [`DIRECT`], or of one whose chunk does not exist yet
+    /// (allocated now, out of line). Inline: out of line it cost a call on every use of
+    /// a site numbered beyond 512 (`callgrind`, count-only mode: 77 instructions a call
+    /// against 68 inline).
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline(never))]
+    fn chunk_far(&'static self, id: usize) -> Option<&'static Chunk> {
+        if id >= DIRECT {
+            let sub = self.dir.get(id / DIRECT)?.load(Relaxed);
+            if !sub.is_null() {
+                // SAFETY: a non-null directory entry came from `zeroed_box` in
+                // `new_chunk` and is freed only by `release_memory`, when no thread owns
+                // the shard. Only the owner calls `slot` and it stored the pointer, so a
+                // relaxed load sees it initialised.
+                let p = unsafe { &*sub }.chunks[(id / CHUNK) % SUB].load(Relaxed);
+                if !p.is_null() {
+                    // SAFETY: as above, for the chunk.
+                    return Some(unsafe { &*p });
+                }
+            }
+        }
+        self.new_chunk(id)
     }
 
     /// The slot of `id` if its chunk exists: never allocates (signal handlers use it).
     #[cfg(feature = "cpu")]
     pub(crate) fn slot_existing(&self, id: u32) -> Option<&'static Slot> {
-        let (c, i) = (id as usize / CHUNK, id as usize % CHUNK);
-        let p = self.dir.get(c)?.load(Relaxed);
-        // SAFETY: as in `slot`: non-null entries are leaked chunks, never freed; this runs
-        // on the owner thread (in its signal handler), which stored the pointer.
-        (!p.is_null()).then(|| unsafe { &(*p).slots[i] })
+        let id = id as usize;
+        if id < DIRECT {
+            let p = self.direct[id / CHUNK].load(Relaxed);
+            // SAFETY: as in `slot`.
+            return (!p.is_null()).then(|| unsafe { &(*p).slots[id % CHUNK] });
+        }
+        let sub = self.dir.get(id / DIRECT)?.load(Relaxed);
+        if sub.is_null() {
+            return None;
+        }
+        // SAFETY: as in `slot`; this runs on the owner thread (in its signal handler).
+        let p = unsafe { &*sub }.chunks[(id / CHUNK) % SUB].load(Relaxed);
+        // SAFETY: as in `slot`.
+        (!p.is_null()).then(|| unsafe { &(*p).slots[id % CHUNK] })
     }
 
-    /// A chunk as a reader on another thread sees it.
-    fn chunk_for_reader(&self, c: usize) -> Option<&'static Chunk> {
-        let p = self.dir[c].load(Acquire);
-        // SAFETY: as in `slot`; the `Acquire` load pairs with the `Release` store in
-        // `new_chunk`, so the chunk's initialisation is visible here.
-        (!p.is_null()).then(|| unsafe { &*p })
+    /// The chunks as a reader on another thread sees them, with the id of their first
+    /// slot (under the registry lock, so none is freed meanwhile).
+    fn chunks_for_reader(&self) -> impl Iterator<Item = (usize, &Chunk)> {
+        let direct = self.direct.iter().enumerate().filter_map(|(c, p)| {
+            let p = p.load(Acquire);
+            // SAFETY: as in `slot`; the `Acquire` load pairs with the `Release` store in
+            // `new_chunk`, and the registry lock keeps `release_memory` away.
+            (!p.is_null()).then(|| (c * CHUNK, unsafe { &*p }))
+        });
+        direct.chain(self.dir.iter().enumerate().skip(1).flat_map(|(t, sub)| {
+            let sub = sub.load(Acquire);
+            // SAFETY: as in `slot`; the `Acquire` load pairs with the `Release` store in
+            // `new_chunk`, so the initialisation is visible, and the registry lock keeps
+            // `release_memory` from freeing it while the caller reads.
+            let sub: Option<&SubDir> = (!sub.is_null()).then(|| unsafe { &*sub });
+            sub.into_iter().flat_map(move |sub| {
+                sub.chunks.iter().enumerate().filter_map(move |(c, p)| {
+                    let p = p.load(Acquire);
+                    // SAFETY: as above, for the chunk.
+                    (!p.is_null()).then(|| ((t * SUB + c) * CHUNK, unsafe { &*p }))
+                })
+            })
+        }))
     }
 
+    /// Allocates the chunk of `id` (and its sub-directory), which does not exist yet.
     #[cold]
     #[inline(never)]
-    fn new_chunk(&'static self, c: usize) -> &'static Chunk {
-        let chunk: &'static Chunk = crate::internal(|| {
-            Box::leak(Box::new(Chunk {
-                slots: [const { Slot::new() }; CHUNK],
-            }))
-        });
-        self.dir[c].store(chunk as *const Chunk as *mut Chunk, Release);
-        chunk
+    fn new_chunk(&'static self, id: usize) -> Option<&'static Chunk> {
+        let entry = if id < DIRECT {
+            &self.direct[id / CHUNK]
+        } else {
+            let top = self.dir.get(id / DIRECT)?;
+            let mut sub = top.load(Relaxed);
+            if sub.is_null() {
+                // SAFETY: a `SubDir` is null pointers, valid when all zero.
+                let b: Box<SubDir> = crate::internal(|| unsafe { zeroed_box() });
+                sub = Box::into_raw(b);
+                top.store(sub, Release);
+            }
+            // SAFETY: `sub` is this shard's live sub-directory (just loaded or stored by
+            // this, the owner thread).
+            &unsafe { &*sub }.chunks[(id / CHUNK) % SUB]
+        };
+        // SAFETY: a `Chunk` is slots of atomics and null pointers, valid when all zero.
+        let b: Box<Chunk> = crate::internal(|| unsafe { zeroed_box() });
+        let p = Box::into_raw(b);
+        entry.store(p, Release);
+        // SAFETY: `p` is this shard's live chunk, freed only by `release_memory`.
+        Some(unsafe { &*p })
+    }
+
+    /// Frees the slot memory of a retired shard: sub-directories, chunks and their
+    /// distributions, the holder table. Call with the registry lock held, after the
+    /// numbers were merged, when no thread owns the shard. Each pointer is made null
+    /// before its target is dropped.
+    pub(crate) fn release_memory(&self) {
+        crate::internal(|| {
+            let t = self.holders.swap(std::ptr::null_mut(), AcqRel);
+            if !t.is_null() {
+                // SAFETY: from `Box::into_raw` in `new_holders`, now unreachable.
+                drop(unsafe { Box::from_raw(t) });
+            }
+            for entry in &self.direct {
+                let p = entry.swap(std::ptr::null_mut(), AcqRel);
+                if !p.is_null() {
+                    // SAFETY: from `Box::into_raw` in `new_chunk`, now unreachable.
+                    drop(unsafe { Box::from_raw(p) });
+                }
+            }
+            for top in &self.dir {
+                let sub = top.swap(std::ptr::null_mut(), AcqRel);
+                if sub.is_null() {
+                    continue;
+                }
+                // SAFETY: the pointer came from `Box::into_raw` in `new_chunk` and is now
+                // unreachable from the shard: this is its only owner.
+                let sub = unsafe { Box::from_raw(sub) };
+                for entry in &sub.chunks {
+                    let p = entry.swap(std::ptr::null_mut(), AcqRel);
+                    if !p.is_null() {
+                        // SAFETY: as above, for the chunk. Dropping it drops its
+                        // distributions' histograms.
+                        drop(unsafe { Box::from_raw(p) });
+                    }
+                }
+            }
+        })
     }
 
     /// The holder entry of (`site`, `function`) on this thread, allocating the table on
@@ -378,9 +612,10 @@ impl Shard {
         let table: &'static HolderTable = if p.is_null() {
             self.new_holders()
         } else {
-            // SAFETY: a non-null `holders` came from `Box::leak` in `new_holders` and is
-            // never freed or replaced. Only the owner thread calls `holder` and it stored
-            // the pointer, so a relaxed load sees the initialised table.
+            // SAFETY: a non-null `holders` came from `Box::into_raw` in `new_holders` and
+            // is freed only by `release_memory`, when no thread owns the shard. Only the
+            // owner thread calls `holder` and it stored the pointer, so a relaxed load
+            // sees the initialised table.
             unsafe { &*p }
         };
         table.entry(site, function)
@@ -389,13 +624,14 @@ impl Shard {
     #[cold]
     #[inline(never)]
     fn new_holders(&'static self) -> &'static HolderTable {
-        let t: &'static HolderTable = crate::internal(|| Box::leak(HolderTable::boxed()));
-        self.holders
-            .store(t as *const HolderTable as *mut HolderTable, Release);
-        t
+        let t = Box::into_raw(crate::internal(HolderTable::boxed));
+        self.holders.store(t, Release);
+        // SAFETY: just allocated; freed only by `release_memory`.
+        unsafe { &*t }
     }
 
-    /// The holder table as a reader on another thread sees it.
+    /// The holder table as a reader on another thread sees it (under the registry lock,
+    /// so it is not freed meanwhile).
     fn holders_for_reader(&self) -> Option<&'static HolderTable> {
         let p = self.holders.load(Acquire);
         // SAFETY: as in `holder`; the `Acquire` load pairs with the `Release` store in
@@ -422,7 +658,12 @@ impl Shard {
     #[cold]
     #[inline(never)]
     pub(crate) fn pop_dead(&'static self, mut depth: usize) -> usize {
-        while depth > 0 && depth <= MAX_DEPTH && self.frames[depth - 1].seq.load(Relaxed) == DEAD {
+        while depth > 0
+            && depth <= MAX_DEPTH
+            && self
+                .frame(depth - 1)
+                .is_some_and(|f| f.seq.load(Relaxed) == DEAD)
+        {
             depth -= 1;
             self.discard_frame(depth);
         }
@@ -432,8 +673,8 @@ impl Shard {
 
     /// Forgets frame `i` (its guard is gone or suspended elsewhere).
     pub(crate) fn discard_frame(&'static self, i: usize) {
-        if i < MAX_DEPTH {
-            let site = self.frames[i].site.load(Relaxed);
+        if let Some(f) = self.frame(i) {
+            let site = f.site.load(Relaxed);
             if let Some(slot) = self.slot(site) {
                 slot.leave();
             }
@@ -447,19 +688,17 @@ impl Shard {
         if depth == 0 || depth > MAX_DEPTH {
             return None;
         }
-        Some(self.frames[depth - 1].site.load(Relaxed))
+        Some(self.frame(depth - 1)?.site.load(Relaxed))
     }
 
     /// Every slot that has a chunk, with its site id.
     pub(crate) fn slots(&self) -> impl Iterator<Item = (u32, &Slot)> {
-        (0..DIR)
-            .filter_map(|c| self.chunk_for_reader(c).map(|ch| (c, ch)))
-            .flat_map(|(c, ch)| {
-                ch.slots
-                    .iter()
-                    .enumerate()
-                    .map(move |(i, s)| ((c * CHUNK + i) as u32, s))
-            })
+        self.chunks_for_reader().flat_map(|(first, ch)| {
+            ch.slots
+                .iter()
+                .enumerate()
+                .map(move |(i, s)| ((first + i) as u32, s))
+        })
     }
 
     pub(crate) fn reset_stats(&self) {
@@ -469,7 +708,7 @@ impl Shard {
         if let Some(t) = self.holders_for_reader() {
             t.clear();
         }
-        self.depth_overflow.store(false, Relaxed);
+        self.deep_calls.set(0);
         self.top.set(Delta::default());
         if let Some(t) = self.tree() {
             t.reset();
@@ -502,7 +741,7 @@ impl Shard {
         let depth = (self.depth.load(Relaxed) as usize).min(MAX_DEPTH);
         let mut top = None;
         let mut ctx = 0;
-        for f in &self.frames[..depth] {
+        for f in (0..depth).map_while(|d| self.frame(d)) {
             if f.seq.load(Relaxed) == DEAD {
                 continue;
             }
@@ -529,8 +768,8 @@ impl Shard {
     /// a site's running calls and total once, at its outermost frame.
     pub(crate) fn running_into(&self, now: u64, out: &mut Vec<(u32, Running)>) {
         let depth = (self.depth.load(Relaxed) as usize).min(MAX_DEPTH);
-        let frames: Vec<&Frame> = self.frames[..depth]
-            .iter()
+        let frames: Vec<&Frame> = (0..depth)
+            .map_while(|d| self.frame(d))
             .filter(|f| f.seq.load(Relaxed) != DEAD)
             .collect();
         for (i, f) in frames.iter().enumerate() {
@@ -570,5 +809,42 @@ impl Shard {
             }
             s.merge_into(out[i].get_or_insert_with(Merged::default));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Whether the value `T::new()` (given as a constant, so that it is written from
+    /// constant data and not from a stack temporary whose padding holds whatever was on
+    /// the stack) has only zero bytes.
+    fn is_zero<T>(value: &'static T) -> bool {
+        // SAFETY: reading `size_of::<T>()` bytes of a constant: its padding bytes come
+        // from constant data (zero), its fields are atomics, counters and pointers.
+        let bytes = unsafe {
+            std::slice::from_raw_parts(value as *const T as *const u8, std::mem::size_of::<T>())
+        };
+        bytes.iter().all(|b| *b == 0)
+    }
+
+    #[test]
+    fn the_memory_allocated_zeroed_is_the_empty_value() {
+        static SLOT: Slot = Slot::new();
+        static FRAME: Frame = Frame::new();
+        static SHARD: Shard = Shard::new(0);
+        assert!(is_zero(&SLOT));
+        assert!(is_zero(&FRAME));
+        assert!(is_zero(&SHARD));
+    }
+
+    #[test]
+    fn a_shard_is_small_until_used() {
+        // The inline frames, the directory, the counters: a few KiB, not 20.
+        assert!(
+            std::mem::size_of::<Shard>() < 4096,
+            "{}",
+            std::mem::size_of::<Shard>()
+        );
     }
 }

@@ -1,13 +1,45 @@
 //! Call sites: one `static` per instrumented function, block or stream, numbered on
 //! first use.
 
-use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
 
-/// Most call sites one process can number; later ones are counted but not measured.
-pub const MAX_SITES: usize = crate::shard::DIR * crate::shard::CHUNK - 1;
-/// Id given to sites past [`MAX_SITES`].
-pub(crate) const OVERFLOW: u32 = u32::MAX;
+/// Most call sites one process can number, the overflow rows included. A site first
+/// used after the others took every number shares the overflow row of its kind
+/// ([`OVERFLOW_NAMES`]): its calls are counted and timed there.
+pub const MAX_SITES: usize = crate::shard::SLOTS - 1;
+
+/// Names of the overflow rows, one per kind of site ([`SiteKind::overflow_row`]).
+pub const OVERFLOW_NAMES: [&str; 11] = [
+    "(more call sites: functions)",
+    "(more call sites: async functions)",
+    "(more call sites: blocks)",
+    "(more call sites: I/O)",
+    "(more call sites: locks)",
+    "(more call sites: channels)",
+    "(more call sites: streams)",
+    "(more call sites: futures)",
+    "(more call sites: SQL queries)",
+    "(more call sites: HTTP endpoints)",
+    "(more call sites: server routes)",
+];
+
+static OVERFLOW_SITES: [CallSite; 11] = [
+    CallSite::overflow(SiteKind::Function),
+    CallSite::overflow(SiteKind::AsyncFunction),
+    CallSite::overflow(SiteKind::Block),
+    CallSite::overflow(SiteKind::Io),
+    CallSite::overflow(SiteKind::Lock),
+    CallSite::overflow(SiteKind::Channel),
+    CallSite::overflow(SiteKind::Stream),
+    CallSite::overflow(SiteKind::Future),
+    CallSite::overflow(SiteKind::Sql),
+    CallSite::overflow(SiteKind::HttpClient),
+    CallSite::overflow(SiteKind::HttpServer),
+];
+
+/// Sites that were given an overflow row's number.
+static OVERFLOWED: AtomicU64 = AtomicU64::new(0);
 
 /// What a call site instruments.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -26,6 +58,17 @@ pub enum SiteKind {
     /// One mode of a lock site (`mutex!`, `rw_lock!`): its exclusive, read, write or
     /// upgradable acquisitions. Reported in the lock sections, not as a function.
     Lock,
+    /// One channel entry (`channel!`): a call site and message type, or one instance with
+    /// `iter = true`. Reported in the channels section.
+    Channel,
+    /// One stream entry (`stream!`). Reported in the streams section.
+    Stream,
+    /// A future measured per call (`future!`, `#[future_fn]`): reported in the futures
+    /// section only.
+    Future,
+    /// An `async fn` under `#[measure(future = true)]`: reported both as a function (timing)
+    /// and in the futures section.
+    AsyncFunctionFuture,
     /// One normalised SQL query issued from one function (`sqlx`, `diesel`): interned at
     /// run time. Reported in the SQL section.
     Sql,
@@ -38,12 +81,47 @@ pub enum SiteKind {
 
 impl SiteKind {
     /// Whether sites of this kind are measured functions or blocks (the rows of the
-    /// timing section), as opposed to the sites of wrapped values (`io!`, locks).
+    /// timing, alloc and cpu sections), as opposed to the sites of wrapped values (`io!`,
+    /// locks, channels, streams, `future!`).
     pub const fn is_function(self) -> bool {
         matches!(
             self,
-            SiteKind::Function | SiteKind::AsyncFunction | SiteKind::Block
+            SiteKind::Function
+                | SiteKind::AsyncFunction
+                | SiteKind::Block
+                | SiteKind::AsyncFunctionFuture
         )
+    }
+
+    /// Whether sites of this kind are rows of the futures section.
+    pub fn in_futures(self) -> bool {
+        matches!(self, SiteKind::Future | SiteKind::AsyncFunctionFuture)
+    }
+
+    /// Whether this kind measures an `async fn` or a future, per poll.
+    pub fn is_async(self) -> bool {
+        matches!(
+            self,
+            SiteKind::AsyncFunction | SiteKind::Future | SiteKind::AsyncFunctionFuture
+        )
+    }
+
+    /// The overflow row ([`OVERFLOW_NAMES`]) that counts the calls of sites of this kind
+    /// first used after every number was taken ([`MAX_SITES`]).
+    pub const fn overflow_row(self) -> usize {
+        match self {
+            SiteKind::Function | SiteKind::Internal => 0,
+            SiteKind::AsyncFunction | SiteKind::AsyncFunctionFuture => 1,
+            SiteKind::Block => 2,
+            SiteKind::Io => 3,
+            SiteKind::Lock => 4,
+            SiteKind::Channel => 5,
+            SiteKind::Stream => 6,
+            SiteKind::Future => 7,
+            SiteKind::Sql => 8,
+            SiteKind::HttpClient => 9,
+            SiteKind::HttpServer => 10,
+        }
     }
 }
 
@@ -110,8 +188,14 @@ impl CallSite {
         if sites.is_empty() {
             sites.push(&PLACEHOLDER);
         }
-        let id = if sites.len() > MAX_SITES {
-            OVERFLOW
+        // The last numbers go to the overflow rows, pushed when the others are taken.
+        let first_overflow = MAX_SITES + 1 - OVERFLOW_SITES.len();
+        if sites.len() == first_overflow {
+            crate::internal(|| sites.extend(OVERFLOW_SITES.iter()));
+        }
+        let id = if sites.len() > first_overflow {
+            OVERFLOWED.fetch_add(1, Relaxed);
+            (first_overflow + self.kind.overflow_row()) as u32
         } else {
             crate::internal(|| sites.push(self));
             (sites.len() - 1) as u32
@@ -137,6 +221,23 @@ impl CallSite {
             line,
             kind,
         }
+    }
+
+    const fn overflow(kind: SiteKind) -> Self {
+        CallSite {
+            id: AtomicU32::new(0),
+            name: Name::Str(OVERFLOW_NAMES[kind.overflow_row()]),
+            label: None,
+            file: "",
+            line: 0,
+            kind,
+        }
+    }
+
+    /// Whether this is an overflow row ([`OVERFLOW_NAMES`]): the site of the calls of
+    /// every site of its kind first used after [`MAX_SITES`] numbers were taken.
+    pub fn is_overflow(&self) -> bool {
+        OVERFLOW_SITES.iter().any(|o| std::ptr::eq(o, self))
     }
 
     /// Fully qualified name: `crate::module::Type::method`, `<crate::T as Trait>::method`,
@@ -183,6 +284,7 @@ impl CallSite {
     }
 
     /// What the site instruments.
+    #[inline]
     pub fn kind(&self) -> SiteKind {
         self.kind
     }
@@ -199,6 +301,24 @@ enum Name {
 static PLACEHOLDER: CallSite = CallSite::new(|| "", None, "", 0, SiteKind::Internal);
 static SITES: Mutex<Vec<&'static CallSite>> = Mutex::new(Vec::new());
 
+thread_local! {
+    /// The sites lock, held by the thread calling `fork()` between [`fork_lock`] and
+    /// [`fork_unlock`].
+    static HELD: std::cell::RefCell<Option<std::sync::MutexGuard<'static, Vec<&'static CallSite>>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Takes the sites lock before `fork()` (see [`crate::fork`]).
+pub(crate) fn fork_lock() {
+    let g = SITES.lock().unwrap_or_else(|e| e.into_inner());
+    let _ = HELD.try_with(|h| *h.borrow_mut() = Some(g));
+}
+
+/// Releases the lock taken by [`fork_lock`] (parent or child).
+pub(crate) fn fork_unlock() {
+    let _ = HELD.try_with(|h| h.borrow_mut().take());
+}
+
 /// Every numbered site, indexed by id (index 0 is a placeholder).
 pub(crate) fn all() -> Vec<&'static CallSite> {
     let sites = SITES.lock().unwrap_or_else(|e| e.into_inner());
@@ -211,9 +331,9 @@ pub fn site_by_id(id: u32) -> Option<&'static CallSite> {
     sites.get(id as usize).copied().filter(|_| id != 0)
 }
 
-/// Sites that could not be numbered because [`MAX_SITES`] were taken.
-pub(crate) fn overflowed() -> bool {
-    SITES.lock().unwrap_or_else(|e| e.into_inner()).len() > MAX_SITES
+/// Sites that share an overflow row because [`MAX_SITES`] numbers were taken.
+pub(crate) fn overflowed() -> u64 {
+    OVERFLOWED.load(Relaxed)
 }
 
 /// Strips the helper items the macros use to name a function
@@ -268,6 +388,16 @@ mod tests {
         assert_eq!(clean_name("a::Map<'_, u8>::get"), "a::Map<u8>::get");
         assert_eq!(clean_name("a::f::{{closure}}::g"), "a::f::g");
         assert_eq!(clean_name("plain"), "plain");
+    }
+
+    #[test]
+    fn each_kind_has_its_overflow_row_at_its_place() {
+        for (i, site) in OVERFLOW_SITES.iter().enumerate() {
+            assert_eq!(site.kind().overflow_row(), i);
+            assert_eq!(site.name(), OVERFLOW_NAMES[i]);
+            assert!(site.is_overflow());
+        }
+        assert!(!PLACEHOLDER.is_overflow());
     }
 
     #[test]

@@ -82,6 +82,36 @@ counters! {
         started: sum,
         /// HTTP server sites: response bodies dropped before their end.
         aborted: sum,
+
+        // Data flow (channels, streams, futures); see `hotpath-flow`.
+        /// Channels: messages sent (every send that succeeded).
+        ch_sent: sum,
+        /// Channels: sends that failed (the channel was closed or disconnected).
+        ch_send_errors: sum,
+        /// Channels: messages left in a channel when its last receiver dropped.
+        ch_unread: sum,
+        /// Channels: most messages queued at once (per instance, sampled after sends).
+        ch_max_depth: max,
+        /// Channels: sends that found the channel full and waited for room.
+        ch_blocked: sum,
+        /// Channels: ticks those sends waited (timed sends only).
+        ch_blocked_ticks: sum,
+        /// Channels: longest of those waits, ticks.
+        ch_blocked_max: max,
+        /// Channels: messages a broadcast receiver missed (`Lagged`).
+        ch_lagged: sum,
+        /// Streams: items yielded (`Ready(Some)`).
+        st_items: sum,
+        /// Streams: polls that returned `Pending`.
+        st_pending: sum,
+        /// Streams: polls timed (their durations are in `busy`).
+        st_timed_polls: sum,
+        /// Streams: instances that returned `Ready(None)`.
+        st_completed: sum,
+        /// Streams: instances dropped before `Ready(None)`.
+        st_dropped: sum,
+        /// Futures: dropped before their first poll.
+        fu_never_polled: sum,
     }
 }
 
@@ -92,8 +122,9 @@ pub struct Slot {
     /// Per-call inclusive durations (or per-operation durations; for a lock site, hold
     /// times).
     time: Dist,
-    /// Lock sites: wait times of the timed contended acquisitions.
-    wait: Dist,
+    /// A second distribution for kinds that need one: a future's busy time per call, a
+    /// lock site's wait times (its timed contended acquisitions).
+    time2: Dist,
     /// What the meters counted in this site's calls.
     pub(crate) meters: MeterSlot,
     /// Frames of this site on the owner's stack (owner-only; not statistics).
@@ -111,7 +142,7 @@ impl std::fmt::Debug for Slot {
 pub(crate) struct Merged {
     pub(crate) c: CountsMerged,
     pub(crate) time: DistData,
-    pub(crate) wait: DistData,
+    pub(crate) time2: DistData,
     pub(crate) meters: MeterMerged,
 }
 
@@ -123,11 +154,14 @@ impl Merged {
 }
 
 impl Slot {
+    /// The empty value: all zero bytes, which is how shards allocate chunks of slots
+    /// (checked by a test in `shard.rs`).
+    #[cfg_attr(not(test), allow(dead_code))]
     pub(crate) const fn new() -> Self {
         Slot {
             c: Counts::new(),
             time: Dist::new(),
-            wait: Dist::new(),
+            time2: Dist::new(),
             meters: MeterSlot::new(),
             active: AtomicU32::new(0),
         }
@@ -136,7 +170,8 @@ impl Slot {
     /// Records one timed call: `incl` and `self_` in ticks, the meters' inclusive and
     /// self deltas; `outer` when no frame of the same site was below it, so that
     /// recursion adds to the totals once.
-    #[inline(always)]
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline(never))]
     pub(crate) fn record(&self, incl: u64, self_: u64, m_incl: Delta, m_self: Delta, outer: bool) {
         let c = &self.c;
         c.timed.add(1);
@@ -160,13 +195,20 @@ impl Slot {
         self.time.record(dt);
     }
 
+    /// Records one value in the second distribution (see [`Slot::record_op`] for the
+    /// first): a future's busy time per call.
+    #[inline(always)]
+    pub fn record2(&self, v: u64) {
+        self.time2.record(v);
+    }
+
     /// Records one wait of `dt` ticks (a lock site's contended acquisition): its
-    /// distribution and its sum. The acquisition itself is recorded by [`Slot::record_op`]
-    /// (its hold) or counted.
+    /// distribution (the second one) and its sum. The acquisition itself is recorded by
+    /// [`Slot::record_op`] (its hold) or counted.
     #[inline(always)]
     pub fn record_wait(&self, dt: u64) {
         self.c.wait.add(dt);
-        self.wait.record(dt);
+        self.time2.record(dt);
     }
 
     #[inline(always)]
@@ -195,6 +237,8 @@ impl Slot {
     /// Whether anything was recorded (a snapshot skips empty slots).
     pub(crate) fn is_used(&self) -> bool {
         let c = &self.c;
+        // What is charged to a function while it runs (I/O, waits) does not make it a
+        // row before its first call ends.
         c.counted.get() != 0
             || c.timed.get() != 0
             || c.io_errors.get() != 0
@@ -203,19 +247,28 @@ impl Slot {
             || c.started.get() != 0
             || c.wait_sql.get() != 0
             || c.wait_http.get() != 0
+            || c.ch_sent.get() != 0
+            || c.ch_send_errors.get() != 0
+            || c.ch_unread.get() != 0
+            || c.ch_lagged.get() != 0
+            || c.st_items.get() != 0
+            || c.st_pending.get() != 0
+            || c.st_completed.get() != 0
+            || c.st_dropped.get() != 0
+            || c.polls.get() != 0
     }
 
     pub(crate) fn clear_stats(&self) {
         self.c.clear();
         self.time.clear();
-        self.wait.clear();
+        self.time2.clear();
         self.meters.clear();
     }
 
     pub(crate) fn merge_into(&self, m: &mut Merged) {
         self.c.merge_into(&mut m.c);
         self.time.merge_into(&mut m.time);
-        self.wait.merge_into(&mut m.wait);
+        self.time2.merge_into(&mut m.time2);
         self.meters.merge_into(&mut m.meters);
     }
 }

@@ -143,6 +143,46 @@ pub struct SiteStats {
     pub cpu: CpuStats,
     /// Per-call durations, ns.
     pub time: Distribution,
+    /// Channels, streams and futures.
+    pub flow: FlowStats,
+}
+
+/// Numbers of a channel, stream or future site (zero for other kinds), merged over
+/// threads. The site's calls, timed calls and `time` distribution hold the rest: for a
+/// channel the messages received and their latency, for a stream the time to first item,
+/// for a future its lifetime.
+#[derive(Clone, Debug)]
+pub struct FlowStats {
+    /// Channels: messages sent.
+    pub sent: u64,
+    /// Channels: failed sends.
+    pub send_errors: u64,
+    /// Channels: messages left when the last receiver dropped.
+    pub unread: u64,
+    /// Channels: most messages queued at once in one instance.
+    pub max_depth: u64,
+    /// Channels: sends that waited for room.
+    pub blocked: u64,
+    /// Channels: time those sends waited (timed ones), ns.
+    pub blocked_ns: u64,
+    /// Channels: longest such wait, ns.
+    pub blocked_max_ns: u64,
+    /// Channels: messages broadcast receivers missed.
+    pub lagged: u64,
+    /// Streams: items yielded.
+    pub items: u64,
+    /// Streams: polls that returned `Pending`.
+    pub pending: u64,
+    /// Streams: polls timed.
+    pub timed_polls: u64,
+    /// Streams: instances that completed.
+    pub completed: u64,
+    /// Streams: instances dropped before completing.
+    pub dropped: u64,
+    /// Futures: dropped before their first poll.
+    pub never_polled: u64,
+    /// Futures: busy time (sum of poll durations) per timed call, ns.
+    pub busy: Distribution,
 }
 
 impl SiteStats {
@@ -299,8 +339,14 @@ pub struct Snapshot {
     pub holders: Vec<HolderStats>,
     /// More call sites were used than could be numbered ([`crate::MAX_SITES`]).
     pub sites_overflowed: bool,
+    /// Call sites beyond [`crate::MAX_SITES`]: their calls are in the overflow rows
+    /// ([`crate::OVERFLOW_NAMES`]).
+    pub sites_beyond_limit: u64,
     /// Some thread nested measured scopes deeper than [`crate::MAX_DEPTH`].
     pub depth_overflowed: bool,
+    /// Calls that ran deeper than [`crate::MAX_DEPTH`]: counted and timed (inclusive),
+    /// their self time counted in the function at the deepest tracked level.
+    pub calls_beyond_depth: u64,
     /// Calls dropped because their thread was tearing down.
     pub lost_calls: u64,
     /// Nanoseconds per clock tick used for the conversion.
@@ -348,9 +394,15 @@ pub fn snapshot() -> Snapshot {
                     return None;
                 }
                 let time = Distribution::new(m.time, ns_per_tick);
-                let mut wait = m.wait;
-                // Acquisitions that did not wait waited 0.
-                wait.add_zeros(c.timed.saturating_sub(wait.hist.count()));
+                // The second distribution: a lock site's waits, a future's busy times.
+                let (wait, busy) = if site.kind() == site::SiteKind::Lock {
+                    let mut wait = m.time2;
+                    // Acquisitions that did not wait waited 0.
+                    wait.add_zeros(c.timed.saturating_sub(wait.hist.count()));
+                    (wait, DistData::default())
+                } else {
+                    (DistData::default(), m.time2)
+                };
                 let wait = Distribution::new(wait, ns_per_tick);
                 let (min_ns, max_ns) = time.range();
                 Some(SiteStats {
@@ -428,6 +480,23 @@ pub fn snapshot() -> Snapshot {
                         }
                     },
                     time,
+                    flow: FlowStats {
+                        sent: c.ch_sent,
+                        send_errors: c.ch_send_errors,
+                        unread: c.ch_unread,
+                        max_depth: c.ch_max_depth,
+                        blocked: c.ch_blocked,
+                        blocked_ns: ns(c.ch_blocked_ticks),
+                        blocked_max_ns: ns(c.ch_blocked_max),
+                        lagged: c.ch_lagged,
+                        items: c.st_items,
+                        pending: c.st_pending,
+                        timed_polls: c.st_timed_polls,
+                        completed: c.st_completed,
+                        dropped: c.st_dropped,
+                        never_polled: c.fu_never_polled,
+                        busy: Distribution::new(busy, ns_per_tick),
+                    },
                 })
             })
             .collect()
@@ -466,8 +535,10 @@ pub fn snapshot() -> Snapshot {
         sites: stats,
         running,
         holders,
-        sites_overflowed: site::overflowed(),
-        depth_overflowed: collected.depth_overflow,
+        sites_overflowed: site::overflowed() > 0,
+        sites_beyond_limit: site::overflowed(),
+        depth_overflowed: collected.deep_calls > 0,
+        calls_beyond_depth: collected.deep_calls,
         lost_calls: crate::scope::lost_calls(),
         ns_per_tick,
         attributed: collected.top,

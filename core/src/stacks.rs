@@ -375,7 +375,7 @@ impl Shard {
     /// they were pushed without one (stacks were off, or a reset forgot them).
     #[inline(always)]
     fn ctx_at(&self, tree: &Tree, d: usize) -> u32 {
-        match self.frames[d].ctx.load(Relaxed) {
+        match self.frame(d).map_or(0, |f| f.ctx.load(Relaxed)) {
             0 => self.ctx_from_sites(tree, d),
             c => c,
         }
@@ -385,15 +385,15 @@ impl Shard {
     #[inline(never)]
     fn ctx_from_sites(&self, tree: &Tree, d: usize) -> u32 {
         let mut low = d + 1;
-        while low > 0 && self.frames[low - 1].ctx.load(Relaxed) == 0 {
+        while low > 0 && self.frame(low - 1).map_or(0, |f| f.ctx.load(Relaxed)) == 0 {
             low -= 1;
         }
         let mut ctx = if low == 0 {
             ROOT
         } else {
-            self.frames[low - 1].ctx.load(Relaxed)
+            self.frame(low - 1).map_or(ROOT, |f| f.ctx.load(Relaxed))
         };
-        for f in &self.frames[low..=d] {
+        for f in (low..=d).map_while(|i| self.frame(i)) {
             ctx = tree.intern(ctx, f.site.load(Relaxed));
             f.ctx.store(ctx, Relaxed);
         }
@@ -403,7 +403,7 @@ impl Shard {
     /// Forgets the frames' nodes (their tree was reset).
     pub(crate) fn forget_ctx(&self) {
         let depth = (self.depth.load(Relaxed) as usize).min(MAX_DEPTH);
-        for f in &self.frames[..depth] {
+        for f in (0..depth).map_while(|i| self.frame(i)) {
             f.ctx.store(0, Relaxed);
         }
     }
@@ -418,17 +418,15 @@ pub(crate) fn enter_fast(shard: &Shard, depth: usize, site: u32) -> u32 {
     let bits = shard.extra_bits.get();
     if bits == TRACE as u64 {
         // The trace alone: no node.
-        if let Some(f) = shard.frames.get(depth) {
+        if let Some(f) = shard.frame(depth) {
             f.ctx.store(0, Relaxed);
         }
         return TRACE;
     }
     if bits == STACKS as u64 && depth > 0 {
-        if let (Some(tree), Some(below), Some(f)) = (
-            shard.tree(),
-            shard.frames.get(depth - 1),
-            shard.frames.get(depth),
-        ) {
+        if let (Some(tree), Some(below), Some(f)) =
+            (shard.tree(), shard.frame(depth - 1), shard.frame(depth))
+        {
             let parent = below.ctx.load(Relaxed);
             if let Some(p) = tree.nodes.get(parent as usize) {
                 let memo = p.memo.load(Relaxed);
@@ -483,7 +481,7 @@ fn enter_with(shard: &Shard, depth: usize, site: u32, inherit: Option<CtxRef>) -
             extra |= FOLDED;
         }
     }
-    if let Some(f) = shard.frames.get(depth) {
+    if let Some(f) = shard.frame(depth) {
         f.ctx.store(ctx, Relaxed);
     }
     extra | (ctx & CTX)

@@ -177,6 +177,26 @@ fn retired() -> std::sync::MutexGuard<'static, Retired> {
     RETIRED.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+thread_local! {
+    /// The retired rings' lock, held by the thread calling `fork()` from [`fork_lock`]
+    /// until [`fork_unlock`], in the parent and in the child.
+    static HELD: std::cell::RefCell<Option<std::sync::MutexGuard<'static, Retired>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Takes the retired rings' lock before `fork()` (after the registry's: retiring a ring
+/// takes it under the registry lock), so that no other thread holds it when the address
+/// space is copied.
+pub(crate) fn fork_lock() {
+    let g = retired();
+    let _ = HELD.try_with(|h| *h.borrow_mut() = Some(g));
+}
+
+/// Releases the lock taken by [`fork_lock`], in the parent or in the child.
+pub(crate) fn fork_unlock() {
+    let _ = HELD.try_with(|h| h.borrow_mut().take());
+}
+
 impl Shard {
     fn ring(&self) -> Option<&Ring> {
         let p = self.ring.load(Acquire);

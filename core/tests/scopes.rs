@@ -186,7 +186,88 @@ fn nesting_deeper_than_tracked_still_counts_every_call() {
     let s = stats(&DEEP);
     assert_eq!(s.calls, depth as u64 + 1);
     assert_eq!(s.total_ns, s.max_ns, "still one outermost call");
-    assert!(snapshot().depth_overflowed);
+    assert!(
+        s.self_ns <= s.total_ns,
+        "self {} > total {}",
+        s.self_ns,
+        s.total_ns
+    );
+    let snap = snapshot();
+    assert!(snap.depth_overflowed);
+    // 101 calls had no frame (other tests of this binary may nest as deep).
+    assert!(
+        snap.calls_beyond_depth >= 101,
+        "{}",
+        snap.calls_beyond_depth
+    );
+}
+
+site!(SEG_OUTER, Function);
+site!(SEG_PARENT, Function);
+site!(SEG_CHILD, Function);
+site!(SEG_FORGOTTEN, Function);
+site!(SEG_MOVED, Function);
+
+/// Runs `f` inside `n` nested scopes of `SEG_OUTER`.
+fn nested(n: u32, f: &mut dyn FnMut()) {
+    let _s = Scope::enter(&SEG_OUTER);
+    if n <= 1 {
+        f()
+    } else {
+        nested(n - 1, f)
+    }
+}
+
+/// Frames deeper than those a shard holds inline (16) live in segments; they nest,
+/// repair and cross threads as the inline ones do.
+#[test]
+fn frames_beyond_the_inline_ones_nest_and_repair_like_the_first() {
+    std::thread::spawn(|| {
+        nested(40, &mut || {
+            for _ in 0..20 {
+                let _p = Scope::enter(&SEG_PARENT);
+                spin(200);
+                for _ in 0..3 {
+                    let _c = Scope::enter(&SEG_CHILD);
+                    spin(500);
+                }
+            }
+            {
+                let _p = Scope::enter(&SEG_PARENT);
+                std::mem::forget(Scope::enter(&SEG_FORGOTTEN));
+            }
+            let g = Scope::enter(&SEG_MOVED);
+            std::thread::spawn(move || drop(g)).join().unwrap();
+            // The dead frame is popped before the next push.
+            let _p = Scope::enter(&SEG_PARENT);
+            let _c = Scope::enter(&SEG_CHILD);
+        });
+    })
+    .join()
+    .unwrap();
+    let [o, p, c, m] =
+        <[SiteStats; 4]>::try_from(stats_of([&SEG_OUTER, &SEG_PARENT, &SEG_CHILD, &SEG_MOVED]))
+            .unwrap();
+    assert_eq!((o.calls, p.calls, c.calls, m.calls), (40, 22, 61, 1));
+    assert!(
+        snapshot()
+            .sites
+            .iter()
+            .all(|s| !std::ptr::eq(s.site, &SEG_FORGOTTEN)),
+        "the forgotten call never ended"
+    );
+    assert_eq!(c.self_ns, c.total_ns, "a leaf's self time is its total");
+    // The parents' self times and the children's totals add up to the parents' totals.
+    assert!(
+        close(p.self_ns + c.total_ns, p.total_ns, 2 * 61),
+        "{} + {} vs {}",
+        p.self_ns,
+        c.total_ns,
+        p.total_ns
+    );
+    // One outermost call of the recursion, whose self time is within its total.
+    assert_eq!(o.total_ns, o.max_ns);
+    assert!(o.self_ns <= o.total_ns, "{} > {}", o.self_ns, o.total_ns);
 }
 
 site!(EXITED, Function);

@@ -276,16 +276,63 @@ pub struct SamplingInfo {
     pub fallback_reason: Option<String>,
 }
 
-/// Starts CPU sampling: installs the `SIGPROF` handler and arms a sampler on every
+/// Starts CPU sampling: installs the sampling signal's handler (on a real-time signal
+/// the program does not handle) and arms a sampler on every
 /// thread that runs measured code (the calling thread now; others from their first
 /// measured call). Until [`stop_sampling`].
 pub fn start_sampling(cfg: &SamplerConfig) -> Result<SamplingInfo, CpuError> {
     sys::start_sampling(cfg)
 }
 
-/// Stops sampling: threads disarm at their next signal, the calling thread now.
+/// Stops sampling: every thread's sampler is disarmed now, so no sampling signal
+/// arrives after this returns (one already on its way is handled and ignored).
 pub fn stop_sampling() {
     sys::stop_sampling()
+}
+
+/// While sampling, checks that the sampling signal's handler is still the profiler's:
+/// if the program replaced it, sampling stops on every thread. Returns the
+/// `CLOCK_MONOTONIC` time ([`monotonic_ns`]) at which sampling stopped that way, if it
+/// did since [`start_sampling`]. Call it now and then (the facade does at each
+/// threads-monitor tick and when a report is made).
+pub fn check_sampling() -> Option<u64> {
+    sys::check_sampling()
+}
+
+/// Threads that ran measured code while blocking the sampling signal (alive now, or
+/// exited that way since sampling started): their CPU time is not sampled.
+pub fn blocked_threads() -> u64 {
+    sys::blocked_threads()
+}
+
+/// The name of the sampling signal (a real-time signal: `SIGRTMAX`, `SIGRTMAX-1`, ...).
+pub fn signal_name() -> String {
+    sys::signal_name()
+}
+
+/// `CLOCK_MONOTONIC` now, in ns (0 where it cannot be read).
+pub fn monotonic_ns() -> u64 {
+    sys::monotonic_ns()
+}
+
+/// Before `fork()` (a `pthread_atfork` prepare handler): takes this crate's lock (the
+/// one that guards installing the signal handler).
+pub fn fork_prepare() {
+    sys::fork_prepare()
+}
+
+/// After `fork()`, in the parent: releases it.
+pub fn fork_parent() {
+    sys::fork_release()
+}
+
+/// After `fork()`, in the child: releases it and stops sampling there. The sampler of
+/// the thread that forked belongs to the parent's thread (a perf_event file the child
+/// holds a copy of, or a timer that does not exist in the child): the copy is closed,
+/// the timer forgotten, and no thread of the child arms one. Async-signal-safe.
+pub fn fork_child() {
+    sys::fork_child();
+    sys::fork_release()
 }
 
 /// What exact mode reads.

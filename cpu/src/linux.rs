@@ -2,10 +2,22 @@
 //!
 //! # Safety invariants
 //!
-//! * The `SIGPROF` handler calls only `hotpath_core::meter::cpu::credit_sample` (which is
-//!   async-signal-safe by contract) and, once sampling has stopped, disarms its own
-//!   thread's sampler with one syscall (`ioctl` or `timer_settime`, both
-//!   async-signal-safe). It reads only const-initialised, `Drop`-free thread-locals.
+//! * The sampling signal is a real-time signal the program does not handle (the highest
+//!   whose disposition is the default when sampling first starts), never `SIGPROF`: a
+//!   `SIGPROF` handler or `setitimer(ITIMER_PROF)` of the program (another profiler)
+//!   never sees the profiler's signals, nor the profiler theirs. Real-time signals queue,
+//!   so every sampler has at most one signal outstanding: a timer queues one instance
+//!   per expiry at most (overruns are counted, not queued), and a perf_event is armed
+//!   for one overflow at a time (`PERF_EVENT_IOC_REFRESH`), re-armed by the handler. A
+//!   thread that blocks the signal therefore holds one pending signal, never a queue
+//!   that could overflow into `SIGIO`.
+//! * The handler calls only `hotpath_core::meter::cpu::credit_sample` (which is
+//!   async-signal-safe by contract), `clock_gettime`, and one `ioctl` or `timer_settime`
+//!   on its own thread's sampler (all async-signal-safe). It reads only
+//!   const-initialised, `Drop`-free thread-locals and atomics.
+//! * Every armed sampler is also listed in [`ALL_ARMED`] (under its lock, never from the
+//!   handler), so that stopping disarms every thread's sampler at once, and a report can
+//!   tell which threads block the signal.
 //! * Samples only arrive while the thread runs user code: the perf_event sampler excludes
 //!   kernel mode, and the CPU-time timer's expiry is handled as task work on the return
 //!   to user mode (Linux ≥ 5.11 on x86). So a signal never lands in a system call the
@@ -16,7 +28,7 @@
 
 use std::cell::Cell;
 use std::io;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, AtomicU8, Ordering::Relaxed};
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -60,8 +72,8 @@ const FLAG_EXCLUDE_KERNEL: u64 = 1 << 5;
 const FLAG_EXCLUDE_HV: u64 = 1 << 6;
 const PERF_FORMAT_GROUP: u64 = 1 << 3;
 const PERF_FLAG_FD_CLOEXEC: libc::c_ulong = 8;
-const IOC_ENABLE: libc::c_ulong = 0x2400;
 const IOC_DISABLE: libc::c_ulong = 0x2401;
+const IOC_REFRESH: libc::c_ulong = 0x2402;
 const IOC_RESET: libc::c_ulong = 0x2403;
 const F_SETSIG: libc::c_int = 10;
 const F_SETOWN_EX: libc::c_int = 15;
@@ -331,6 +343,15 @@ static SAMPLING: AtomicBool = AtomicBool::new(false);
 static SOURCE: AtomicU8 = AtomicU8::new(NONE);
 static PERIOD_NS: AtomicU64 = AtomicU64::new(1_000_000);
 static HANDLER: Mutex<bool> = Mutex::new(false);
+/// The sampling signal (0 until the handler is installed).
+static SIGNAL: AtomicI32 = AtomicI32::new(0);
+/// Every armed sampler: (source, perf fd or timer id, thread id).
+static ALL_ARMED: Mutex<Vec<(u8, i64, libc::pid_t)>> = Mutex::new(Vec::new());
+/// Threads that exited with the sampling signal blocked, since sampling started.
+static BLOCKED_EXITED: AtomicU64 = AtomicU64::new(0);
+/// `CLOCK_MONOTONIC` ns when sampling stopped because the program took the signal over
+/// (0: it did not).
+static STOPPED_AT: AtomicU64 = AtomicU64::new(0);
 
 thread_local! {
     /// This thread's sampler: (source, perf fd or timer id). Read by the signal handler.
@@ -372,6 +393,11 @@ extern "C" fn on_sigprof(_: libc::c_int, info: *mut libc::siginfo_t, _: *mut lib
     for _ in 0..n {
         core_cpu::credit_sample();
     }
+    if kind == PERF {
+        // One overflow at a time (see the module's invariants).
+        // SAFETY: `id` is this thread's open perf fd; ioctl is async-signal-safe.
+        unsafe { libc::ioctl(id as libc::c_int, IOC_REFRESH, 1) };
+    }
 }
 
 /// Stops this thread's sampler from within the handler (async-signal-safe syscalls only).
@@ -401,19 +427,41 @@ fn itimer(ns: u64) -> libc::itimerspec {
     }
 }
 
-/// Installs the `SIGPROF` handler once; refuses to replace someone else's.
-fn install_handler() -> Result<(), CpuError> {
-    let mut installed = HANDLER.lock().unwrap_or_else(|e| e.into_inner());
-    if *installed {
-        return Ok(());
-    }
+/// The current handler of `sig`.
+fn handler_of(sig: libc::c_int) -> libc::sighandler_t {
     // SAFETY: `sigaction` with a null new action only reads the current one into `old`.
     let mut old: libc::sigaction = unsafe { std::mem::zeroed() };
     // SAFETY: as above.
-    unsafe { libc::sigaction(libc::SIGPROF, std::ptr::null(), &mut old) };
-    if old.sa_sigaction != libc::SIG_DFL && old.sa_sigaction != libc::SIG_IGN {
-        return Err(CpuError::SignalInUse("SIGPROF"));
+    unsafe { libc::sigaction(sig, std::ptr::null(), &mut old) };
+    old.sa_sigaction
+}
+
+fn our_handler() -> libc::sighandler_t {
+    on_sigprof as *const () as libc::sighandler_t
+}
+
+/// The highest real-time signal the program leaves at its default disposition.
+fn free_signal() -> Option<libc::c_int> {
+    // The lowest few are often taken by libraries that pick from the bottom.
+    (libc::SIGRTMIN() + 4..=libc::SIGRTMAX())
+        .rev()
+        .find(|&s| handler_of(s) == libc::SIG_DFL)
+}
+
+/// Installs the sampling signal's handler once, on a real-time signal nobody handles.
+fn install_handler() -> Result<(), CpuError> {
+    let mut installed = HANDLER.lock().unwrap_or_else(|e| e.into_inner());
+    if *installed {
+        let sig = SIGNAL.load(Relaxed);
+        if handler_of(sig) == our_handler() {
+            return Ok(());
+        }
+        // The program took the signal over since: find another.
+        *installed = false;
     }
+    let Some(sig) = free_signal() else {
+        return Err(CpuError::SignalInUse("every real-time signal"));
+    };
     // SAFETY: zero is a valid `sigaction`; the fields set below make it ours.
     let mut sa: libc::sigaction = unsafe { std::mem::zeroed() };
     sa.sa_sigaction = on_sigprof as *const () as libc::sighandler_t;
@@ -421,14 +469,24 @@ fn install_handler() -> Result<(), CpuError> {
     // SAFETY: `sa.sa_mask` is a valid signal set to initialise.
     unsafe { libc::sigemptyset(&mut sa.sa_mask) };
     // SAFETY: `sa` is a fully initialised action whose handler is async-signal-safe.
-    if unsafe { libc::sigaction(libc::SIGPROF, &sa, std::ptr::null_mut()) } != 0 {
+    if unsafe { libc::sigaction(sig, &sa, std::ptr::null_mut()) } != 0 {
         return Err(CpuError::Os {
-            what: "sigaction(SIGPROF)",
+            what: "sigaction (the sampling signal)",
             source: io::Error::last_os_error(),
         });
     }
+    SIGNAL.store(sig, Relaxed);
     *installed = true;
     Ok(())
+}
+
+/// The sampling signal's name (`SIGRTMAX`, `SIGRTMAX-3`), for reports.
+pub(crate) fn signal_name() -> String {
+    let sig = SIGNAL.load(Relaxed);
+    match libc::SIGRTMAX() - sig {
+        0 => "SIGRTMAX".to_string(),
+        n => format!("SIGRTMAX-{n}"),
+    }
 }
 
 fn arm_perf(period: u64) -> Result<i64, CpuError> {
@@ -456,13 +514,14 @@ fn arm_perf(period: u64) -> Result<i64, CpuError> {
         source: io::Error::last_os_error(),
     };
     // SAFETY: `fd` is the perf event just opened; each call configures signal delivery
-    // (`O_ASYNC`, the signal number, the owning thread) or resets and enables it.
+    // (`O_ASYNC`, the signal number, the owning thread) or resets it and enables it for
+    // one overflow (the handler re-arms it).
     let ok = unsafe {
         libc::fcntl(fd, libc::F_SETFL, libc::O_ASYNC | libc::O_NONBLOCK) == 0
-            && libc::fcntl(fd, F_SETSIG, libc::SIGPROF) == 0
+            && libc::fcntl(fd, F_SETSIG, SIGNAL.load(Relaxed)) == 0
             && libc::fcntl(fd, F_SETOWN_EX, &owner as *const OwnerEx) == 0
             && libc::ioctl(fd, IOC_RESET, 0) == 0
-            && libc::ioctl(fd, IOC_ENABLE, 0) == 0
+            && libc::ioctl(fd, IOC_REFRESH, 1) == 0
     };
     if !ok {
         let e = os("configuring the perf_event sampling signal");
@@ -476,7 +535,7 @@ fn arm_timer(period: u64) -> Result<i64, CpuError> {
     // SAFETY: zero is a valid `sigevent`; the fields set below select thread delivery.
     let mut sev: libc::sigevent = unsafe { std::mem::zeroed() };
     sev.sigev_notify = SIGEV_THREAD_ID;
-    sev.sigev_signo = libc::SIGPROF;
+    sev.sigev_signo = SIGNAL.load(Relaxed);
     sev.sigev_notify_thread_id = gettid();
     let mut timer: libc::timer_t = std::ptr::null_mut();
     // SAFETY: `sev` and `timer` are valid; the clock is this thread's CPU time.
@@ -523,6 +582,22 @@ fn arm_current() {
 fn set_armed(a: (u8, i64)) {
     let _ = CREDITED.try_with(|c| c.set((thread_cpu_ns().unwrap_or(0), 0)));
     let _ = ARMED.try_with(|c| c.set(a));
+    let tid = gettid();
+    hotpath_core::internal(|| lock(&ALL_ARMED).push((a.0, a.1, tid)));
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Whether the calling thread blocks the sampling signal.
+fn signal_blocked_here() -> bool {
+    // SAFETY: zero is a valid `sigset_t` to fill; a null new set only reads the mask.
+    let mut set: libc::sigset_t = unsafe { std::mem::zeroed() };
+    // SAFETY: as above.
+    let ok = unsafe { libc::pthread_sigmask(libc::SIG_BLOCK, std::ptr::null(), &mut set) } == 0;
+    // SAFETY: `set` was filled by pthread_sigmask.
+    ok && unsafe { libc::sigismember(&set, SIGNAL.load(Relaxed)) } == 1
 }
 
 /// Closes the calling thread's sampler (thread-exit hook).
@@ -530,6 +605,15 @@ fn disarm_current() {
     let Ok((kind, id)) = ARMED.try_with(|c| c.replace((NONE, 0))) else {
         return;
     };
+    if kind != NONE {
+        let tid = gettid();
+        let mut all = lock(&ALL_ARMED);
+        let before = all.len();
+        all.retain(|&(k, i, t)| !(k == kind && i == id && t == tid));
+        if all.len() < before && SAMPLING.load(Relaxed) && signal_blocked_here() {
+            BLOCKED_EXITED.fetch_add(1, Relaxed);
+        }
+    }
     match kind {
         PERF => close(id as libc::c_int),
         TIMER => {
@@ -548,6 +632,8 @@ pub(crate) fn start_sampling(cfg: &SamplerConfig) -> Result<SamplingInfo, CpuErr
     let period = 1_000_000_000 / hz as u64;
     install_handler()?;
     PERIOD_NS.store(period, Relaxed);
+    BLOCKED_EXITED.store(0, Relaxed);
+    STOPPED_AT.store(0, Relaxed);
     SAMPLING.store(true, Relaxed);
     // Try the preferred source on this thread; every later thread uses what worked here.
     let (source, fallback_reason, armed) = match cfg.force {
@@ -585,10 +671,119 @@ pub(crate) fn start_sampling(cfg: &SamplerConfig) -> Result<SamplingInfo, CpuErr
     })
 }
 
+thread_local! {
+    /// [`HANDLER`], held by the thread calling `fork()` between `fork_prepare` and
+    /// `fork_release`.
+    #[allow(clippy::type_complexity)]
+    static FORK_HELD: std::cell::RefCell<Option<(std::sync::MutexGuard<'static, bool>, std::sync::MutexGuard<'static, Vec<(u8, i64, libc::pid_t)>>)>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+pub(crate) fn fork_prepare() {
+    let g = HANDLER.lock().unwrap_or_else(|e| e.into_inner());
+    let a = ALL_ARMED.lock().unwrap_or_else(|e| e.into_inner());
+    let _ = FORK_HELD.try_with(|h| *h.borrow_mut() = Some((g, a)));
+}
+
+pub(crate) fn fork_release() {
+    let _ = FORK_HELD.try_with(|h| h.borrow_mut().take());
+}
+
+/// In a forked child: no sampling. The perf_event file is a copy of the parent's (it
+/// samples the parent's thread): close it; a CPU-time timer is not inherited, so its id
+/// must not be deleted (it could name a timer the child makes later).
+pub(crate) fn fork_child() {
+    SAMPLING.store(false, Relaxed);
+    core_cpu::set_thread_hooks(None, None);
+    if let Ok((PERF, fd)) = ARMED.try_with(|c| c.replace((NONE, 0))) {
+        close(fd as libc::c_int);
+    }
+    // The parent's samplers: their list is cleared before the lock is released (the
+    // caller releases it after this), without freeing (no allocation in the child).
+    FORK_HELD.with(|h| {
+        if let Some((_, all)) = h.borrow_mut().as_mut() {
+            // Plain integers: clearing frees nothing.
+            all.clear();
+        }
+    });
+    // Exact mode: the counters are copies of the parent thread's too; without them the
+    // child's thread reads its own CPU clock.
+    EXACT_HW.store(false, Relaxed);
+    EXACT_PERF.store(false, Relaxed);
+    close_exact_current();
+}
+
 pub(crate) fn stop_sampling() {
     SAMPLING.store(false, Relaxed);
     core_cpu::set_thread_hooks(None, None);
     disarm_current();
+    disarm_all(true);
+}
+
+/// Disarms every thread's sampler now (their owners close them when they exit or arm
+/// again), so that no sampling signal arrives after sampling stopped. `forget`: the
+/// list is emptied (the session ends); else it is kept for [`blocked_threads`].
+fn disarm_all(forget: bool) {
+    let mut all = lock(&ALL_ARMED);
+    for &(kind, id, _) in all.iter() {
+        disable_in_handler(kind, id);
+    }
+    if forget {
+        all.clear();
+    }
+}
+
+/// `CLOCK_MONOTONIC` now, ns.
+pub(crate) fn monotonic_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid out-pointer.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    timespec_ns(ts)
+}
+
+/// While sampling: whether the program replaced the sampling signal's handler; if it
+/// did, sampling stops on every thread (the program's handler gets no more of the
+/// profiler's signals). Returns when sampling stopped that way (`CLOCK_MONOTONIC` ns).
+pub(crate) fn check_sampling() -> Option<u64> {
+    if SAMPLING.load(Relaxed) {
+        let sig = SIGNAL.load(Relaxed);
+        if sig != 0 && handler_of(sig) != our_handler() {
+            SAMPLING.store(false, Relaxed);
+            core_cpu::set_thread_hooks(None, None);
+            disarm_all(false);
+            STOPPED_AT.store(monotonic_ns().max(1), Relaxed);
+        }
+    }
+    match STOPPED_AT.load(Relaxed) {
+        0 => None,
+        t => Some(t),
+    }
+}
+
+/// Threads that ran measured code with the sampling signal blocked: alive now (their
+/// `SigBlk` in `/proc/self/task/<tid>/status`) or exited so since sampling started.
+pub(crate) fn blocked_threads() -> u64 {
+    let sig = SIGNAL.load(Relaxed);
+    if sig == 0 {
+        return 0;
+    }
+    let tids: Vec<libc::pid_t> = lock(&ALL_ARMED).iter().map(|a| a.2).collect();
+    let live = tids
+        .into_iter()
+        .filter(|tid| {
+            std::fs::read_to_string(format!("/proc/self/task/{tid}/status"))
+                .ok()
+                .and_then(|s| {
+                    let hex = s.lines().find_map(|l| l.strip_prefix("SigBlk:"))?;
+                    u64::from_str_radix(hex.trim(), 16).ok()
+                })
+                .is_some_and(|mask| mask & (1u64 << (sig - 1)) != 0)
+        })
+        .count() as u64;
+    live + BLOCKED_EXITED.load(Relaxed)
 }
 
 // ---------------------------------------------------------------------------------------

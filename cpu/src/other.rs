@@ -50,6 +50,28 @@ pub(crate) fn start_sampling(_: &SamplerConfig) -> Result<SamplingInfo, CpuError
 
 pub(crate) fn stop_sampling() {}
 
+pub(crate) fn check_sampling() -> Option<u64> {
+    None
+}
+
+pub(crate) fn blocked_threads() -> u64 {
+    0
+}
+
+pub(crate) fn signal_name() -> String {
+    String::new()
+}
+
+pub(crate) fn monotonic_ns() -> u64 {
+    0
+}
+
+pub(crate) fn fork_prepare() {}
+
+pub(crate) fn fork_release() {}
+
+pub(crate) fn fork_child() {}
+
 pub(crate) fn simulate_failures(_: bool, _: bool) {}
 
 pub(crate) fn start_exact(_: Option<ClockSource>) -> Result<ExactInfo, CpuError> {

@@ -193,6 +193,34 @@ impl Mode {
 
 static SITES: Mutex<Vec<&'static LockSite>> = Mutex::new(Vec::new());
 
+/// Sites of the `hotpath::wrap` constructors, by source location (see `site_at`).
+type Key = (&'static str, u32, u32, bool);
+static BY_LOCATION: Mutex<Option<std::collections::HashMap<Key, &'static LockSite>>> =
+    Mutex::new(None);
+
+thread_local! {
+    /// The registries' locks, held by the thread calling `fork()` between
+    /// [`fork_prepare`] and [`fork_release`].
+    #[allow(clippy::type_complexity)]
+    static FORK_HELD: std::cell::RefCell<Option<(
+        std::sync::MutexGuard<'static, Option<std::collections::HashMap<Key, &'static LockSite>>>,
+        std::sync::MutexGuard<'static, Vec<&'static LockSite>>,
+    )>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Before `fork()` (a `pthread_atfork` prepare handler): takes the registries' locks so
+/// that no other thread holds one when the address space is copied. Does not allocate.
+pub fn fork_prepare() {
+    let by_location = BY_LOCATION.lock().unwrap_or_else(|e| e.into_inner());
+    let sites = SITES.lock().unwrap_or_else(|e| e.into_inner());
+    let _ = FORK_HELD.try_with(|h| *h.borrow_mut() = Some((by_location, sites)));
+}
+
+/// After `fork()`, in the parent or the child: releases the locks [`fork_prepare`] took.
+pub fn fork_release() {
+    let _ = FORK_HELD.try_with(|h| h.borrow_mut().take());
+}
+
 /// Every lock site with a lock acquired so far, in order of first acquisition.
 pub fn sites() -> Vec<&'static LockSite> {
     let sites = SITES.lock().unwrap_or_else(|e| e.into_inner());
@@ -251,9 +279,12 @@ impl<L: ?Sized> Lock<L> {
             return;
         }
         let site = self.site;
-        let _ = site.type_name.set(public_path(std::any::type_name::<L>()));
+        let name = public_path(std::any::type_name::<L>());
+        // Under the sites lock, which `fork_prepare` takes: no `fork()` copies the
+        // process while the type name is being set (a child would wait for it forever).
+        let mut sites = SITES.lock().unwrap_or_else(|e| e.into_inner());
+        let _ = site.type_name.set(name);
         if site.instances.fetch_add(1, Relaxed) == 0 {
-            let mut sites = SITES.lock().unwrap_or_else(|e| e.into_inner());
             hotpath_core::internal(|| sites.push(site));
         }
     }
@@ -293,9 +324,6 @@ fn public_path(raw: &'static str) -> &'static str {
 
 /// The site of a source location, made (and leaked) on first use.
 fn site_at(loc: &'static std::panic::Location<'static>, kind: LockKind) -> &'static LockSite {
-    type Key = (&'static str, u32, u32, bool);
-    static BY_LOCATION: Mutex<Option<std::collections::HashMap<Key, &'static LockSite>>> =
-        Mutex::new(None);
     let mut map = BY_LOCATION.lock().unwrap_or_else(|e| e.into_inner());
     hotpath_core::internal(|| {
         let key = (
@@ -419,6 +447,7 @@ impl Hold {
 
     /// Drops the hold of an acquisition that did not happen (a timed try that timed
     /// out): nothing is recorded.
+    // Only parking_lot has timed tries and `unlocked`.
     #[cfg_attr(not(feature = "parking_lot"), allow(dead_code))]
     pub(crate) fn end_unacquired(mut self) {
         self.disarm();
@@ -476,6 +505,7 @@ impl Hold {
 
     /// Runs `f` with the lock released (by `release_for`, e.g. parking_lot's
     /// `unlocked`): the hold before and the hold after are two acquisitions.
+    // Only parking_lot has timed tries and `unlocked`.
     #[cfg_attr(not(feature = "parking_lot"), allow(dead_code))]
     pub(crate) fn released<U>(&mut self, release_for: impl FnOnce() -> U) -> U {
         let p = self.pause(false);

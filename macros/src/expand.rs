@@ -6,7 +6,7 @@ use proc_macro2::{Literal, Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned, ToTokens};
 use syn::{Attribute, Block, ImplItem, Item, ReturnType, Signature};
 
-use crate::attr::{MainArgs, MeasureArgs};
+use crate::attr::{FlowCall, MainArgs, MeasureArgs};
 
 fn lit(l: &proc_macro::Literal) -> TokenStream {
     TokenStream::from(proc_macro::TokenStream::from(
@@ -49,12 +49,28 @@ fn tt_has_impl(t: &proc_macro2::TokenTree) -> bool {
     }
 }
 
+/// Where an `async fn`'s calls are reported.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum AsyncAs {
+    /// A function (`#[measure]`): the timing section.
+    Function,
+    /// A future (`#[future_fn]`): the futures section.
+    Future,
+    /// Both (`#[measure(future = true)]`).
+    Both,
+}
+
 /// The instrumented body of a function with signature `sig`.
-fn body(sig: &Signature, block: &Block, label: Option<TokenStream>) -> Block {
+fn body(sig: &Signature, block: &Block, label: Option<TokenStream>, as_: AsyncAs) -> Block {
     let span = sig.ident.span();
     let stmts = &block.stmts;
     let tokens = if sig.asyncness.is_some() {
-        let site = site("AsyncFunction", label, span);
+        let (kind, ctor) = match as_ {
+            AsyncAs::Function => ("AsyncFunction", format_ident!("new")),
+            AsyncAs::Future => ("Future", format_ident!("flow")),
+            AsyncAs::Both => ("AsyncFunctionFuture", format_ident!("flow")),
+        };
+        let site = site(kind, label, span);
         // Tells the compiler the async block's output type, so that `return x.into()` and
         // `?` infer as they did in the `async fn` (skipped when the type has `impl Trait`).
         let hint = match &sig.output {
@@ -70,7 +86,7 @@ fn body(sig: &Signature, block: &Block, label: Option<TokenStream>) -> Block {
         quote_spanned! {span=>
             {
                 #site
-                ::hotpath::__private::MeasuredFuture::new(&__HOTPATH_SITE, async move {
+                ::hotpath::__private::MeasuredFuture::#ctor(&__HOTPATH_SITE, async move {
                     #hint
                     #(#stmts)*
                 })
@@ -108,10 +124,10 @@ fn body(sig: &Signature, block: &Block, label: Option<TokenStream>) -> Block {
 }
 
 /// `#[hotpath::measure]` / `#[hotpath::future_fn]`.
-pub fn measure(args: &MeasureArgs, item: TokenStream) -> syn::Result<TokenStream> {
+pub fn measure(args: &MeasureArgs, item: TokenStream, as_: AsyncAs) -> syn::Result<TokenStream> {
     let mut f: syn::ItemFn = syn::parse2(item)?;
     let label = args.label.as_ref().map(lit);
-    *f.block = body(&f.sig, &f.block, label);
+    *f.block = body(&f.sig, &f.block, label, as_);
     Ok(f.into_token_stream())
 }
 
@@ -140,7 +156,7 @@ fn measure_in_place(attrs: &[Attribute], sig: &Signature, block: &mut Block) {
     if skipped || measured || sig.constness.is_some() {
         return;
     }
-    *block = body(sig, block, None);
+    *block = body(sig, block, None, AsyncAs::Function);
 }
 
 fn measure_items(items: &mut [Item]) {
@@ -200,6 +216,9 @@ pub fn main(args: &MainArgs, item: TokenStream) -> syn::Result<TokenStream> {
         ("functions_limit", args.functions_limit),
         ("threads_limit", args.threads_limit),
         ("io_limit", args.io_limit),
+        ("channels_limit", args.channels_limit),
+        ("streams_limit", args.streams_limit),
+        ("futures_limit", args.futures_limit),
         ("mutexes_limit", args.mutexes_limit),
         ("rw_locks_limit", args.rw_locks_limit),
     ] {
@@ -223,7 +242,7 @@ pub fn main(args: &MainArgs, item: TokenStream) -> syn::Result<TokenStream> {
     }
     // `main` measured as any function, inside the guard that prints the report; nested,
     // not spliced, so that its block keeps the drop order `body` gives it.
-    let measured = body(&f.sig, &f.block, None);
+    let measured = body(&f.sig, &f.block, None, AsyncAs::Function);
     let new_block = quote_spanned! {span=>
         {
             let __hotpath_guard = ::hotpath::HotpathGuardBuilder::new(
@@ -258,4 +277,108 @@ fn allocator_item(args: &MainArgs) -> TokenStream {
 #[cfg(not(feature = "hotpath-alloc"))]
 fn allocator_item(_: &MainArgs) -> TokenStream {
     TokenStream::new()
+}
+
+fn ts(t: &proc_macro::TokenStream) -> TokenStream {
+    TokenStream::from(t.clone())
+}
+
+/// `static __HOTPATH_FLOW: FlowSite = ...;` of a `channel!` or `stream!`.
+fn flow_site(call: &FlowCall) -> TokenStream {
+    let label = match &call.label {
+        Some(l) => {
+            let l = ts(l);
+            quote!(::core::option::Option::Some(#l))
+        }
+        None => quote!(::core::option::Option::None),
+    };
+    let iter = call.iter;
+    quote! {
+        static __HOTPATH_FLOW: ::hotpath::__private::FlowSite = ::hotpath::__private::FlowSite::new(
+            ::core::file!(),
+            ::core::line!(),
+            #label,
+            #iter,
+        );
+    }
+}
+
+/// `channel!(ctor(..), ..)`: the constructor call with its message type stamped, its
+/// capacity argument evaluated once in place, and the endpoints wrapped.
+pub fn channel(call: &FlowCall) -> TokenStream {
+    let ctor = call
+        .ctor
+        .as_ref()
+        .expect("a channel call has a constructor");
+    let site = flow_site(call);
+    let path: TokenStream = ctor
+        .path
+        .iter()
+        .cloned()
+        .map(|t| TokenStream::from(proc_macro::TokenStream::from(t)))
+        .collect();
+    let turbofish = match (&ctor.message, ctor.watch) {
+        (Some(m), false) => {
+            let m = ts(m);
+            quote!(::<::hotpath::__private::Stamped<#m>>)
+        }
+        (Some(m), true) => {
+            let m = ts(m);
+            quote!(::<#m>)
+        }
+        (None, _) => quote!(),
+    };
+    let declared = match &call.capacity {
+        Some(c) => {
+            let c = ts(c);
+            quote!(::core::option::Option::Some::<usize>(#c))
+        }
+        None => quote!(::core::option::Option::None),
+    };
+    let args = ts(&ctor.args.stream());
+    if ctor.capacity_arg {
+        quote! {{
+            #site
+            let __hotpath_capacity: usize = #args;
+            ::hotpath::__private::channel(
+                &__HOTPATH_FLOW,
+                #path #turbofish (__hotpath_capacity),
+                ::core::option::Option::Some(__hotpath_capacity),
+                #declared,
+            )
+        }}
+    } else {
+        quote! {{
+            #site
+            ::hotpath::__private::channel(
+                &__HOTPATH_FLOW,
+                #path #turbofish (#args),
+                ::core::option::Option::None,
+                #declared,
+            )
+        }}
+    }
+}
+
+/// `stream!(s, ..)`.
+pub fn stream(call: &FlowCall) -> TokenStream {
+    let site = flow_site(call);
+    let expr = ts(&call.expr);
+    quote! {{
+        #site
+        ::hotpath::__private::FlowStream::new(&__HOTPATH_FLOW, #expr)
+    }}
+}
+
+/// `future!(f, ..)`: the future measured per call, named by the enclosing function.
+pub fn future(call: &FlowCall) -> TokenStream {
+    let site = site("Future", call.label.as_ref().map(ts), Span::call_site());
+    let expr = ts(&call.expr);
+    quote! {{
+        #site
+        ::hotpath::__private::FlowFuture::new(
+            &__HOTPATH_SITE,
+            ::core::future::IntoFuture::into_future(#expr),
+        )
+    }}
 }

@@ -52,16 +52,14 @@ fn expanded(r: syn::Result<proc_macro2::TokenStream>, item: TokenStream) -> Toke
 /// | `percentiles = [50, 99.9]` | percentile columns, each in `0..=100` (0 = min, 100 = max), at most 10 | `[95]` |
 /// | `format = "table"` | `"table"`, `"json"`, `"json-pretty"` or `"none"` | `"table"` |
 /// | `limit = N` | rows per section, `0` = all | `15` |
-/// | `functions_limit = N`, `threads_limit = N`, `io_limit = N`, `mutexes_limit = N`, `rw_locks_limit = N` | rows of one section | `limit` |
+/// | `functions_limit = N`, `threads_limit = N`, `io_limit = N`, `channels_limit = N`, `streams_limit = N`, `futures_limit = N`, `mutexes_limit = N`, `rw_locks_limit = N` | rows of one section | `limit` |
 /// | `output_path = "report.json"` | write the report to a file instead of stdout | stdout |
 /// | `timeout = MS` | print the report and exit the process after `MS` milliseconds | none |
 /// | `allocator = mimalloc::MiMalloc` | with `hotpath-alloc`: the allocator the tracking allocator wraps | `System` |
 /// | `report = "timing,io"` | sections to print (`all`, or names; `-name` removes one) | all |
 ///
 /// `HOTPATH_OUTPUT_FORMAT`, `HOTPATH_OUTPUT_PATH`, `HOTPATH_LIMIT` and
-/// `HOTPATH_SHUTDOWN_MS` override the arguments at run time. `channels_limit`,
-/// `streams_limit` and `futures_limit` are accepted for source compatibility with
-/// hotpath 0.30 and ignored.
+/// `HOTPATH_SHUTDOWN_MS` override the arguments at run time.
 #[proc_macro_attribute]
 pub fn main(attr: TokenStream, item: TokenStream) -> TokenStream {
     let args = match attr::main_args(attr) {
@@ -90,9 +88,10 @@ pub fn main(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// first poll to `Ready`, polls, busy time). The row is named by the function's path,
 /// e.g. `my_crate::parser::Parser::parse` or `<my_crate::Point as core::fmt::Display>::fmt`.
 ///
-/// Arguments: `label = "name"` (shown instead of the path); `log = bool` and
-/// `future = bool` are accepted for source compatibility with hotpath 0.30 (`future`
-/// only on `async fn`; async functions always report polls).
+/// Arguments: `label = "name"` (shown instead of the path); `future = true` (only on an
+/// `async fn`) also reports the calls in the futures section (lifetime and busy time
+/// per call, futures never polled); `log = bool` is accepted for source compatibility
+/// with hotpath 0.30 and ignored.
 ///
 /// Cost: nothing without the `hotpath` feature; with it, two clock reads and a few
 /// thread-local stores per call (see the crate's Performance section).
@@ -108,7 +107,12 @@ pub fn measure(attr: TokenStream, item: TokenStream) -> TokenStream {
     }
     #[cfg(feature = "hotpath")]
     {
-        expanded(expand::measure(&args, item.clone().into()), item)
+        let as_ = if args.future {
+            expand::AsyncAs::Both
+        } else {
+            expand::AsyncAs::Function
+        };
+        expanded(expand::measure(&args, item.clone().into(), as_), item)
     }
     #[cfg(not(feature = "hotpath"))]
     {
@@ -116,9 +120,10 @@ pub fn measure(attr: TokenStream, item: TokenStream) -> TokenStream {
     }
 }
 
-/// Measures an `async fn` as a future: the same as `#[hotpath::measure]` on an
-/// `async fn` (wall time from first poll to `Ready`, polls, busy time). `log = bool` is
-/// accepted for source compatibility.
+/// Measures an `async fn` as a future: its calls are a row of the futures section
+/// (calls, polls, completed, cancelled, lifetime and busy time per call), not of the
+/// timing section. `log = bool` is accepted for source compatibility and ignored.
+/// Calls are timed at `HOTPATH_FUTURES_TIME_SAMPLING_RATE`.
 #[proc_macro_attribute]
 pub fn future_fn(attr: TokenStream, item: TokenStream) -> TokenStream {
     let args = match attr::measure_args(attr, true) {
@@ -130,12 +135,110 @@ pub fn future_fn(attr: TokenStream, item: TokenStream) -> TokenStream {
     }
     #[cfg(feature = "hotpath")]
     {
-        expanded(expand::measure(&args, item.clone().into()), item)
+        expanded(
+            expand::measure(&args, item.clone().into(), expand::AsyncAs::Future),
+            item,
+        )
     }
     #[cfg(not(feature = "hotpath"))]
     {
         let _ = args;
         item
+    }
+}
+
+/// Instruments a channel where it is created: evaluates to the constructor's endpoints,
+/// wrapped (feature `hotpath`) or as they are (without it).
+///
+/// ```ignore
+/// let (tx, rx) = hotpath::channel!(std::sync::mpsc::sync_channel::<Job>(64));
+/// let (tx, rx) = hotpath::channel!(tokio::sync::mpsc::channel(64), label = "jobs");
+/// let (tx, rx) = hotpath::channel!(crossbeam_channel::unbounded(), iter = true, log = true);
+/// let (tx, rx) = hotpath::channel!(mpsc::sync_channel(n), capacity = 64); // checked
+/// ```
+///
+/// The first argument must be the constructor call itself: std `channel()` and
+/// `sync_channel(n)`; crossbeam, flume and async-channel `bounded(n)` and `unbounded()`;
+/// tokio `mpsc::channel(n)`, `mpsc::unbounded_channel()`, `oneshot::channel()`,
+/// `broadcast::channel(n)` and `watch::channel(v)` (written with its `watch::` path);
+/// futures-channel `mpsc::channel(n)`, `mpsc::unbounded()` and `oneshot::channel()`.
+/// The call is rewritten in place so that the channel carries each message with an
+/// 8-byte clock reading (watch: nothing added): the channel that runs is the one
+/// written, with its capacity and buffering; nothing is rebuilt or relayed. The backends
+/// other than std need the Cargo feature of their name (`tokio`, `crossbeam`, `flume`,
+/// `async-channel`, `futures`).
+///
+/// Arguments, in any order: `label = "jobs"` (the row's name); `iter = true` (a row per
+/// instance, named `jobs`, `jobs-2`, ...; by default instances made at one site with one
+/// message type share a row); `capacity = N` (checked against the channel: literals
+/// that disagree are a compile error, other values a panic where the channel is made;
+/// never used to change the channel); `log = true` (accepted for hotpath 0.30, ignored).
+///
+/// The endpoints have every method of the raw ones, with the same results and errors;
+/// name their types with `hotpath::wrap::…` (`hotpath::wrap::tokio::sync::mpsc::Sender<T>`),
+/// which are the raw types without the feature. `Debug` for any message type; `Send` and
+/// `Sync` exactly as the raw endpoints.
+///
+/// Cost: nothing without the feature. With it, per message: one clock read at the send
+/// and one at the receive (when timed), single-writer stores into the thread's slot, and
+/// for std, tokio mpsc and futures-channel a count on the instance's send counter (a
+/// plain store on the first thread that sent, a relaxed atomic add on others). Per
+/// channel: one small allocation shared by its endpoints.
+#[proc_macro]
+pub fn channel(input: TokenStream) -> TokenStream {
+    match attr::flow_call(input, attr::FlowMacro::Channel) {
+        #[cfg(feature = "hotpath")]
+        Ok(call) => expand::channel(&call).into(),
+        #[cfg(not(feature = "hotpath"))]
+        Ok(call) => call.expr,
+        Err(e) => e.to_compile_error(),
+    }
+}
+
+/// Counts a stream's items and polls: evaluates to `hotpath::Stream<S>` (feature
+/// `hotpath`) or to the stream itself.
+///
+/// ```ignore
+/// let rows = hotpath::stream!(client.query_stream(sql), label = "rows");
+/// let ticks = hotpath::stream!(IntervalStream::new(interval), iter = true);
+/// ```
+///
+/// Arguments, in any order: `label = "name"`, `iter = true` (a row per instance),
+/// `log = true` (accepted for hotpath 0.30, ignored). The wrapper implements `Stream`,
+/// `FusedStream` and `Sink` as the stream does. Cost with the feature: two clock reads
+/// per timed poll (`HOTPATH_STREAMS_TIME_SAMPLING_RATE`) and single-writer stores.
+#[proc_macro]
+pub fn stream(input: TokenStream) -> TokenStream {
+    match attr::flow_call(input, attr::FlowMacro::Stream) {
+        #[cfg(feature = "hotpath")]
+        Ok(call) => expand::stream(&call).into(),
+        #[cfg(not(feature = "hotpath"))]
+        Ok(call) => call.expr,
+        Err(e) => e.to_compile_error(),
+    }
+}
+
+/// Measures a future per call: evaluates to `hotpath::wrap::Future<F>` (feature
+/// `hotpath`) or to the future itself.
+///
+/// ```ignore
+/// let body = hotpath::future!(client.get(url).send(), label = "fetch").await?;
+/// ```
+///
+/// Reported in the futures section: calls, polls, completed, cancelled (dropped after a
+/// poll), never polled, lifetime (first poll to `Ready` or drop) and busy time per call.
+/// Each poll is a measured scope. The argument may be any `IntoFuture` (as for
+/// `.await`); the wrapper is `FusedFuture` when the future is. Arguments:
+/// `label = "name"`, `log = true` (accepted, ignored). Cost with the feature: that of an async `#[measure]` call, at
+/// `HOTPATH_FUTURES_TIME_SAMPLING_RATE`.
+#[proc_macro]
+pub fn future(input: TokenStream) -> TokenStream {
+    match attr::flow_call(input, attr::FlowMacro::Future) {
+        #[cfg(feature = "hotpath")]
+        Ok(call) => expand::future(&call).into(),
+        #[cfg(not(feature = "hotpath"))]
+        Ok(call) => call.expr,
+        Err(e) => e.to_compile_error(),
     }
 }
 

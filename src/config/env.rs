@@ -10,7 +10,10 @@ use std::time::Duration;
 
 use hotpath_core::state::Sampler;
 
-use super::{parse_rate, parse_sections, warn, Config, CpuMode, Focus, Format};
+use super::{
+    parse_rate, parse_sections, usable_rate, warn, Config, CpuClock, CpuMode, CpuSampler, Focus,
+    Format,
+};
 
 /// Variables read outside [`Config::apply_env`]: by the core at start-up, the CPU meter,
 /// the `hotpath` command, or the examples and tests of this repository.
@@ -66,9 +69,6 @@ const NO_EFFECT: &[(&str, &str)] = &[
     ("HOTPATH_SOURCE_ROOT", "reports are not uploaded anywhere"),
     ("HOTPATH_CRITERION_ITERATIONS", "there is no criterion integration"),
     ("HOTPATH_META_SHUTDOWN_MS", "there is no self-profiling build"),
-    ("HOTPATH_CHANNELS_LIMIT", "this build has no channels section"),
-    ("HOTPATH_STREAMS_LIMIT", "this build has no streams section"),
-    ("HOTPATH_FUTURES_LIMIT", "this build has no futures section"),
     ("HOTPATH_SQL_RAW_LOGS", "SQL is kept only normalised (literals folded), never as raw text"),
     ("HOTPATH_ROUTE_SCOPE", "SQL queries and HTTP calls are attributed to the innermost measured function, not to the server route"),
     ("HOTPATH_TOKIO_RUNTIME_INTERVAL_MS", "tokio runtimes are sampled on the threads monitor's tick (HOTPATH_THREADS_INTERVAL_MS), with no thread of their own"),
@@ -82,6 +82,9 @@ const APPLIED: &[&str] = &[
     "HOTPATH_FUNCTIONS_LIMIT",
     "HOTPATH_THREADS_LIMIT",
     "HOTPATH_IO_LIMIT",
+    "HOTPATH_CHANNELS_LIMIT",
+    "HOTPATH_STREAMS_LIMIT",
+    "HOTPATH_FUTURES_LIMIT",
     "HOTPATH_MUTEXES_LIMIT",
     "HOTPATH_RW_LOCKS_LIMIT",
     "HOTPATH_SQL_LIMIT",
@@ -100,6 +103,7 @@ const APPLIED: &[&str] = &[
     "HOTPATH_REPORT_LABEL",
     "HOTPATH_FOCUS",
     "HOTPATH_EXCLUDE_WRAPPER",
+    "HOTPATH_REPORT_FORKS",
     "HOTPATH_FULL_NAMES",
     "HOTPATH_CPU_MODE",
     "HOTPATH_CPU_HZ",
@@ -109,6 +113,7 @@ const APPLIED: &[&str] = &[
     "HOTPATH_METRICS_SERVER_OFF",
     "HOTPATH_METRICS_HOST",
     "HOTPATH_METRICS_AUTH_TOKEN",
+    "HOTPATH_METRICS_ALLOWED_HOSTS",
     "HOTPATH_METRICS_LIMIT",
     "HOTPATH_STACKS",
     "HOTPATH_STACKS_NODES",
@@ -141,6 +146,22 @@ fn env<T>(
             None
         }
     }
+}
+
+/// An IP address (v4 or v6), or a host name: dot-separated labels of ASCII letters,
+/// digits and `-`, none empty or longer than 63 bytes, 253 bytes at most.
+pub(crate) fn valid_host(s: &str) -> bool {
+    if s.parse::<std::net::IpAddr>().is_ok() {
+        return true;
+    }
+    !s.is_empty()
+        && s.len() <= 253
+        && s.split('.').all(|l| {
+            !l.is_empty()
+                && l.len() <= 63
+                && !l.starts_with('-')
+                && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+        })
 }
 
 /// `1`/`true`/`0`/`false`.
@@ -179,13 +200,16 @@ impl Config {
             .output_path
             .as_ref()
             .map_or("stdout".to_string(), |p| p.display().to_string());
-        if let Some(p) = env(
-            "HOTPATH_OUTPUT_PATH",
-            "a non-empty file path",
-            &current,
-            |s| (!s.is_empty()).then(|| PathBuf::from(s)),
-        ) {
-            self.output_path = Some(p);
+        // Not through `env`: a path need not be UTF-8.
+        if let Some(raw) = std::env::var_os("HOTPATH_OUTPUT_PATH") {
+            if raw.is_empty() {
+                warn(&format!(
+                    "HOTPATH_OUTPUT_PATH=\"\" is not valid (accepted: a non-empty file path); \
+                     using {current}"
+                ));
+            } else {
+                self.output_path = Some(PathBuf::from(raw));
+            }
         }
         let rows = "a non-negative integer (0 = all rows)";
         if let Some(l) = env("HOTPATH_LIMIT", rows, &self.limit.to_string(), |s| {
@@ -197,6 +221,9 @@ impl Config {
             ("HOTPATH_FUNCTIONS_LIMIT", &mut self.functions_limit),
             ("HOTPATH_THREADS_LIMIT", &mut self.threads_limit),
             ("HOTPATH_IO_LIMIT", &mut self.io_limit),
+            ("HOTPATH_CHANNELS_LIMIT", &mut self.channels_limit),
+            ("HOTPATH_STREAMS_LIMIT", &mut self.streams_limit),
+            ("HOTPATH_FUTURES_LIMIT", &mut self.futures_limit),
             ("HOTPATH_MUTEXES_LIMIT", &mut self.mutexes_limit),
             ("HOTPATH_RW_LOCKS_LIMIT", &mut self.rw_locks_limit),
             ("HOTPATH_SQL_LIMIT", &mut self.sql_limit),
@@ -235,6 +262,10 @@ impl Config {
         if let Some(on) = env("HOTPATH_EXCLUDE_WRAPPER", "1, true, 0 or false", "0", flag) {
             self.exclude_wrapper = on;
         }
+        let current = if self.report_forks { "1" } else { "0" };
+        if let Some(on) = env("HOTPATH_REPORT_FORKS", "1, true, 0 or false", current, flag) {
+            self.report_forks = on;
+        }
         let current = if self.full_names { "1" } else { "0" };
         if let Some(on) = env("HOTPATH_FULL_NAMES", "1, true, 0 or false", current, flag) {
             self.full_names = on;
@@ -256,7 +287,8 @@ impl Config {
         ] {
             let current = self.rate(kind).to_string();
             if let Some(r) = env(name, accepted, &current, parse_rate) {
-                self.set_rate(kind, r);
+                let raw = std::env::var(name).unwrap_or_default();
+                self.set_rate(kind, usable_rate(&format!("{name}={:?}", raw.trim()), r));
                 if kind == Sampler::Calls {
                     // As in hotpath 0.30: the functions' variable overrides the builder's
                     // lock rates too; the locks' own variables (read after) override it.
@@ -284,9 +316,41 @@ impl Config {
     }
 
     fn apply_cpu_and_threads(&mut self) {
-        let _ = env("HOTPATH_CLOCK", "tsc, monotonic", "tsc", |s| {
-            matches!(s, "tsc" | "monotonic").then_some(())
-        });
+        // Applied by the core's clock (which may start before the session), parsed by
+        // the same function there; validated here so that a wrong value is said aloud.
+        let _ = env(
+            "HOTPATH_CLOCK",
+            "tsc, monotonic",
+            "tsc if invariant, else monotonic",
+            hotpath_core::clock::parse_choice,
+        );
+        if let Some(s) = env(
+            "HOTPATH_CPU_SAMPLER",
+            "perf, timer",
+            "perf; timer on a virtual CPU",
+            CpuSampler::parse,
+        ) {
+            self.cpu_sampler = Some(s);
+        }
+        if let Some(c) = env(
+            "HOTPATH_CPU_CLOCK",
+            "perf, thread",
+            "perf if perf_event is allowed, else thread",
+            CpuClock::parse,
+        ) {
+            self.cpu_clock = Some(c);
+        }
+        let _ = env(
+            "HOTPATH_CPU_SIMULATE",
+            "perf-denied, no-pmu, or both separated by a comma",
+            "none",
+            |s| {
+                s.split(',')
+                    .map(str::trim)
+                    .all(|p| matches!(p, "perf-denied" | "no-pmu"))
+                    .then_some(())
+            },
+        );
         if let Some(m) = env(
             "HOTPATH_CPU_MODE",
             CpuMode::ACCEPTED,
@@ -354,9 +418,25 @@ impl Config {
             "HOTPATH_METRICS_HOST",
             "an IP address or host name, e.g. 127.0.0.1 or 0.0.0.0",
             &self.metrics_host.clone(),
-            valid_host,
+            |s| valid_host(s).then(|| s.to_string()),
         ) {
             self.metrics_host = host;
+        }
+        if let Some(hosts) = env(
+            "HOTPATH_METRICS_ALLOWED_HOSTS",
+            "host names separated by commas, e.g. metrics.internal,box.lan",
+            "IP addresses, localhost and HOTPATH_METRICS_HOST only",
+            |s| {
+                let names: Vec<String> = s
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|n| !n.is_empty())
+                    .map(str::to_string)
+                    .collect();
+                (!names.is_empty() && names.iter().all(|n| valid_host(n))).then_some(names)
+            },
+        ) {
+            self.metrics_allowed_hosts = hosts;
         }
         token(
             "HOTPATH_METRICS_AUTH_TOKEN",
@@ -432,7 +512,7 @@ impl Config {
             "HOTPATH_MCP_HOST",
             "an IP address or host name, e.g. 127.0.0.1 or 0.0.0.0",
             &self.mcp_host.clone(),
-            valid_host,
+            |s| valid_host(s).then(|| s.to_string()),
         ) {
             self.mcp_host = host;
         }
@@ -443,11 +523,6 @@ impl Config {
             &mut self.mcp_token,
         );
     }
-}
-
-/// A host to bind to: not empty, no white space.
-fn valid_host(s: &str) -> Option<String> {
-    (!s.is_empty() && !s.contains(char::is_whitespace)).then(|| s.to_string())
 }
 
 /// Whether `token` can be sent in an `Authorization: Bearer` header: visible ASCII, no
@@ -550,6 +625,30 @@ mod tests {
                 applying.contains(&format!("\"{name}\"")),
                 "{name} is listed as applied, but apply_env never reads it"
             );
+        }
+    }
+
+    #[test]
+    fn hosts_are_addresses_or_names() {
+        for ok in [
+            "127.0.0.1",
+            "0.0.0.0",
+            "::1",
+            "localhost",
+            "metrics-1.example.org",
+        ] {
+            assert!(valid_host(ok), "{ok}");
+        }
+        for bad in [
+            "",
+            "bad host",
+            "a..b",
+            "-a.b",
+            "host_name",
+            "[::1]",
+            "h\u{e9}te",
+        ] {
+            assert!(!valid_host(bad), "{bad}");
         }
     }
 

@@ -7,7 +7,7 @@ pub enum Format {
     /// Aligned text tables (the default).
     #[default]
     Table,
-    /// One line of JSON (schema v1, `docs/report-schema.md`).
+    /// One line of JSON (schema v2, `docs/report-schema.md`).
     Json,
     /// Indented JSON.
     JsonPretty,
@@ -79,6 +79,50 @@ impl CpuMode {
     }
 }
 
+/// Which signal source samples CPU time (`HOTPATH_CPU_SAMPLER`).
+#[cfg_attr(not(feature = "hotpath"), allow(dead_code))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum CpuSampler {
+    /// perf_event `task-clock` overflow signals.
+    Perf,
+    /// `timer_create(CLOCK_THREAD_CPUTIME_ID)`.
+    Timer,
+}
+
+#[cfg_attr(not(feature = "hotpath"), allow(dead_code))]
+impl CpuSampler {
+    /// `perf` or `timer` (any case).
+    pub(crate) fn parse(s: &str) -> Option<CpuSampler> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "perf" => Some(CpuSampler::Perf),
+            "timer" => Some(CpuSampler::Timer),
+            _ => None,
+        }
+    }
+}
+
+/// Which clock exact CPU mode reads (`HOTPATH_CPU_CLOCK`).
+#[cfg_attr(not(feature = "hotpath"), allow(dead_code))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum CpuClock {
+    /// A perf_event `task-clock` counter.
+    Perf,
+    /// `clock_gettime(CLOCK_THREAD_CPUTIME_ID)`.
+    Thread,
+}
+
+#[cfg_attr(not(feature = "hotpath"), allow(dead_code))]
+impl CpuClock {
+    /// `perf` or `thread` (any case).
+    pub(crate) fn parse(s: &str) -> Option<CpuClock> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "perf" => Some(CpuClock::Perf),
+            "thread" => Some(CpuClock::Thread),
+            _ => None,
+        }
+    }
+}
+
 impl std::fmt::Display for Format {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
@@ -95,7 +139,7 @@ pub(crate) use env::valid_token;
 
 #[cfg(feature = "hotpath")]
 mod on {
-    use super::{CpuMode, Format};
+    use super::{CpuClock, CpuMode, CpuSampler, Format};
     use crate::report::Section;
     use hotpath_core::state::Sampler;
     use std::path::PathBuf;
@@ -124,6 +168,9 @@ mod on {
             Section::Tokio => cfg!(feature = "tokio"),
             Section::Timing
             | Section::Io
+            | Section::Channels
+            | Section::Streams
+            | Section::Futures
             | Section::Waits
             | Section::Mutexes
             | Section::RwLocks
@@ -146,6 +193,9 @@ mod on {
         pub functions_limit: Option<usize>,
         pub threads_limit: Option<usize>,
         pub io_limit: Option<usize>,
+        pub channels_limit: Option<usize>,
+        pub streams_limit: Option<usize>,
+        pub futures_limit: Option<usize>,
         pub mutexes_limit: Option<usize>,
         pub rw_locks_limit: Option<usize>,
         pub sql_limit: Option<usize>,
@@ -168,15 +218,27 @@ mod on {
         pub focus: Option<Focus>,
         /// `HOTPATH_EXCLUDE_WRAPPER`: the function that started profiling gets no row.
         pub exclude_wrapper: bool,
+        /// `HOTPATH_REPORT_FORKS`: a forked child that ends the session writes its own
+        /// report (to `<output path>.<pid>`, or stdout).
+        pub report_forks: bool,
         /// `HOTPATH_FULL_NAMES`: tables show full paths instead of short names.
         pub full_names: bool,
         pub cpu_mode: CpuMode,
         pub cpu_hz: u32,
+        /// `HOTPATH_CPU_SAMPLER`: the sampling signal's source, if forced.
+        #[cfg_attr(not(feature = "hotpath-cpu"), allow(dead_code))]
+        pub cpu_sampler: Option<CpuSampler>,
+        /// `HOTPATH_CPU_CLOCK`: exact mode's clock, if forced.
+        #[cfg_attr(not(feature = "hotpath-cpu"), allow(dead_code))]
+        pub cpu_clock: Option<CpuClock>,
         pub threads_interval: Duration,
         /// Port of the metrics server; `None`: no server. 0: any free port.
         pub metrics_port: Option<u16>,
         pub metrics_host: String,
         pub metrics_token: Option<String>,
+        /// `HOTPATH_METRICS_ALLOWED_HOSTS`: host names the server answers besides IP
+        /// addresses, `localhost` and `metrics_host`.
+        pub metrics_allowed_hosts: Vec<String>,
         /// Most functions, I/O entries and threads in `/metrics`.
         pub metrics_limit: usize,
         /// Keep the calling-context tree (section `stacks`).
@@ -206,6 +268,9 @@ mod on {
                 functions_limit: None,
                 threads_limit: None,
                 io_limit: None,
+                channels_limit: None,
+                streams_limit: None,
+                futures_limit: None,
                 mutexes_limit: None,
                 sql_limit: None,
                 http_limit: None,
@@ -220,13 +285,17 @@ mod on {
                 report_label: None,
                 focus: None,
                 exclude_wrapper: false,
+                report_forks: false,
                 full_names: false,
                 cpu_mode: CpuMode::Sampled,
                 cpu_hz: 1000,
+                cpu_sampler: None,
+                cpu_clock: None,
                 threads_interval: Duration::from_millis(100),
                 metrics_port: None,
                 metrics_host: "127.0.0.1".into(),
                 metrics_token: None,
+                metrics_allowed_hosts: Vec::new(),
                 metrics_limit: 200,
                 stacks: false,
                 stacks_nodes: hotpath_core::stacks::DEFAULT_NODES,
@@ -255,6 +324,9 @@ mod on {
                 ),
                 (&[Section::Io][..], self.io_limit),
                 (&[Section::Threads][..], self.threads_limit),
+                (&[Section::Channels][..], self.channels_limit),
+                (&[Section::Streams][..], self.streams_limit),
+                (&[Section::Futures][..], self.futures_limit),
                 (&[Section::Mutexes][..], self.mutexes_limit),
                 (&[Section::RwLocks][..], self.rw_locks_limit),
                 (&[Section::Sql][..], self.sql_limit),
@@ -334,6 +406,25 @@ mod on {
 
     pub(crate) fn parse_rate(s: &str) -> Option<f64> {
         s.parse::<f64>().ok().filter(|r| (0.0..=1.0).contains(r))
+    }
+
+    /// Smallest sampling rate that can mean anything: one call timed in 10^12 (at a few
+    /// ns per call, one in hours of calls). Below it a rate is indistinguishable from 0.
+    pub(crate) const MIN_RATE: f64 = 1e-12;
+
+    /// A valid rate (`0..=1`) as it is applied: a positive rate below [`MIN_RATE`] warns
+    /// once, naming `what` (the variable or builder method that set it), and counts
+    /// without timing (0).
+    pub(crate) fn usable_rate(what: &str, rate: f64) -> f64 {
+        if rate > 0.0 && rate < MIN_RATE {
+            warn(&format!(
+                "{what} is below {MIN_RATE:e}, the smallest sampling rate that times any \
+                 call in practice; using 0 (every call counted, none timed)"
+            ));
+            0.0
+        } else {
+            rate
+        }
     }
 
     /// `all`, or section names separated by commas; `-name` removes one. The names of

@@ -12,6 +12,7 @@
 //! head buffered per connection, [`HEADER_TIMEOUT`] to send a request head and
 //! [`CONNECTION_LIFETIME`] for a whole connection.
 
+mod access;
 mod connections;
 #[cfg(feature = "hotpath-mcp")]
 pub(crate) mod mcp;
@@ -87,6 +88,8 @@ pub(crate) struct Options {
     pub host: String,
     pub port: u16,
     pub token: Option<String>,
+    /// Host names answered besides addresses, `localhost` and `host`.
+    pub allowed_hosts: Vec<String>,
 }
 
 /// One kind of live server: how messages name it, its thread, the variable that picks
@@ -99,6 +102,10 @@ pub(crate) struct Kind {
     pub thread: &'static str,
     /// The variable a warning points to for another port.
     pub port_var: &'static str,
+    /// The variable that picks the address it binds.
+    pub host_var: &'static str,
+    /// The variable of its bearer token.
+    pub token_var: &'static str,
     /// Path printed after the address on start (`/mcp`), or empty.
     pub path: &'static str,
 }
@@ -108,6 +115,8 @@ pub(crate) const METRICS: Kind = Kind {
     what: "metrics server",
     thread: "hotpath-metrics",
     port_var: "HOTPATH_METRICS_PORT",
+    host_var: "HOTPATH_METRICS_HOST",
+    token_var: "HOTPATH_METRICS_AUTH_TOKEN",
     path: "",
 };
 
@@ -122,9 +131,18 @@ pub(crate) struct Server {
 /// Starts the metrics server, or warns once and returns `None`.
 pub(crate) fn start_metrics(options: Options, source: Arc<dyn Source>) -> Option<Server> {
     let token: Option<Arc<str>> = options.token.clone().map(Arc::from);
+    let hosts = Arc::new((options.host.clone(), options.allowed_hosts.clone()));
     Server::start(&METRICS, &options, move |listener, stop| async move {
         serve(listener, &stop, move |request: Request<Incoming>| {
-            let answer = routes::answer(&request, token.as_deref(), &*source);
+            let host = request
+                .headers()
+                .get(hyper::header::HOST)
+                .map(|h| h.to_str().unwrap_or("\u{fffd}"));
+            let answer = if access::host_allowed(host, &hosts.0, &hosts.1) {
+                routes::answer(&request, token.as_deref(), &*source)
+            } else {
+                access::forbidden(host.unwrap_or(""))
+            };
             std::future::ready(answer)
         })
         .await;
@@ -145,6 +163,7 @@ impl Server {
         let stop2 = stop.clone();
         let where_ = format!("{}:{}", options.host, options.port);
         let (host, port) = (options.host.clone(), options.port);
+        let has_token = options.token.is_some();
         let spawned = std::thread::Builder::new()
             .name(kind.thread.into())
             .spawn(move || {
@@ -198,6 +217,14 @@ impl Server {
         match rx.recv_timeout(Duration::from_secs(5)) {
             Ok(Ok(addr)) => {
                 eprintln!("[hotpath] {what} on http://{addr}{}", kind.path);
+                if !addr.ip().is_loopback() && !has_token {
+                    warn(&format!(
+                        "the {what} listens on {addr}, not a loopback address, without a \
+                         token: anyone who can reach it can read the report; set {}, or \
+                         bind 127.0.0.1 ({})",
+                        kind.token_var, kind.host_var
+                    ));
+                }
                 Some(Server {
                     kind,
                     stop,
@@ -208,9 +235,9 @@ impl Server {
             Ok(Err(e)) => {
                 let _ = thread.join();
                 warn(&format!(
-                    "{what}: cannot listen on {where_}: {e}; running without it \
+                    "{what}: cannot listen on {where_} ({}, {}): {e}; running without it \
                      ({} picks another port, 0 any free one)",
-                    kind.port_var
+                    kind.host_var, kind.port_var, kind.port_var
                 ));
                 None
             }

@@ -2,14 +2,15 @@
 //! encoded by the `prometheus` crate. Series and labels are listed in `docs/metrics.md`.
 //!
 //! Cardinality is bounded: at most `limit` functions (by total wall time), `limit` I/O
-//! entries (by bytes) and `limit` threads (by CPU time) are exported, whatever the
-//! program does.
+//! entries (by bytes), `limit` channels, streams and futures each, and `limit` threads
+//! (by CPU time) are exported, whatever the program does.
 
 use prometheus::proto::{
     Bucket, Counter, Gauge, Histogram, LabelPair, Metric, MetricFamily, MetricType,
 };
 use prometheus::TextEncoder;
 
+mod flow;
 mod locks;
 mod service;
 
@@ -163,6 +164,7 @@ pub(crate) fn encode(r: &Report, limit: usize) -> String {
     let function_names = functions(r, limit, &bounds, &mut out);
     locks::waits(r, limit, &function_names, &mut out);
     io(r, limit, &bounds, &mut out);
+    flow::flow(r, limit, &bounds, &mut out);
     locks::locks(r, limit, &bounds, &mut out);
     locks::debug(r, limit, &mut out);
     service::sql(r, limit, &bounds, &mut out);

@@ -105,8 +105,7 @@ pub(crate) fn route(
             .find(|(k, _)| k.eq_ignore_ascii_case("authorization"))
             .map(|(_, v)| *v)
             .unwrap_or("");
-        let expected = format!("Bearer {token}");
-        if !constant_time_eq(given.as_bytes(), expected.as_bytes()) {
+        if !super::access::bearer_ok(given, token) {
             let mut a = Answer::error(
                 401,
                 "missing or wrong token: send `Authorization: Bearer <HOTPATH_METRICS_AUTH_TOKEN>`"
@@ -168,18 +167,6 @@ fn fragment(source: &dyn Source, section: Section) -> Answer {
     Answer::json(200, to_json(&source.report().fragment(section)))
 }
 
-/// Compares in time that depends only on the lengths, not on where the bytes differ.
-pub(super) fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    let n = a.len().max(b.len());
-    let mut diff = (a.len() ^ b.len()) as u64;
-    for i in 0..n {
-        let x = a.get(i).copied().unwrap_or(0);
-        let y = b.get(i).copied().unwrap_or(0);
-        diff |= u64::from(x ^ y);
-    }
-    std::hint::black_box(diff) == 0
-}
-
 fn to_json<T: serde::Serialize>(v: &T) -> String {
     serde_json::to_string(v)
         .unwrap_or_else(|e| format!("{{\"error\":\"could not serialize: {e}\"}}"))
@@ -188,7 +175,10 @@ fn to_json<T: serde::Serialize>(v: &T) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::{Fragment, Function, ProfilerStatus, Report, WallNs, SCHEMA_VERSION};
+    use crate::report::{
+        ChannelEntry, Fragment, Function, FutureEntry, ProfilerStatus, Report, SendBlocked,
+        StreamEntry, WallNs, SCHEMA_VERSION,
+    };
 
     /// A session with one function of 3 calls.
     struct Fake {
@@ -231,6 +221,53 @@ mod tests {
                     ..Function::default()
                 }],
                 io: None,
+                channels: Some(vec![ChannelEntry {
+                    name: "jobs".into(),
+                    label: Some("jobs".into()),
+                    file: "src/main.rs".into(),
+                    line: 5,
+                    type_name: "u64".into(),
+                    instances: 1,
+                    backend: "std".into(),
+                    kind: "bounded".into(),
+                    capacity: Some(4),
+                    sent: 9,
+                    received: 8,
+                    send_errors: 0,
+                    unread: 1,
+                    max_depth: 4,
+                    lagged: 0,
+                    send_blocked: SendBlocked::default(),
+                    latency_ns: None,
+                }]),
+                streams: Some(vec![StreamEntry {
+                    name: "rows".into(),
+                    label: Some("rows".into()),
+                    file: "src/main.rs".into(),
+                    line: 6,
+                    type_name: "u8".into(),
+                    instances: 1,
+                    items: 10,
+                    polls: 11,
+                    pending: 0,
+                    completed: 1,
+                    dropped: 0,
+                    first_item_ns: None,
+                    busy_ns: 0,
+                }]),
+                futures: Some(vec![FutureEntry {
+                    name: "app::main".into(),
+                    label: Some("fetch".into()),
+                    file: "src/main.rs".into(),
+                    line: 7,
+                    calls: 2,
+                    polls: 4,
+                    completed: 2,
+                    cancelled: 0,
+                    never_polled: 0,
+                    lifetime_ns: None,
+                    busy_ns: None,
+                }]),
                 threads: Some(vec![]),
                 process_memory: None,
                 ..Report::default()
@@ -407,6 +444,40 @@ mod tests {
     }
 
     #[test]
+    fn data_flow_routes_carry_their_entries_only() {
+        let source = Fake {
+            sections: vec![
+                Section::Timing,
+                Section::Channels,
+                Section::Streams,
+                Section::Futures,
+            ],
+        };
+        let fragment = |url: &str| {
+            let a = route(&Method::GET, url, &[], None, &source);
+            assert_eq!(a.status, 200, "{url}: {}", a.body);
+            Fragment::from_json(&a.body).unwrap()
+        };
+        let f = fragment("/channels");
+        assert_eq!(f.section, Section::Channels);
+        let c = &f.channels.expect("channels")[0];
+        assert_eq!((c.name.as_str(), c.sent, c.unread), ("jobs", 9, 1));
+        assert!(f.functions.is_none() && f.streams.is_none() && f.futures.is_none());
+        let f = fragment("/streams");
+        assert_eq!(f.streams.expect("streams")[0].items, 10);
+        assert!(f.channels.is_none());
+        let f = fragment("/futures");
+        assert_eq!(f.futures.expect("futures")[0].calls, 2);
+        // A session that leaves the section out answers 404.
+        let without = Fake {
+            sections: vec![Section::Timing],
+        };
+        let a = route(&Method::GET, "/channels", &[], None, &without);
+        assert_eq!(a.status, 404);
+        assert!(error_of(&a).error.contains("turned off"), "{}", a.body);
+    }
+
+    #[test]
     fn sections_turned_off_answer_404() {
         let source = Fake {
             sections: vec![Section::Timing],
@@ -451,14 +522,5 @@ mod tests {
         );
         // Unknown routes do not tell who is not authorised.
         assert_eq!(get("/nope", &[], t).status, 401);
-    }
-
-    #[test]
-    fn tokens_compare_equal_only_when_equal() {
-        assert!(constant_time_eq(b"Bearer abc", b"Bearer abc"));
-        assert!(!constant_time_eq(b"Bearer abd", b"Bearer abc"));
-        assert!(!constant_time_eq(b"Bearer ab", b"Bearer abc"));
-        assert!(!constant_time_eq(b"", b"Bearer abc"));
-        assert!(!constant_time_eq(b"Bearer abc\0", b"Bearer abc"));
     }
 }

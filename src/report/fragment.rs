@@ -7,13 +7,14 @@
 use serde::{Deserialize, Serialize};
 
 use super::model::{
-    AllocTotal, CpuInfo, DebugEntry, Function, HttpEntry, IoEntry, MutexEntry, ProcessMemory,
-    Report, RwLockEntry, ServerEntry, SqlEntry, StackPath, ThreadRow, TokioRuntime,
+    AllocTotal, ChannelEntry, CpuInfo, DebugEntry, Function, FutureEntry, HttpEntry, IoEntry,
+    MutexEntry, ProcessMemory, Report, RwLockEntry, ServerEntry, SqlEntry, StackPath, StreamEntry,
+    ThreadRow, TokioRuntime,
 };
 use super::section::{known_sections, Section};
 
 /// One section of the report so far: `GET /functions_timing`, `/functions_alloc`,
-/// `/functions_cpu`, `/io`, `/threads`, `/stacks`.
+/// `/functions_cpu`, `/io`, `/channels`, `/streams`, `/futures`, `/threads`, `/stacks`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Fragment {
     /// Layout version, [`super::SCHEMA_VERSION`].
@@ -44,6 +45,15 @@ pub struct Fragment {
     /// Section `io`: the entries.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub io: Option<Vec<IoEntry>>,
+    /// Section `channels`: the channel entries.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub channels: Option<Vec<ChannelEntry>>,
+    /// Section `streams`: the stream entries.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub streams: Option<Vec<StreamEntry>>,
+    /// Section `futures`: the futures measured per call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub futures: Option<Vec<FutureEntry>>,
     /// Section `threads`: every thread seen.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub threads: Option<Vec<ThreadRow>>,
@@ -138,6 +148,9 @@ impl Report {
             functions: None,
             io_time_sampling_rate: None,
             io: None,
+            channels: None,
+            streams: None,
+            futures: None,
             threads: None,
             process_memory: None,
             mutexes_time_sampling_rate: None,
@@ -194,6 +207,11 @@ impl Report {
                         .collect(),
                 );
             }
+            Section::Channels => {
+                fragment.channels = Some(self.channels.clone().unwrap_or_default())
+            }
+            Section::Streams => fragment.streams = Some(self.streams.clone().unwrap_or_default()),
+            Section::Futures => fragment.futures = Some(self.futures.clone().unwrap_or_default()),
             Section::Threads => {
                 fragment.threads = Some(self.threads.clone().unwrap_or_default());
                 fragment.process_memory = self.process_memory.clone();

@@ -1,4 +1,4 @@
-//! The report: its sections, model, JSON (v1) and renderers.
+//! The report: its sections, model, JSON (v2; v1 is read too) and renderers.
 //!
 //! One pipeline for every kind of measurement: a snapshot of the profiler's numbers
 //! becomes a [`Report`] (`build`, one builder per [`Section`], with the `hotpath`
@@ -31,6 +31,7 @@ pub use model::{
     TimedSums, TokioGauge, TokioRuntime, TokioWorker, WallNs, OLDEST_SCHEMA_VERSION,
     SCHEMA_VERSION,
 };
+pub use model::{ChannelEntry, DistNs, FutureEntry, SendBlocked, StreamEntry};
 pub use section::Section;
 pub use table::{render as render_table, render_with as render_table_with, Limits};
 
@@ -78,7 +79,8 @@ impl Report {
         serde_json::to_string_pretty(self).expect("a report always serializes")
     }
 
-    /// Reads a JSON report, refusing other schema versions.
+    /// Reads a JSON report of schema version [`OLDEST_SCHEMA_VERSION`] to
+    /// [`SCHEMA_VERSION`], refusing others.
     pub fn from_json(text: &str) -> Result<Report, ReadError> {
         read_versioned(text)
     }

@@ -1,6 +1,6 @@
 //! The report as data: what the table, JSON, HTTP routes and CLI all render.
 //!
-//! Serialized as JSON v1 (see `docs/report-schema.md`): numbers in base units
+//! Serialized as JSON v2 (see `docs/report-schema.md`): numbers in base units
 //! (nanoseconds, bytes), keys in declaration order.
 
 use serde::de::{MapAccess, Visitor};
@@ -77,6 +77,15 @@ pub struct Report {
     /// I/O entries, by bytes moved (section `io`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub io: Option<Vec<IoEntry>>,
+    /// Channel entries, by messages sent (section `channels`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub channels: Option<Vec<ChannelEntry>>,
+    /// Stream entries, by items (section `streams`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub streams: Option<Vec<StreamEntry>>,
+    /// Futures measured per call, by calls (section `futures`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub futures: Option<Vec<FutureEntry>>,
     /// Every thread seen during the session, by CPU time (section `threads`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub threads: Option<Vec<ThreadRow>>,
@@ -599,5 +608,164 @@ impl<'de> Deserialize<'de> for Percentiles {
             }
         }
         d.deserialize_map(V)
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Data flow: channels, streams, futures (schema v2)
+// ---------------------------------------------------------------------------------------
+
+/// A distribution of durations, ns: the same keys as [`WallNs`] without self time.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DistNs {
+    /// Values recorded (timed operations).
+    pub count: u64,
+    /// Their sum.
+    pub total: u64,
+    /// `total / count`.
+    pub mean: u64,
+    /// Smallest value.
+    pub min: u64,
+    /// Largest value.
+    pub max: u64,
+    /// One key per configured percentile: `p50`, `p95`, `p99.9`.
+    #[serde(flatten)]
+    pub percentiles: Percentiles,
+    /// The histogram behind the percentiles.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hist: Option<Histogram>,
+}
+
+/// Sends that found their channel full and waited for room.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SendBlocked {
+    /// Such sends (every one, timed or not).
+    pub count: u64,
+    /// Time they waited (the timed ones), ns.
+    pub total_ns: u64,
+    /// Longest wait, ns.
+    pub max_ns: u64,
+}
+
+/// One row of the channels section: a `channel!` call site and message type (or one
+/// instance, with `iter = true`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ChannelEntry {
+    /// The label, or `file:line`; `label-2`, ... for later `iter` instances.
+    pub name: String,
+    /// `label = "..."` given to the macro.
+    pub label: Option<String>,
+    /// Source file of the `channel!`.
+    pub file: String,
+    /// Its line.
+    pub line: u32,
+    /// The message type.
+    pub type_name: String,
+    /// Channels created at this site with this message type.
+    pub instances: u64,
+    /// `std`, `crossbeam`, `flume`, `async-channel`, `tokio` or `futures`.
+    pub backend: String,
+    /// `bounded`, `unbounded`, `rendezvous`, `oneshot`, `broadcast` or `watch`.
+    pub kind: String,
+    /// Capacity (the largest of the instances); `null` when unbounded or unknown.
+    pub capacity: Option<u64>,
+    /// Messages sent.
+    pub sent: u64,
+    /// Messages received (broadcast: by every receiver; watch: changes observed).
+    pub received: u64,
+    /// Sends that failed: the channel was closed.
+    pub send_errors: u64,
+    /// Messages left in a channel when its last receiver dropped (broadcast: what each
+    /// receiver left).
+    pub unread: u64,
+    /// Most messages queued at once in one instance.
+    pub max_depth: u64,
+    /// Broadcast: messages receivers missed (`Lagged`); watch: sends a receiver did not
+    /// observe one by one (coalesced).
+    pub lagged: u64,
+    /// Sends that waited for room.
+    pub send_blocked: SendBlocked,
+    /// From the send call to the receive, per timed message, ns; `null` when none was
+    /// timed.
+    pub latency_ns: Option<DistNs>,
+}
+
+/// One row of the streams section: a `stream!` call site and item type.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StreamEntry {
+    /// The label, or `file:line`.
+    pub name: String,
+    /// `label = "..."` given to the macro.
+    pub label: Option<String>,
+    /// Source file of the `stream!`.
+    pub file: String,
+    /// Its line.
+    pub line: u32,
+    /// The item type.
+    pub type_name: String,
+    /// Streams wrapped at this site with this item type.
+    pub instances: u64,
+    /// Items yielded.
+    pub items: u64,
+    /// Polls.
+    pub polls: u64,
+    /// Polls that returned `Pending`.
+    pub pending: u64,
+    /// Instances that ended (`Ready(None)`).
+    pub completed: u64,
+    /// Instances dropped before they ended.
+    pub dropped: u64,
+    /// From an instance's first poll to its first item, ns; `null` when none was timed.
+    pub first_item_ns: Option<DistNs>,
+    /// Time inside the polls, ns (timed polls, scaled to all polls when sampled).
+    pub busy_ns: u64,
+}
+
+/// One row of the futures section: a `future!`, a `#[future_fn]`, or an async
+/// `#[measure(future = true)]`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FutureEntry {
+    /// The enclosing function (`future!`) or the function's path.
+    pub name: String,
+    /// `label = "..."` given.
+    pub label: Option<String>,
+    /// Source file.
+    pub file: String,
+    /// Source line.
+    pub line: u32,
+    /// Futures finished: completed, cancelled or never polled.
+    pub calls: u64,
+    /// Polls of the timed calls.
+    pub polls: u64,
+    /// Futures that returned `Ready`.
+    pub completed: u64,
+    /// Futures dropped after a poll, before `Ready`.
+    pub cancelled: u64,
+    /// Futures dropped before their first poll.
+    pub never_polled: u64,
+    /// From the first poll to `Ready` or the drop, per timed call, ns.
+    pub lifetime_ns: Option<DistNs>,
+    /// Time inside the polls of one call, per timed call, ns.
+    pub busy_ns: Option<DistNs>,
+}
+
+impl ChannelEntry {
+    /// The name (the label, `file:line`, or `label-2`, ... for `iter` instances).
+    pub fn display_name(&self) -> &str {
+        &self.name
+    }
+}
+
+impl StreamEntry {
+    /// The name (the label, `file:line`, or `label-2`, ... for `iter` instances).
+    pub fn display_name(&self) -> &str {
+        &self.name
+    }
+}
+
+impl FutureEntry {
+    /// The label if there is one, else the name.
+    pub fn display_name(&self) -> &str {
+        self.label.as_deref().unwrap_or(&self.name)
     }
 }

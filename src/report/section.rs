@@ -15,6 +15,12 @@ pub enum Section {
     Cpu,
     /// Operations, bytes and latency per `io!` entry, and I/O per function.
     Io,
+    /// Messages, depth, blocked sends and latency per `channel!` entry.
+    Channels,
+    /// Items, polls and busy time per `stream!` entry.
+    Streams,
+    /// Calls, cancellations, lifetime and busy time per `future!` / `#[future_fn]`.
+    Futures,
     /// CPU time, state and allocations per thread; the process's memory (Linux).
     Threads,
     /// Where each function's own time went: CPU, I/O, locks, channels, SQL, HTTP, other.
@@ -41,12 +47,15 @@ pub enum Section {
 
 impl Section {
     /// Every section, in report order.
-    pub const ALL: [Section; 14] = [
+    pub const ALL: [Section; 17] = [
         Section::Timing,
         Section::Alloc,
         Section::Cpu,
         Section::Waits,
         Section::Io,
+        Section::Channels,
+        Section::Streams,
+        Section::Futures,
         Section::Sql,
         Section::Http,
         Section::Server,
@@ -65,6 +74,9 @@ impl Section {
             Section::Alloc => "alloc",
             Section::Cpu => "cpu",
             Section::Io => "io",
+            Section::Channels => "channels",
+            Section::Streams => "streams",
+            Section::Futures => "futures",
             Section::Threads => "threads",
             Section::Waits => "waits",
             Section::Mutexes => "mutexes",
@@ -103,6 +115,9 @@ impl Section {
             Section::Tokio => Some("tokio"),
             Section::Timing
             | Section::Io
+            | Section::Channels
+            | Section::Streams
+            | Section::Futures
             | Section::Threads
             | Section::Waits
             | Section::Mutexes
@@ -119,6 +134,9 @@ impl Section {
             Section::Alloc => "/functions_alloc",
             Section::Cpu => "/functions_cpu",
             Section::Io => "/io",
+            Section::Channels => "/channels",
+            Section::Streams => "/streams",
+            Section::Futures => "/futures",
             Section::Threads => "/threads",
             Section::Waits => "/functions_waits",
             Section::Mutexes => "/mutexes",

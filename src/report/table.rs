@@ -72,6 +72,9 @@ pub fn render_with(r: &Report, limits: &Limits) -> String {
             Section::Alloc => alloc(r, limit, &mut out),
             Section::Cpu => cpu(r, limit, &mut out),
             Section::Io => io(r, limit, &mut out),
+            Section::Channels => channels(r, limit, &mut out),
+            Section::Streams => streams(r, limit, &mut out),
+            Section::Futures => futures(r, limit, &mut out),
             Section::Threads => threads(r, limit, &mut out),
             Section::Waits => locks::waits(r, limit, &mut out),
             Section::Mutexes => locks::mutexes(r, limit, &mut out),
@@ -523,6 +526,63 @@ fn threads(r: &Report, limit: usize, out: &mut String) {
             bytes(m.peak_rss_bytes)
         );
     }
+}
+
+fn channels(r: &Report, limit: usize, out: &mut String) {
+    let rows = columns::channel_rows(r);
+    let n = take(limit, rows.len());
+    let _ = writeln!(
+        out,
+        "channels: messages per channel, by messages sent {}",
+        shown(n, rows.len())
+    );
+    table(columns::channels(r), &rows[..n], None).render(out);
+    wrapped(
+        "Latency: from the send call to the receive (includes waiting for room); Blocked: time sends waited for room",
+        out,
+    );
+    let errors: u64 = rows.iter().map(|(e, _)| e.send_errors).sum();
+    let lagged: u64 = rows.iter().map(|(e, _)| e.lagged).sum();
+    if errors + lagged > 0 {
+        wrapped(
+            &format!(
+                "also: {} failed sends (channel closed), {} messages missed by lagging or coalescing receivers; per channel in the JSON report",
+                count(errors),
+                count(lagged)
+            ),
+            out,
+        );
+    }
+}
+
+fn streams(r: &Report, limit: usize, out: &mut String) {
+    let rows = columns::stream_rows(r);
+    let n = take(limit, rows.len());
+    let _ = writeln!(
+        out,
+        "streams: items per stream, by items {}",
+        shown(n, rows.len())
+    );
+    table(columns::streams(r), &rows[..n], None).render(out);
+    wrapped(
+        "Busy: time inside the polls; First item: from an instance's first poll to its first item",
+        out,
+    );
+}
+
+fn futures(r: &Report, limit: usize, out: &mut String) {
+    let rows = columns::future_rows(r);
+    let n = take(limit, rows.len());
+    let _ = writeln!(
+        out,
+        "futures: calls per future, by calls {}",
+        shown(n, rows.len())
+    );
+    table(columns::futures(r), &rows[..n], None).render(out);
+    wrapped(
+        "Lifetime: first poll to Ready or drop; Busy: time inside the polls of one call",
+        out,
+    );
 }
 
 #[cfg(test)]

@@ -18,15 +18,22 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// Registers the calling thread as one of the profiler's. What it allocates for that is
+/// the profiler's, not the program's (it runs on a thread of the profiler that may start
+/// after the session's allocation baseline, and before or after a report).
 pub(crate) fn register_profiler_thread() {
+    #[cfg(feature = "hotpath-alloc")]
+    hotpath_alloc::forget_current_thread();
     let tid = sys::gettid();
-    let mut tids = lock(&PROFILER_TIDS);
-    if !tids.contains(&tid) {
-        if tids.len() >= MAX_PROFILER_TIDS {
-            tids.remove(0);
+    hotpath_core::internal(|| {
+        let mut tids = lock(&PROFILER_TIDS);
+        if !tids.contains(&tid) {
+            if tids.len() >= MAX_PROFILER_TIDS {
+                tids.remove(0);
+            }
+            tids.push(tid);
         }
-        tids.push(tid);
-    }
+    })
 }
 
 /// Names that only the profiler's threads carry: a thread a library might start on
@@ -35,10 +42,34 @@ pub(crate) fn register_profiler_thread() {
 static PROFILER_NAMES: Mutex<Vec<&'static str>> = Mutex::new(Vec::new());
 
 pub(crate) fn register_profiler_thread_name(name: &'static str) {
-    let mut names = lock(&PROFILER_NAMES);
-    if !names.contains(&name) {
-        names.push(name);
-    }
+    hotpath_core::internal(|| {
+        let mut names = lock(&PROFILER_NAMES);
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    })
+}
+
+thread_local! {
+    /// The registration locks, held by the thread calling `fork()` between
+    /// [`fork_prepare`] and [`fork_release`].
+    #[allow(clippy::type_complexity)]
+    static FORK_HELD: std::cell::RefCell<Option<(MutexGuard<'static, Vec<u64>>, MutexGuard<'static, Vec<&'static str>>)>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Before `fork()`: takes the registration locks (ids, then names, the order of
+/// [`is_profiler`]). A monitor's own locks are not taken: a forked child never uses the
+/// parent's monitor (its thread does not exist there).
+pub(crate) fn fork_prepare() {
+    let t = lock(&PROFILER_TIDS);
+    let n = lock(&PROFILER_NAMES);
+    let _ = FORK_HELD.try_with(|h| *h.borrow_mut() = Some((t, n)));
+}
+
+/// After `fork()`, in the parent or the child: releases them.
+pub(crate) fn fork_release() {
+    let _ = FORK_HELD.try_with(|h| h.borrow_mut().take());
 }
 
 fn is_profiler(tid: u64, name: &str) -> bool {
@@ -84,6 +115,9 @@ fn run(shared: &Shared, interval: Duration) {
         lock(&shared.sampler).sample();
         #[cfg(feature = "tokio")]
         crate::tokio_rt::tick();
+        // The program may have taken the CPU sampler's signal over: stop sending it.
+        #[cfg(feature = "hotpath-cpu")]
+        let _ = hotpath_cpu::check_sampling();
     }
 }
 

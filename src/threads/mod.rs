@@ -23,7 +23,8 @@ use std::time::Duration;
 use crate::report::{ProcessMemory, ThreadRow};
 
 pub(crate) use imp::{
-    register_profiler_thread, register_profiler_thread_name, start_monitor, Monitor,
+    fork_prepare, fork_release, register_profiler_thread, register_profiler_thread_name,
+    start_monitor, Monitor,
 };
 
 /// Shortest window the maximum CPU share is computed over.
@@ -147,9 +148,16 @@ mod imp {
 
     use super::ThreadsSnapshot;
 
-    pub(crate) fn register_profiler_thread() {}
+    pub(crate) fn register_profiler_thread() {
+        #[cfg(feature = "hotpath-alloc")]
+        hotpath_alloc::forget_current_thread();
+    }
 
     pub(crate) fn register_profiler_thread_name(_name: &'static str) {}
+
+    pub(crate) fn fork_prepare() {}
+
+    pub(crate) fn fork_release() {}
 
     pub(crate) fn start_monitor(_interval: Duration) -> Option<Monitor> {
         Some(Monitor)

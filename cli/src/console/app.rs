@@ -19,7 +19,7 @@ pub enum Tab {
     Functions,
     /// Per-stream I/O, and I/O per function.
     Io,
-    /// Locks: mutexes and read-write locks.
+    /// Channels, streams, futures, and locks (mutexes, read-write locks).
     DataFlow,
     /// Threads of the program.
     Threads,
@@ -65,7 +65,13 @@ impl Tab {
                 View::Http,
                 View::Server,
             ],
-            Tab::DataFlow => &[View::Mutexes, View::RwLocks],
+            Tab::DataFlow => &[
+                View::Channels,
+                View::Streams,
+                View::Futures,
+                View::Mutexes,
+                View::RwLocks,
+            ],
             Tab::Threads => &[View::Threads, View::Tokio],
             Tab::Debug => &[View::Debug],
         }

@@ -31,6 +31,12 @@ pub enum View {
     IoFunctions,
     /// Threads (section `threads`).
     Threads,
+    /// Channels (section `channels`).
+    Channels,
+    /// Streams (section `streams`).
+    Streams,
+    /// Futures (section `futures`).
+    Futures,
     /// Where each function's own time went (section `waits`).
     Waits,
     /// Acquisitions, waits and holds per `mutex!` site (section `mutexes`).
@@ -53,13 +59,16 @@ pub enum View {
 
 impl View {
     /// Every view, in the order of [`View::index`].
-    pub const ALL: [View; 15] = [
+    pub const ALL: [View; 18] = [
         View::Timing,
         View::Memory,
         View::Cpu,
         View::IoStreams,
         View::IoFunctions,
         View::Threads,
+        View::Channels,
+        View::Streams,
+        View::Futures,
         View::Waits,
         View::Mutexes,
         View::RwLocks,
@@ -84,6 +93,9 @@ impl View {
             View::Mutexes => "Mutexes",
             View::RwLocks => "RwLocks",
             View::Debug => "Debug",
+            View::Channels => "Channels",
+            View::Streams => "Streams",
+            View::Futures => "Futures",
             View::Stacks => "Stacks",
             View::Sql => "SQL",
             View::Http => "HTTP",
@@ -104,6 +116,9 @@ impl View {
             View::Mutexes => Section::Mutexes,
             View::RwLocks => Section::RwLocks,
             View::Debug => Section::Debug,
+            View::Channels => Section::Channels,
+            View::Streams => Section::Streams,
+            View::Futures => Section::Futures,
             View::Stacks => Section::Stacks,
             View::Sql => Section::Sql,
             View::Http => Section::Http,
@@ -132,6 +147,12 @@ pub(crate) enum Source {
     RwLock(usize, &'static str),
     /// `report.debug[i]`.
     Debug(usize),
+    /// `report.channels[i]`.
+    Channel(usize),
+    /// `report.streams[i]`.
+    Stream(usize),
+    /// `report.futures[i]`.
+    Future(usize),
     /// `report.stacks[i]`.
     Stack(usize),
     /// `report.sql[i]`.
@@ -274,6 +295,9 @@ pub(crate) fn build(
         View::Mutexes => locks::mutexes(report, status),
         View::RwLocks => locks::rw_locks(report, status),
         View::Debug => locks::debug(report, status),
+        View::Channels => channels(report, status),
+        View::Streams => streams(report, status),
+        View::Futures => futures(report, status),
         View::Stacks => stacks(report, status),
         View::Sql => service::sql(report, status),
         View::Http => service::http(report, status),
@@ -567,5 +591,81 @@ fn threads(r: &Report, status: Option<&ProfilerStatus>) -> Table {
             bytes(m.peak_rss_bytes)
         ));
     }
+    t
+}
+
+// Data flow: channels, streams, futures.
+
+fn channels(r: &Report, status: Option<&ProfilerStatus>) -> Table {
+    let cols = columns::channels(r);
+    let mut t = Table::new("channels: messages per channel", &cols);
+    t.sort_by_title("Sent");
+    let rows = columns::channel_rows(r);
+    if !r.has(Section::Channels) || rows.is_empty() {
+        t.empty = Some(missing(
+            Section::Channels,
+            status,
+            "no hotpath::channel! has made a channel so far",
+            "HOTPATH_REPORT leaves channels out",
+        ));
+        return t;
+    }
+    for (i, row) in rows.iter().enumerate() {
+        let e = row.0;
+        let id = format!("{}\0{}:{}\0{}", e.name, e.file, e.line, e.type_name);
+        t.push(&cols, id, Source::Channel(i), row);
+    }
+    t.footer.push(
+        "Latency: from the send call to the receive; Blocked: time sends waited for room".into(),
+    );
+    t
+}
+
+fn streams(r: &Report, status: Option<&ProfilerStatus>) -> Table {
+    let cols = columns::streams(r);
+    let mut t = Table::new("streams: items per stream", &cols);
+    t.sort_by_title("Items");
+    let rows = columns::stream_rows(r);
+    if !r.has(Section::Streams) || rows.is_empty() {
+        t.empty = Some(missing(
+            Section::Streams,
+            status,
+            "no hotpath::stream! has wrapped a stream so far",
+            "HOTPATH_REPORT leaves streams out",
+        ));
+        return t;
+    }
+    for (i, row) in rows.iter().enumerate() {
+        let e = row.0;
+        let id = format!("{}\0{}:{}\0{}", e.name, e.file, e.line, e.type_name);
+        t.push(&cols, id, Source::Stream(i), row);
+    }
+    t.footer
+        .push("Busy: time inside the polls; First item: first poll to first item".into());
+    t
+}
+
+fn futures(r: &Report, status: Option<&ProfilerStatus>) -> Table {
+    let cols = columns::futures(r);
+    let mut t = Table::new("futures: calls per future", &cols);
+    t.sort_by_title("Calls");
+    let rows = columns::future_rows(r);
+    if !r.has(Section::Futures) || rows.is_empty() {
+        t.empty = Some(missing(
+            Section::Futures,
+            status,
+            "no hotpath::future! or #[future_fn] future has finished so far",
+            "HOTPATH_REPORT leaves futures out",
+        ));
+        return t;
+    }
+    for (i, row) in rows.iter().enumerate() {
+        let e = row.0;
+        let id = format!("{}\0{}:{}", e.name, e.file, e.line);
+        t.push(&cols, id, Source::Future(i), row);
+    }
+    t.footer.push(
+        "Lifetime: first poll to Ready or drop; Busy: time inside the polls of one call".into(),
+    );
     t
 }

@@ -330,6 +330,7 @@ fn inspect_lines(app: &App) -> Option<usize> {
         // The type line, a blank, the header and five directions.
         Source::Io(_) => 8,
         Source::Thread(_) => 4,
+        Source::Channel(_) | Source::Stream(_) | Source::Future(_) => 7,
         Source::Stack(i) => stack_lines(r, i).len(),
         // The header and the holders.
         Source::Mutex(_) | Source::RwLock(..) => lock_mode(r, source_of(app)?)?.holders.len() + 1,
@@ -355,6 +356,85 @@ fn draw_inspect(frame: &mut Frame, area: Rect, app: &App) {
                 .as_ref()
                 .expect("thread rows come from report.threads")[i];
             inspect_thread(frame, area, th);
+        }
+        Source::Channel(i) => {
+            let e = &r
+                .channels
+                .as_ref()
+                .expect("channel rows come from report.channels")[i];
+            let lat = e.latency_ns.as_ref();
+            let left = vec![
+                kv("at", format!("{}:{}", e.file, e.line)),
+                kv("message", e.type_name.clone()),
+                kv("backend", e.backend.clone()),
+                kv("kind", hotpath::report::columns::channel_kind(e)),
+                kv("instances", count(e.instances)),
+                kv("sent", count(e.sent)),
+                kv("received", count(e.received)),
+            ];
+            let right = vec![
+                kv("send errors", count(e.send_errors)),
+                kv("unread", count(e.unread)),
+                kv("max depth", count(e.max_depth)),
+                kv("lagged", count(e.lagged)),
+                kv(
+                    "blocked",
+                    format!(
+                        "{} sends, {}",
+                        count(e.send_blocked.count),
+                        duration(e.send_blocked.total_ns)
+                    ),
+                ),
+                kv("latency avg", or_dash(lat.map(|d| d.mean), duration)),
+                kv("latency max", or_dash(lat.map(|d| d.max), duration)),
+            ];
+            two_columns(frame, area, e.display_name().to_string(), left, right);
+        }
+        Source::Stream(i) => {
+            let e = &r
+                .streams
+                .as_ref()
+                .expect("stream rows come from report.streams")[i];
+            let first = e.first_item_ns.as_ref();
+            let left = vec![
+                kv("at", format!("{}:{}", e.file, e.line)),
+                kv("item", e.type_name.clone()),
+                kv("instances", count(e.instances)),
+                kv("completed", count(e.completed)),
+                kv("dropped", count(e.dropped)),
+            ];
+            let right = vec![
+                kv("items", count(e.items)),
+                kv("polls", count(e.polls)),
+                kv("pending", count(e.pending)),
+                kv("busy", duration(e.busy_ns)),
+                kv("first item", or_dash(first.map(|d| d.mean), duration)),
+            ];
+            two_columns(frame, area, e.display_name().to_string(), left, right);
+        }
+        Source::Future(i) => {
+            let e = &r
+                .futures
+                .as_ref()
+                .expect("future rows come from report.futures")[i];
+            let life = e.lifetime_ns.as_ref();
+            let left = vec![
+                kv("at", format!("{}:{}", e.file, e.line)),
+                kv("calls", count(e.calls)),
+                kv("completed", count(e.completed)),
+                kv("cancelled", count(e.cancelled)),
+                kv("never polled", count(e.never_polled)),
+            ];
+            let right = vec![
+                kv("polls", count(e.polls)),
+                kv("lifetime avg", or_dash(life.map(|d| d.mean), duration)),
+                kv("lifetime max", or_dash(life.map(|d| d.max), duration)),
+                kv(
+                    "busy avg",
+                    or_dash(e.busy_ns.as_ref().map(|d| d.mean), duration),
+                ),
+            ];
+            two_columns(frame, area, e.display_name().to_string(), left, right);
         }
         Source::Stack(i) => {
             let block = pane("path".into());
@@ -385,6 +465,24 @@ fn draw_inspect(frame: &mut Frame, area: Rect, app: &App) {
         // Their tables hold every number they have.
         Source::Sql(_) | Source::Http(_) | Source::Server(_) | Source::Tokio(_) => {}
     }
+}
+
+/// A pane titled `title` with two columns of key-value lines.
+fn two_columns(
+    frame: &mut Frame,
+    area: Rect,
+    title: String,
+    left: Vec<Line<'static>>,
+    right: Vec<Line<'static>>,
+) {
+    let block = pane(title);
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let [a, b] = Layout::horizontal([Constraint::Fill(1), Constraint::Fill(1)])
+        .spacing(GAP)
+        .areas(inner);
+    frame.render_widget(Paragraph::new(left), a);
+    frame.render_widget(Paragraph::new(right), b);
 }
 
 /// The inspect pane of a path: the functions from the outermost, then its numbers.

@@ -111,6 +111,17 @@ pub enum RowKey {
         /// 0 for the first row with this identity in the report, 1 for the second, ...
         nth: usize,
     },
+    /// A channel, stream or future entry.
+    Flow {
+        /// `channel`, `stream` or `future`.
+        what: &'static str,
+        /// Its `name`.
+        name: String,
+        /// The message or item type (`""` for futures).
+        type_name: String,
+        /// 0 for the first entry with this identity in the report, 1 for the second, ...
+        nth: usize,
+    },
 }
 
 /// A direction of an I/O entry.
@@ -199,6 +210,13 @@ pub enum Metric {
     IoErrors(Direction),
     /// I/O entry: `mean_ns` of a direction.
     IoAvg(Direction),
+    /// Channel, stream or future: an exact count (`sent`, `items`, `cancelled`, ...).
+    FlowCount(&'static str),
+    /// Channel, stream or future: a total time (`blocked`, `busy`).
+    FlowTime(&'static str),
+    /// Channel, stream or future: a mean time per message, instance or call
+    /// (`latency avg`, `lifetime avg`).
+    FlowAvg(&'static str),
     /// Function: a kind of waiting (`waits`), by its column title: `Lock`, `I/O`, ...
     Wait(&'static str),
     /// Lock mode: `acquisitions`.
@@ -238,6 +256,8 @@ impl Metric {
             | Metric::Percentile(_)
             | Metric::Cpu
             | Metric::IoAvg(_)
+            | Metric::FlowTime(_)
+            | Metric::FlowAvg(_)
             | Metric::Wait(_)
             | Metric::LockWait
             | Metric::LockHoldAvg => Unit::Time,
@@ -245,6 +265,7 @@ impl Metric {
             | Metric::Allocs
             | Metric::IoOps(_)
             | Metric::IoErrors(_)
+            | Metric::FlowCount(_)
             | Metric::LockAcquisitions
             | Metric::LockContended
             | Metric::Errors => Unit::Count,
@@ -257,7 +278,11 @@ impl Metric {
     fn is_per_call(self) -> bool {
         matches!(
             self,
-            Metric::Avg | Metric::Percentile(_) | Metric::IoAvg(_) | Metric::LockHoldAvg
+            Metric::Avg
+                | Metric::Percentile(_)
+                | Metric::IoAvg(_)
+                | Metric::FlowAvg(_)
+                | Metric::LockHoldAvg
         )
     }
 
@@ -293,6 +318,7 @@ impl fmt::Display for Metric {
             Metric::IoBytes(d) => write!(f, "{d} bytes"),
             Metric::IoErrors(d) => write!(f, "{d} errors"),
             Metric::IoAvg(d) => write!(f, "{d} avg"),
+            Metric::FlowCount(n) | Metric::FlowTime(n) | Metric::FlowAvg(n) => f.write_str(n),
             Metric::Wait(kind) => write!(f, "wait {}", kind.to_lowercase()),
             Metric::LockAcquisitions => f.write_str("acquisitions"),
             Metric::LockContended => f.write_str("contended"),

@@ -56,6 +56,9 @@ pub fn report(functions: Vec<Function>) -> Report {
         cpu: None,
         functions,
         io: None,
+        channels: None,
+        streams: None,
+        futures: None,
         threads: None,
         process_memory: None,
         ..Report::default()

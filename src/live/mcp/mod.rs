@@ -36,6 +36,8 @@ pub(crate) const MCP: Kind = Kind {
     what: "MCP server",
     thread: "hotpath-mcp",
     port_var: "HOTPATH_MCP_PORT",
+    host_var: "HOTPATH_MCP_HOST",
+    token_var: "HOTPATH_MCP_AUTH_TOKEN",
     path: PATH,
 };
 
@@ -173,8 +175,9 @@ fn refusal(url: &str, headers: &[(&str, &[u8])], token: Option<&str>) -> Option<
             .iter()
             .find(|(k, _)| k.eq_ignore_ascii_case("authorization"))
             .map_or(&b""[..], |(_, v)| *v);
-        let expected = format!("Bearer {token}");
-        if !super::routes::constant_time_eq(given, expected.as_bytes()) {
+        // The metrics server's check: the scheme in any case, the token in constant time.
+        let given = std::str::from_utf8(given).unwrap_or("");
+        if !super::access::bearer_ok(given, token) {
             return Some((
                 401,
                 "missing or wrong token: send `Authorization: Bearer <HOTPATH_MCP_AUTH_TOKEN>`"

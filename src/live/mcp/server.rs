@@ -16,7 +16,7 @@ const INSTRUCTIONS: &str = "Profile of the running program, measured in process 
 Start with `status` (sections, CPU mode, clock) and `top_functions` (by total, self, calls, \
 avg, p99, alloc_bytes, cpu, off_cpu, waited, lock_wait, io, ...); `function` gives one \
 function's percentiles, allocations, CPU time and what its own time waited on (I/O, locks, \
-channels, ...). `io`, `threads` and `data_flow` (locks) cover the rest; `section` serves any \
+channels, ...). `io`, `threads` and `data_flow` (channels, streams, futures, locks) cover the rest; `section` serves any \
 section. Times are nanoseconds, sizes bytes. The numbers are of the run so far: calls and \
 totals grow while the program runs. `compare` checks the run against a saved JSON report \
 (HOTPATH_OUTPUT_FORMAT=json).";

@@ -4,9 +4,9 @@
 use super::tools;
 use super::*;
 use crate::report::{
-    CpuInfo, Function, FunctionAlloc, FunctionCpu, FunctionIo, FunctionWaits, Histogram,
-    IoDirection, IoEntry, LockDist, LockMode, MutexEntry, Percentiles, ProfilerStatus, Report,
-    RunningCalls, Section, ThreadRow, WallNs, SCHEMA_VERSION,
+    ChannelEntry, CpuInfo, Function, FunctionAlloc, FunctionCpu, FunctionIo, FunctionWaits,
+    Histogram, IoDirection, IoEntry, LockDist, LockMode, MutexEntry, Percentiles, ProfilerStatus,
+    Report, RunningCalls, Section, SendBlocked, ThreadRow, WallNs, SCHEMA_VERSION,
 };
 use serde_json::{json, Value};
 
@@ -190,6 +190,29 @@ fn fixed_report() -> Report {
             thread("hotpath-mcp", 102, true),
         ]),
         process_memory: None,
+        channels: Some(vec![ChannelEntry {
+            name: "jobs".into(),
+            label: Some("jobs".into()),
+            file: "src/main.rs".into(),
+            line: 50,
+            type_name: "app::Job".into(),
+            instances: 1,
+            backend: "std".into(),
+            kind: "bounded".into(),
+            capacity: Some(10),
+            sent: 100,
+            received: 90,
+            send_errors: 0,
+            unread: 10,
+            max_depth: 10,
+            lagged: 0,
+            send_blocked: SendBlocked {
+                count: 5,
+                total_ns: 50_000,
+                max_ns: 20_000,
+            },
+            latency_ns: None,
+        }]),
         mutexes_time_sampling_rate: Some(1.0),
         mutexes: Some(vec![MutexEntry {
             name: "state".into(),
@@ -336,10 +359,8 @@ fn a_section_is_its_fragment_cut_to_the_limit_without_histograms() {
     let e = tools::section(&fake(), "nope", 20, false).unwrap_err();
     assert_eq!(
         e,
-        format!(
-            "no section \"nope\"; sections: {}",
-            Section::join(&Section::ALL, ", ")
-        )
+        "no section \"nope\"; sections: timing, alloc, cpu, waits, io, channels, streams, \
+         futures, sql, http, server, mutexes, rw_locks, tokio, threads, debug, stacks"
     );
 }
 
@@ -367,8 +388,26 @@ fn threads_are_listed_when_the_build_has_the_section() {
 }
 
 #[test]
-fn data_flow_is_the_lock_sections_this_run_has() {
+fn data_flow_is_the_channel_stream_future_and_lock_sections_this_run_has() {
     let v = tools::data_flow(&fake(), 20).unwrap();
+    let channels = &v["sections"]["channels"];
+    assert_eq!(channels["section"], json!("channels"));
+    assert_eq!(channels["channels"][0]["name"], json!("jobs"));
+    assert_eq!(
+        (
+            &channels["channels"][0]["sent"],
+            &channels["channels"][0]["unread"],
+            &channels["channels"][0]["send_blocked"]["count"]
+        ),
+        (&json!(100), &json!(10), &json!(5))
+    );
+    assert_eq!(
+        *channels,
+        tools::section(&fake(), "channels", 20, false).unwrap()
+    );
+    // Sections this build collects but the run has no entries in: empty lists.
+    assert_eq!(v["sections"]["streams"]["streams"], json!([]));
+    assert_eq!(v["sections"]["futures"]["futures"], json!([]));
     let mutexes = &v["sections"]["mutexes"];
     assert_eq!(mutexes["section"], json!("mutexes"));
     assert_eq!(mutexes["mutexes"][0]["name"], json!("state"));
@@ -685,6 +724,10 @@ fn requests_are_checked_before_the_sdk_sees_them() {
         status("/mcp", &[("authorization", b"Bearer s3cret")], t),
         None
     );
+    // The scheme in any case, as the metrics server takes it (RFC 9110).
+    for auth in [&b"bearer s3cret"[..], b"BEARER s3cret"] {
+        assert_eq!(status("/mcp", &[("authorization", auth)], t), None);
+    }
     // Unknown paths do not tell who is not authorised.
     assert_eq!(status("/nope", &[], t), Some(401));
     let long = format!("/mcp?{}", "x".repeat(MAX_URL));

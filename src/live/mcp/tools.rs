@@ -401,8 +401,14 @@ pub(crate) fn threads(source: &dyn Source, limit: usize) -> Answer {
 }
 
 /// The sections of data moving between threads and tasks: the console's Data flow tab
-/// (locks now; channels, streams and futures join it when the report has them).
-pub(crate) const DATA_FLOW: [Section; 2] = [Section::Mutexes, Section::RwLocks];
+/// (channels, streams, futures and locks).
+pub(crate) const DATA_FLOW: [Section; 5] = [
+    Section::Channels,
+    Section::Streams,
+    Section::Futures,
+    Section::Mutexes,
+    Section::RwLocks,
+];
 
 /// `data_flow`: each data-flow section this session serves, as its route answers it
 /// (rows cut to `limit`, 0: all; no histograms), and why the others are absent.

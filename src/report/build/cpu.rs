@@ -70,10 +70,11 @@ pub(super) fn timed_cpu_ns(_: &Ctx<'_>, _: &SiteStats) -> Option<u64> {
 /// The section's header: how CPU was measured and the process's CPU time; absent when
 /// CPU time is not measured.
 #[cfg(feature = "hotpath-cpu")]
-pub(super) fn build(ctx: &Ctx<'_>, r: &mut Report) -> bool {
+pub(super) fn build(ctx: &Ctx<'_>, r: &mut Report, notes: &mut Vec<String>) -> bool {
     let Some(run) = ctx.inputs.cpu else {
         return false;
     };
+    notes.extend(run.notes());
     let snap = ctx.snap;
     let process_cpu_ns = crate::cpu::process_cpu().saturating_sub(run.process0);
     let (sampled_cpu_ns, attributed) = match run.mode {
@@ -101,6 +102,6 @@ pub(super) fn build(ctx: &Ctx<'_>, r: &mut Report) -> bool {
 }
 
 #[cfg(not(feature = "hotpath-cpu"))]
-pub(super) fn build(_: &Ctx<'_>, _: &mut Report) -> bool {
+pub(super) fn build(_: &Ctx<'_>, _: &mut Report, _: &mut Vec<String>) -> bool {
     false
 }

@@ -12,6 +12,7 @@
 mod alloc;
 mod cpu;
 mod debug;
+mod flow;
 mod io;
 mod locks;
 mod service;
@@ -135,6 +136,9 @@ pub(crate) fn report(inputs: &Inputs<'_>) -> Report {
             cpu: None,
             functions,
             io: None,
+            channels: None,
+            streams: None,
+            futures: None,
             threads: None,
             process_memory: None,
             mutexes_time_sampling_rate: None,
@@ -152,8 +156,11 @@ pub(crate) fn report(inputs: &Inputs<'_>) -> Report {
             let present = match section {
                 Section::Timing => true,
                 Section::Alloc => alloc::build(&ctx, &mut r, &mut notes),
-                Section::Cpu => cpu::build(&ctx, &mut r),
+                Section::Cpu => cpu::build(&ctx, &mut r, &mut notes),
                 Section::Io => io::build(&ctx, &mut r),
+                Section::Channels => flow::channels(&ctx, &mut r),
+                Section::Streams => flow::streams(&ctx, &mut r),
+                Section::Futures => flow::futures(&ctx, &mut r),
                 Section::Threads => threads::build(&ctx, &mut r, &mut notes),
                 Section::Stacks => stacks::build(&ctx, &mut r, &mut notes),
                 Section::Waits => waits::build(&mut r),
@@ -202,14 +209,45 @@ fn filter_functions(cfg: &Config, functions: &mut Vec<Function>, notes: &mut Vec
 fn snapshot_notes(snap: &Snapshot) -> Vec<String> {
     let mut notes = Vec::new();
     if snap.sites_overflowed {
-        notes.push(format!(
-            "more than {} call sites were used; later ones are not measured",
-            hotpath_core::MAX_SITES
-        ));
+        let mut note = format!(
+            "{} call sites beyond the limit of {}: their calls are counted and timed in \
+             the rows named \"(more call sites: ...)\"",
+            crate::report::format::count(snap.sites_beyond_limit),
+            crate::report::format::count(hotpath_core::MAX_SITES as u64)
+        );
+        // The overflow rows of wrapped values' sites have no row in their sections.
+        for s in &snap.sites {
+            if s.calls == 0 || !s.site.is_overflow() {
+                continue;
+            }
+            let what = match s.site.kind() {
+                SiteKind::Function
+                | SiteKind::AsyncFunction
+                | SiteKind::Block
+                | SiteKind::AsyncFunctionFuture
+                | SiteKind::Internal => continue,
+                SiteKind::Io => "I/O operations",
+                SiteKind::Lock => "lock acquisitions",
+                SiteKind::Channel => "channel operations",
+                SiteKind::Stream => "stream polls",
+                SiteKind::Future => "future calls",
+                SiteKind::Sql => "SQL queries",
+                SiteKind::HttpClient => "HTTP requests",
+                SiteKind::HttpServer => "server requests",
+            };
+            note.push_str(&format!(
+                "; {} {what} of such sites are in no row of their section",
+                crate::report::format::count(s.calls)
+            ));
+        }
+        notes.push(note);
     }
     if snap.depth_overflowed {
         notes.push(format!(
-            "measured scopes nested deeper than {}; below that depth self time includes children",
+            "{} calls ran deeper than {} nested measured levels: they are counted and \
+             timed, and their self time is in the function at level {}",
+            crate::report::format::count(snap.calls_beyond_depth),
+            hotpath_core::MAX_DEPTH,
             hotpath_core::MAX_DEPTH
         ));
     }

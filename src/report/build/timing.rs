@@ -16,7 +16,12 @@ pub(super) fn functions(ctx: &Ctx<'_>) -> Vec<Function> {
         .filter(|s| s.site.kind().is_function())
         .map(|s| (Some(s.site as *const CallSite), function(ctx, s)))
         .collect();
-    for r in &ctx.snap.running {
+    for r in ctx
+        .snap
+        .running
+        .iter()
+        .filter(|r| r.site.kind().is_function())
+    {
         let running = RunningCalls {
             calls: r.calls,
             total_ns: r.total_ns,
@@ -33,7 +38,7 @@ pub(super) fn functions(ctx: &Ctx<'_>) -> Vec<Function> {
                     label: r.site.label().map(str::to_string),
                     file: r.site.file().to_string(),
                     line: r.site.line(),
-                    is_async: r.site.kind() == SiteKind::AsyncFunction,
+                    is_async: r.site.kind().is_async(),
                     running: Some(running),
                     ..Function::default()
                 },
@@ -51,7 +56,10 @@ pub(super) fn functions(ctx: &Ctx<'_>) -> Vec<Function> {
 }
 
 fn function(ctx: &Ctx<'_>, s: &SiteStats) -> Function {
-    let is_async = s.site.kind() == SiteKind::AsyncFunction;
+    let is_async = matches!(
+        s.site.kind(),
+        SiteKind::AsyncFunction | SiteKind::AsyncFunctionFuture
+    );
     let sampled = s.timed < s.calls;
     let wall_ns = (s.timed > 0).then(|| WallNs {
         total: Ctx::scaled(s, s.total_ns),

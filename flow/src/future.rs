@@ -1,0 +1,58 @@
+//! `future!`: the core's per-poll measurement of a future, as a future that is also
+//! `FusedFuture` when the one it wraps is (so `futures::select!` takes it in both builds).
+
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use hotpath_core::{CallSite, MeasuredFuture};
+
+pin_project_lite::pin_project! {
+    /// A future measured by `future!`: behaves exactly as the future it wraps.
+    ///
+    /// Each poll is a measured scope on the polling thread; the call is recorded in the
+    /// futures section when it returns `Ready`, is dropped after a poll (cancelled) or is
+    /// dropped before its first poll (never polled). Implements `Future`, and
+    /// `FusedFuture` when the inner future does.
+    pub struct Future<F> {
+        #[pin]
+        inner: MeasuredFuture<F>,
+    }
+}
+
+impl<F: std::future::Future> Future<F> {
+    /// Wraps `inner` as one call of `site` (a `SiteKind::Future` site).
+    #[inline]
+    pub fn new(site: &'static CallSite, inner: F) -> Self {
+        Future {
+            inner: MeasuredFuture::flow(site, inner),
+        }
+    }
+}
+
+impl<F> Future<F> {
+    /// The wrapped future.
+    pub fn get_ref(&self) -> &F {
+        self.inner.get_ref()
+    }
+}
+
+impl<F: std::future::Future> std::future::Future for Future<F> {
+    type Output = F::Output;
+
+    #[inline]
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        self.project().inner.poll(cx)
+    }
+}
+
+impl<F: futures_core::FusedFuture> futures_core::FusedFuture for Future<F> {
+    fn is_terminated(&self) -> bool {
+        self.inner.get_ref().is_terminated()
+    }
+}
+
+impl<F> std::fmt::Debug for Future<F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.inner.fmt(f)
+    }
+}

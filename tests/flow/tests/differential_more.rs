@@ -1,0 +1,285 @@
+//! Differential scripts for the rest of the wrappers: the unbounded channels, oneshots,
+//! broadcast and watch. As in `differential.rs`: the log's hash is committed, so the
+//! builds with and without the `hotpath` feature must both produce it.
+
+use futures_util::FutureExt;
+use hotpath_flow_tests::{hash, run, Script};
+
+const SEED: u64 = 0xD1FF_0002;
+
+fn check(name: &str, expected: u64, log: &str) {
+    let h = hash(log);
+    if std::env::var_os("HOTPATH_FLOW_PRINT").is_some() {
+        println!("{name}: {h:#018x}");
+        return;
+    }
+    assert_eq!(
+        h,
+        expected,
+        "{name}: the log differs from the committed one; its first lines:\n{}",
+        log.lines().take(20).collect::<Vec<_>>().join("\n")
+    );
+}
+
+fn d<T: std::fmt::Debug>(v: T) -> String {
+    format!("{v:?}")
+}
+
+/// An unbounded channel: sends never wait.
+struct Unbounded<S, T, R, V> {
+    tx: Option<T>,
+    rx: Option<V>,
+    send: S,
+    recv: R,
+}
+
+impl<S, T, R, V> Script for Unbounded<S, T, R, V>
+where
+    S: FnMut(&T, u64) -> String,
+    R: FnMut(&mut V, bool) -> String,
+{
+    fn capacity(&self) -> usize {
+        usize::MAX
+    }
+    fn try_send(&mut self, v: u64) -> String {
+        (self.send)(self.tx.as_ref().unwrap(), v)
+    }
+    fn send(&mut self, v: u64) -> String {
+        (self.send)(self.tx.as_ref().unwrap(), v)
+    }
+    fn try_recv(&mut self) -> String {
+        (self.recv)(self.rx.as_mut().unwrap(), false)
+    }
+    fn recv(&mut self) -> String {
+        (self.recv)(self.rx.as_mut().unwrap(), true)
+    }
+    fn status(&mut self) -> String {
+        format!("{} {}", self.tx.is_some(), self.rx.is_some())
+    }
+    fn drop_sender(&mut self) {
+        self.tx = None;
+    }
+    fn drop_receiver(&mut self) {
+        self.rx = None;
+    }
+}
+
+fn unbounded<S, T, R, V>(pair: (T, V), send: S, recv: R) -> Unbounded<S, T, R, V>
+where
+    S: FnMut(&T, u64) -> String,
+    R: FnMut(&mut V, bool) -> String,
+{
+    Unbounded {
+        tx: Some(pair.0),
+        rx: Some(pair.1),
+        send,
+        recv,
+    }
+}
+
+#[test]
+fn unbounded_channels_are_transparent() {
+    let log = run(SEED, 5_000, || {
+        unbounded(
+            hotpath::channel!(std::sync::mpsc::channel::<u64>()),
+            |t, v| d(t.send(v)),
+            |r, wait| if wait { d(r.recv()) } else { d(r.try_recv()) },
+        )
+    });
+    check("std channel()", 0xC28F967F674115B8, &log);
+    let log = run(SEED, 5_000, || {
+        unbounded(
+            hotpath::channel!(crossbeam_channel::unbounded::<u64>()),
+            |t, v| d(t.send(v)),
+            |r, wait| if wait { d(r.recv()) } else { d(r.try_recv()) },
+        )
+    });
+    check("crossbeam unbounded()", 0xBAE259FEB4F473F6, &log);
+    let log = run(SEED, 5_000, || {
+        unbounded(
+            hotpath::channel!(flume::unbounded::<u64>()),
+            |t, v| d(t.send(v)),
+            |r, wait| {
+                if wait {
+                    d(r.recv_async().now_or_never())
+                } else {
+                    d(r.try_recv())
+                }
+            },
+        )
+    });
+    check("flume unbounded()", 0xDA8D57592BFD9827, &log);
+    let log = run(SEED, 5_000, || {
+        unbounded(
+            hotpath::channel!(async_channel::unbounded::<u64>()),
+            |t, v| d(t.try_send(v)),
+            |r, wait| {
+                if wait {
+                    d(r.recv_blocking())
+                } else {
+                    d(r.try_recv())
+                }
+            },
+        )
+    });
+    check("async-channel unbounded()", 0x19F01E8DD10EBECD, &log);
+    let log = run(SEED, 5_000, || {
+        unbounded(
+            hotpath::channel!(tokio::sync::mpsc::unbounded_channel::<u64>()),
+            |t, v| d(t.send(v)),
+            |r, wait| {
+                if wait {
+                    d(r.recv().now_or_never())
+                } else {
+                    d(r.try_recv())
+                }
+            },
+        )
+    });
+    check("tokio unbounded_channel()", 0x19CF453526780675, &log);
+    let log = run(SEED, 5_000, || {
+        unbounded(
+            hotpath::channel!(futures_channel::mpsc::unbounded::<u64>()),
+            |t, v| d(t.unbounded_send(v)),
+            |r, wait| {
+                if wait {
+                    d(r.recv().now_or_never())
+                } else {
+                    d(r.try_recv())
+                }
+            },
+        )
+    });
+    check("futures unbounded()", 0x4D3B9464DDF62A9A, &log);
+}
+
+/// xorshift, seeded.
+fn rng(seed: u64) -> impl FnMut() -> u64 {
+    let mut x = seed | 1;
+    move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    }
+}
+
+#[test]
+fn oneshots_are_transparent() {
+    let mut next = rng(SEED);
+    let mut log = String::new();
+    for i in 0..2_000u64 {
+        let (tx, mut rx) = hotpath::channel!(tokio::sync::oneshot::channel::<u64>());
+        let line = match next() % 5 {
+            0 => format!("{:?} {:?}", tx.send(i), rx.try_recv()),
+            1 => {
+                drop(tx);
+                format!("{:?}", rx.now_or_never())
+            }
+            2 => {
+                rx.close();
+                format!("{:?}", tx.send(i))
+            }
+            3 => format!("{:?} {:?} {:?}", rx.try_recv(), tx.is_closed(), tx.send(i)),
+            _ => {
+                drop(rx);
+                format!("{:?} {:?}", tx.is_closed(), tx.send(i))
+            }
+        };
+        log.push_str(&format!("tokio {i} {line}\n"));
+        let (tx, mut rx) = hotpath::channel!(futures_channel::oneshot::channel::<u64>());
+        let line = match next() % 4 {
+            0 => format!("{:?} {:?}", tx.send(i), rx.try_recv()),
+            1 => {
+                drop(tx);
+                format!("{:?}", rx.now_or_never())
+            }
+            2 => {
+                rx.close();
+                format!("{:?} {:?}", tx.is_canceled(), tx.send(i))
+            }
+            _ => format!(
+                "{:?} {:?} {:?}",
+                rx.try_recv(),
+                tx.send(i),
+                rx.now_or_never()
+            ),
+        };
+        log.push_str(&format!("futures {i} {line}\n"));
+    }
+    check("oneshots", 0x507CCE9AEA6D73B5, &log);
+}
+
+#[test]
+fn broadcast_is_transparent() {
+    let mut next = rng(SEED);
+    let mut log = String::new();
+    let (tx, rx) = hotpath::channel!(tokio::sync::broadcast::channel::<u64>(4));
+    let mut rxs = vec![rx];
+    for i in 0..5_000u64 {
+        let k = next() as usize;
+        let line = match k % 6 {
+            0 | 1 => format!("send {:?} len {}", tx.send(i), tx.len()),
+            2 | 3 if !rxs.is_empty() => {
+                let j = k / 6 % rxs.len();
+                let r = &mut rxs[j];
+                format!("recv[{j}] {:?} len {}", r.try_recv(), r.len())
+            }
+            4 if rxs.len() < 4 => {
+                rxs.push(tx.subscribe());
+                format!("subscribe {}", tx.receiver_count())
+            }
+            5 if !rxs.is_empty() => {
+                rxs.remove(k / 6 % rxs.len());
+                format!("drop {}", tx.receiver_count())
+            }
+            _ => format!("status {} {}", tx.is_empty(), tx.receiver_count()),
+        };
+        log.push_str(&format!("{i} {line}\n"));
+    }
+    check("broadcast", 0xCB68B1901176C650, &log);
+}
+
+#[test]
+fn watch_is_transparent() {
+    let mut next = rng(SEED);
+    let mut log = String::new();
+    let (tx, rx) = hotpath::channel!(tokio::sync::watch::channel(0u64));
+    let mut rxs = vec![rx];
+    for i in 0..5_000u64 {
+        let k = next() as usize;
+        let line = match k % 8 {
+            0 => format!("send {:?}", tx.send(i)),
+            1 => format!("replace {}", tx.send_replace(i)),
+            2 => {
+                tx.send_modify(|v| *v += 1);
+                format!("modify {}", *tx.borrow())
+            }
+            3 => format!(
+                "if_modified {}",
+                tx.send_if_modified(|v| i % 2 == 0 && {
+                    *v = i;
+                    true
+                })
+            ),
+            4 | 5 if !rxs.is_empty() => {
+                let j = k / 8 % rxs.len();
+                let r = &mut rxs[j];
+                let changed = r.has_changed();
+                let c = r.changed().now_or_never();
+                format!("rx[{j}] {changed:?} {c:?} {}", *r.borrow_and_update())
+            }
+            6 if rxs.len() < 4 => {
+                rxs.push(tx.subscribe());
+                format!("subscribe {}", tx.receiver_count())
+            }
+            7 if !rxs.is_empty() => {
+                rxs.remove(k / 8 % rxs.len());
+                format!("drop {} {}", tx.receiver_count(), tx.is_closed())
+            }
+            _ => format!("borrow {}", *tx.borrow()),
+        };
+        log.push_str(&format!("{i} {line}\n"));
+    }
+    check("watch", 0xAB330CBBCBF1A2A0, &log);
+}

@@ -1,0 +1,7 @@
+fn pair() -> (std::sync::mpsc::Sender<u8>, std::sync::mpsc::Receiver<u8>) {
+    std::sync::mpsc::channel()
+}
+
+fn main() {
+    let _ = hotpath::channel!(pair());
+}

@@ -1,0 +1,3 @@
+fn main() {
+    let _ = hotpath::channel!(std::sync::mpsc::channel::<u8>(), label = "a", proxy = true);
+}

@@ -1,0 +1,3 @@
+fn main() {
+    let _ = hotpath::future!(async { 1 }, log = 1);
+}
