@@ -84,6 +84,33 @@ fn entries_limit() -> usize {
     })
 }
 
+thread_local! {
+    /// The interned rows' lock, held by the thread calling `fork()` between
+    /// [`fork_prepare`] and [`fork_release`].
+    static FORK_HELD: RefCell<Option<std::sync::MutexGuard<'static, Interned>>> =
+        const { RefCell::new(None) };
+}
+
+/// Before `fork()` (a `pthread_atfork` prepare handler): takes sqlx's span table and the
+/// interned rows' locks, in the order the event path takes them, so that no other thread
+/// holds one when the address space is copied (a report built in the child reads the
+/// rows, a query made there interns one). Does not allocate.
+pub(crate) fn fork_prepare() {
+    #[cfg(feature = "sqlx")]
+    sqlx::fork_prepare();
+    if let Some(m) = INTERNED.get() {
+        let g = m.lock().unwrap_or_else(|e| e.into_inner());
+        let _ = FORK_HELD.try_with(|h| *h.borrow_mut() = Some(g));
+    }
+}
+
+/// After `fork()`, in the parent or the child: releases the locks [`fork_prepare`] took.
+pub(crate) fn fork_release() {
+    let _ = FORK_HELD.try_with(|h| h.borrow_mut().take());
+    #[cfg(feature = "sqlx")]
+    sqlx::fork_release();
+}
+
 /// Where `site` came from: its backend, source function and label.
 pub(crate) fn info(site: &'static CallSite) -> Option<Info> {
     interned().info.get(&(site as *const _ as usize)).cloned()
