@@ -394,14 +394,17 @@ pub fn snapshot() -> Snapshot {
                     return None;
                 }
                 let time = Distribution::new(m.time, ns_per_tick);
-                // The second distribution: a lock site's waits, a future's busy times.
-                let (wait, busy) = if site.kind() == site::SiteKind::Lock {
-                    let mut wait = m.time2;
-                    // Acquisitions that did not wait waited 0.
-                    wait.add_zeros(c.timed.saturating_sub(wait.hist.count()));
-                    (wait, DistData::default())
-                } else {
-                    (DistData::default(), m.time2)
+                // The second distribution: a lock site's waits, a server route's times to
+                // the response head, a future's busy times.
+                let (wait, busy) = match site.kind() {
+                    site::SiteKind::Lock => {
+                        let mut wait = m.time2;
+                        // Acquisitions that did not wait waited 0.
+                        wait.add_zeros(c.timed.saturating_sub(wait.hist.count()));
+                        (wait, DistData::default())
+                    }
+                    site::SiteKind::HttpServer => (m.time2, DistData::default()),
+                    _ => (DistData::default(), m.time2),
                 };
                 let wait = Distribution::new(wait, ns_per_tick);
                 let (min_ns, max_ns) = time.range();
