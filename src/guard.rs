@@ -143,12 +143,36 @@ impl HotpathGuardBuilder {
         self
     }
 
+    /// Rows of the `sql` section; overrides [`Self::limit`].
+    #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
+    pub fn sql_limit(mut self, limit: usize) -> Self {
+        #[cfg(feature = "hotpath")]
+        {
+            self.cfg.sql_limit = Some(limit);
+        }
+        #[cfg(not(feature = "hotpath"))]
+        let _ = limit;
+        self
+    }
+
     /// Rows of the streams section; overrides [`Self::limit`].
     #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
     pub fn streams_limit(mut self, limit: usize) -> Self {
         #[cfg(feature = "hotpath")]
         {
             self.cfg.streams_limit = Some(limit);
+        }
+        #[cfg(not(feature = "hotpath"))]
+        let _ = limit;
+        self
+    }
+
+    /// Rows of the `http` section; overrides [`Self::limit`].
+    #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
+    pub fn http_limit(mut self, limit: usize) -> Self {
+        #[cfg(feature = "hotpath")]
+        {
+            self.cfg.http_limit = Some(limit);
         }
         #[cfg(not(feature = "hotpath"))]
         let _ = limit;
@@ -164,6 +188,33 @@ impl HotpathGuardBuilder {
         }
         #[cfg(not(feature = "hotpath"))]
         let _ = limit;
+        self
+    }
+
+    /// Rows of the `server` section; overrides [`Self::limit`].
+    #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
+    pub fn server_limit(mut self, limit: usize) -> Self {
+        #[cfg(feature = "hotpath")]
+        {
+            self.cfg.server_limit = Some(limit);
+        }
+        #[cfg(not(feature = "hotpath"))]
+        let _ = limit;
+        self
+    }
+
+    /// Whether SQL queries and HTTP calls made while a server request is handled are
+    /// also attributed to its route (on by default; `HOTPATH_ROUTE_SCOPE=0` turns it
+    /// off). Accepted for hotpath 0.30 compatibility; this version attributes them to the
+    /// innermost measured function either way.
+    #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
+    pub fn route_scope(mut self, on: bool) -> Self {
+        #[cfg(feature = "hotpath")]
+        {
+            self.cfg.route_scope = on;
+        }
+        #[cfg(not(feature = "hotpath"))]
+        let _ = on;
         self
     }
 

@@ -2,7 +2,8 @@
 //! `exit()`, and the terminating signals SIGTERM and SIGINT (Unix).
 //!
 //! * **fork.** `pthread_atfork` handlers take every lock of the profiler before the
-//!   address space is copied, in one fixed order (lock sites, debug values and each of
+//!   address space is copied, in one fixed order (sqlx's span table, SQL and HTTP rows,
+//!   tokio runtimes, lock sites, debug values and each of
 //!   their entries, I/O entries, channel and stream entries, call sites, the shard
 //!   registry, the profiler-thread lists, the allocation readers and baseline, the CPU
 //!   signal handler, the live session), and release them after it in both processes;
@@ -81,6 +82,9 @@ mod unix {
     }
 
     extern "C" fn prepare() {
+        crate::service::fork_prepare();
+        #[cfg(feature = "tokio")]
+        crate::tokio_rt::fork_prepare();
         hotpath_lock::fork_prepare();
         crate::debug::fork_prepare();
         hotpath_io::fork_prepare();
@@ -106,6 +110,9 @@ mod unix {
         hotpath_io::fork_release();
         crate::debug::fork_release();
         hotpath_lock::fork_release();
+        #[cfg(feature = "tokio")]
+        crate::tokio_rt::fork_release();
+        crate::service::fork_release();
     }
 
     extern "C" fn child() {
@@ -120,6 +127,9 @@ mod unix {
         hotpath_io::fork_release();
         crate::debug::fork_release();
         hotpath_lock::fork_release();
+        #[cfg(feature = "tokio")]
+        crate::tokio_rt::fork_release();
+        crate::service::fork_release();
     }
 
     extern "C" fn at_exit() {

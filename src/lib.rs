@@ -45,6 +45,15 @@
 //! | `parking_lot` | `mutex!`/`rw_lock!` on `parking_lot` locks, `hotpath::wrap::parking_lot` |
 //! | `async-lock` | `mutex!`/`rw_lock!` on `async_lock` locks, `hotpath::wrap::async_lock` |
 //! | `crossbeam`, `flume`, `async-channel`, `futures` | `channel!` on that crate's channels (`futures`: futures-channel) |
+//! | `hotpath-prometheus` | `/metrics` on the metrics server, in the Prometheus text format |
+//! | `sqlx` | `sqlx_tracing_layer()`: sqlx's queries per normalised query and issuing function (section `sql`) |
+//! | `diesel` | `instrument_diesel_sql()`: the same from diesel's instrumentation, with errors |
+//! | `reqwest-0-12`, `reqwest-0-13` | `http!(client)` and `ReqwestHttpMiddleware` on reqwest (section `http`) |
+//! | `ureq-3` | `http!(config_builder)` and `UreqHttpMiddleware` on ureq 3 (section `http`) |
+//! | `axum-0-8` | `axum!(router)`, `AxumLayer`, and `HttpServerLayer` for any tower service (section `server`) |
+//!
+//! With `tokio` and `hotpath`, `tokio_runtime!()` adds the runtime's workers, tasks and busy
+//! time (section `tokio`). Each integration is the identity without `hotpath`.
 //!
 //! Locks (`mutex!`, `rw_lock!`) of std are measured with `hotpath` alone; every function's
 //! waits (I/O, locks, channels, SQL, HTTP) make the `waits` section; `dbg!`, `val!` and
@@ -100,6 +109,9 @@ mod export;
 mod guard;
 #[cfg(feature = "hotpath")]
 mod host;
+#[cfg(any(feature = "reqwest-0-12", feature = "reqwest-0-13", feature = "ureq-3"))]
+#[doc(hidden)]
+pub mod http_client;
 #[cfg(feature = "hotpath")]
 mod live;
 mod lock;
@@ -110,7 +122,29 @@ pub mod report;
 #[cfg(feature = "hotpath")]
 mod runtime;
 #[cfg(feature = "hotpath")]
+mod service;
+mod service_api;
+#[cfg(all(feature = "reqwest-0-12", not(feature = "reqwest-0-13")))]
+pub use http_client::reqwest_012::ReqwestHttpMiddleware;
+#[cfg(feature = "reqwest-0-13")]
+pub use http_client::reqwest_013::ReqwestHttpMiddleware;
+#[cfg(feature = "ureq-3")]
+pub use http_client::ureq_3::UreqHttpMiddleware;
+#[cfg(feature = "axum-0-8")]
+mod http_server;
+#[cfg(feature = "axum-0-8")]
+pub use http_server::{
+    AxumLayer, HttpServerLayer, HttpServerService, MeasuredBody, MeasuredResponse,
+};
+#[cfg(feature = "hotpath")]
 mod threads;
+#[cfg(all(feature = "hotpath", feature = "tokio"))]
+#[doc(hidden)]
+pub mod tokio_rt;
+#[cfg(feature = "diesel")]
+pub use service_api::instrument_diesel_sql;
+#[cfg(feature = "sqlx")]
+pub use service_api::sqlx_tracing_layer;
 pub mod wrap;
 
 pub use config::{CpuMode, Format};

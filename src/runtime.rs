@@ -131,6 +131,9 @@ impl Session {
         // profiler's: not counted as the program's allocations, whose baseline was just
         // taken. Profiler threads do the same for everything they allocate.
         hotpath_core::internal(move || {
+            #[cfg(feature = "tokio")]
+            crate::tokio_rt::reset();
+            crate::service::begin_session();
             for kind in Sampler::ALL {
                 kind.set_rate(cfg.rate(kind));
             }
@@ -258,6 +261,12 @@ impl crate::live::Source for Shared {
             (cfg!(feature = "futures-io"), "futures-io"),
             (cfg!(feature = "parking_lot"), "parking_lot"),
             (cfg!(feature = "async-lock"), "async-lock"),
+            (cfg!(feature = "sqlx"), "sqlx"),
+            (cfg!(feature = "diesel"), "diesel"),
+            (cfg!(feature = "reqwest-0-12"), "reqwest-0-12"),
+            (cfg!(feature = "reqwest-0-13"), "reqwest-0-13"),
+            (cfg!(feature = "ureq-3"), "ureq-3"),
+            (cfg!(feature = "axum-0-8"), "axum-0-8"),
         ] {
             if on {
                 features.push(name.to_string());

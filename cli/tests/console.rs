@@ -1063,3 +1063,81 @@ fn now_and_trend_show_each_refresh_interval() {
     app.update(ok(report(), other, at() + Duration::from_secs(8)));
     assert!(!render_at(&mut app, 200, HEIGHT).contains("Trend"));
 }
+
+/// The fixed report with the service sections: two SQL rows (an N + 1 pair), a client
+/// endpoint, two routes and one runtime of two workers.
+fn service_report() -> Report {
+    let dist = |total: u64, mean: u64, p: [u64; 3]| {
+        serde_json::json!({"total": total, "mean": mean, "min": p[0] / 2, "max": p[2] * 2,
+            "p50": p[0], "p95": p[1], "p99": p[2]})
+    };
+    let v = serde_json::json!({
+        "sql": [
+            {"query": "SELECT name FROM users WHERE id = ?", "source": "app::load_user",
+             "backend": "sqlx", "calls": 400, "errors": null, "rows_returned": 400,
+             "rows_affected": 0, "per_source_call": 5.0,
+             "duration_ns": dist(24_000_000, 60_000, [31_000, 210_000, 460_000]),
+             "share_of_wall": 0.012},
+            {"query": "SELECT id FROM users ORDER BY id", "source": "app::load_user",
+             "backend": "sqlx", "calls": 80, "errors": null, "rows_returned": 400,
+             "rows_affected": 0, "per_source_call": 1.0,
+             "duration_ns": dist(6_000_000, 75_000, [40_000, 110_000, 150_000]),
+             "share_of_wall": 0.003}
+        ],
+        "http": [
+            {"endpoint": "GET 127.0.0.1:8080/users/{id}", "label": null,
+             "source": "app::client_run", "client": "reqwest", "calls": 40, "errors": 1,
+             "status_1xx": 0, "status_2xx": 38, "status_3xx": 0, "status_4xx": 1,
+             "status_5xx": 0, "ttfb_ns": dist(80_000_000, 2_000_000, [560_000, 3_900_000, 39_000_000])}
+        ],
+        "server": [
+            {"route": "GET /users/{id}", "calls": 39, "status_1xx": 0, "status_2xx": 38,
+             "status_3xx": 0, "status_4xx": 1, "status_5xx": 0, "aborted": 0, "in_flight": 1,
+             "ttfb_ns": dist(8_000_000, 200_000, [220_000, 2_100_000, 39_000_000]),
+             "total_ns": dist(9_000_000, 230_000, [230_000, 2_200_000, 39_500_000])},
+            {"route": "GET <unmatched>", "calls": 1, "status_1xx": 0, "status_2xx": 0,
+             "status_3xx": 0, "status_4xx": 1, "status_5xx": 0, "aborted": 0, "in_flight": 0,
+             "ttfb_ns": dist(9_000, 9_000, [9_000, 9_000, 9_000]),
+             "total_ns": dist(10_000, 10_000, [10_000, 10_000, 10_000])}
+        ],
+        "tokio": [
+            {"label": null, "flavor": "multi_thread", "workers": 2, "elapsed_ns": 2_000_000_000u64,
+             "alive_tasks": {"last": 2, "max": 7, "mean": 3.5, "samples": 20},
+             "global_queue_depth": {"last": 0, "max": 6, "mean": 0.4, "samples": 20},
+             "worker_stats": [
+                {"index": 0, "busy_ns": 612_000_000, "busy_share": 0.306, "parks": 1204,
+                 "polls": null, "steals": null, "mean_poll_ns": null, "local_queue_max": null},
+                {"index": 1, "busy_ns": 455_000_000, "busy_share": 0.2275, "parks": 1530,
+                 "polls": null, "steals": null, "mean_poll_ns": null, "local_queue_max": null}],
+             "blocking_threads": null, "spawned_tasks": null, "unstable": false}
+        ]
+    });
+    let mut r = report();
+    r.sql = Some(serde_json::from_value(v["sql"].clone()).unwrap());
+    r.http = Some(serde_json::from_value(v["http"].clone()).unwrap());
+    r.server = Some(serde_json::from_value(v["server"].clone()).unwrap());
+    r.tokio = Some(serde_json::from_value(v["tokio"].clone()).unwrap());
+    r.sections
+        .extend([Section::Sql, Section::Http, Section::Server, Section::Tokio]);
+    r
+}
+
+#[test]
+fn service_views() {
+    let mut st = status();
+    st.sections
+        .extend([Section::Sql, Section::Http, Section::Server, Section::Tokio]);
+    let mut app = app_with(service_report(), st);
+    press(&mut app, &[ch('2'), KeyCode::Right, KeyCode::Right]);
+    assert_eq!(app.view(), View::Sql);
+    insta::assert_snapshot!("service_sql", render(&mut app));
+    press(&mut app, &[KeyCode::Right]);
+    assert_eq!(app.view(), View::Http);
+    insta::assert_snapshot!("service_http", render(&mut app));
+    press(&mut app, &[KeyCode::Right]);
+    assert_eq!(app.view(), View::Server);
+    insta::assert_snapshot!("service_server", render(&mut app));
+    press(&mut app, &[ch('4'), KeyCode::Right]);
+    assert_eq!(app.view(), View::Tokio);
+    insta::assert_snapshot!("service_tokio", render(&mut app));
+}

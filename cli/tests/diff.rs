@@ -1282,3 +1282,44 @@ fn locks_are_matched_by_name_type_and_mode_and_more_contention_is_a_regression()
     assert_eq!(d.added[0].shown, "mutex: state");
     assert_eq!(d.added[0].summary, "5 acquisitions, 0 contended");
 }
+
+/// `app::f` plus one SQL row of `calls` queries of `mean` ns each, from `app::f`.
+fn with_sql(calls: u64, mean: u64) -> Report {
+    let mut r = one(10, 1_000_000);
+    let e: hotpath::report::SqlEntry = serde_json::from_value(serde_json::json!({
+        "query": "SELECT a FROM t WHERE id = ?", "source": "app::f", "backend": "sqlx",
+        "calls": calls, "errors": null, "rows_returned": calls, "rows_affected": 0,
+        "per_source_call": calls as f64 / 10.0,
+        "duration_ns": {"total": calls * mean, "mean": mean, "min": mean, "max": mean,
+                        "p50": mean, "p95": mean, "p99": mean},
+        "share_of_wall": 0.1
+    }))
+    .unwrap();
+    r.sql = Some(vec![e]);
+    r.sections.push(Section::Sql);
+    r
+}
+
+#[test]
+fn sql_rows_are_matched_by_query_and_source_and_compared_as_calls_and_times() {
+    let d = diff(&with_sql(10, 1_000_000), &with_sql(60, 3_000_000), 0.1);
+    let shown = "sql: SELECT a FROM t WHERE id = ? (app::f)";
+    let calls = d.find(shown, "calls").expect("calls compared");
+    assert_eq!(
+        (calls.base, calls.head, calls.verdict),
+        (
+            Some(Value::Int(10)),
+            Some(Value::Int(60)),
+            Verdict::Increased
+        )
+    );
+    assert_eq!(d.find(shown, "avg").unwrap().verdict, Verdict::Slower);
+    assert_eq!(d.find(shown, "p50").unwrap().verdict, Verdict::Slower);
+    // No error count from sqlx: not compared.
+    assert!(d.find(shown, "errors").is_none());
+    // A query in one report only is added.
+    let d = diff(&one(10, 1_000_000), &with_sql(5, 1_000_000), 0.1);
+    assert_eq!(d.added.len(), 1);
+    assert_eq!(d.added[0].shown, shown);
+    assert_eq!(d.added[0].summary, "5 calls, 5.00 ms total");
+}

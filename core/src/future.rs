@@ -118,6 +118,19 @@ impl<F: Future> Future for MeasuredFuture<F> {
 
     #[inline]
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        match crate::hook::poll_hook() {
+            None => self.poll_measured(cx),
+            Some(h) => {
+                let _entered = crate::hook::Entered::new(h, self.site);
+                self.poll_measured(cx)
+            }
+        }
+    }
+}
+
+impl<F: Future> MeasuredFuture<F> {
+    #[inline(always)]
+    fn poll_measured(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
         let this = self.project();
         let st = this.st;
         let e = match st.mode {

@@ -10,7 +10,7 @@ use std::sync::Mutex;
 pub const MAX_SITES: usize = crate::shard::SLOTS - 1;
 
 /// Names of the overflow rows, one per kind of site ([`SiteKind::overflow_row`]).
-pub const OVERFLOW_NAMES: [&str; 8] = [
+pub const OVERFLOW_NAMES: [&str; 11] = [
     "(more call sites: functions)",
     "(more call sites: async functions)",
     "(more call sites: blocks)",
@@ -19,9 +19,12 @@ pub const OVERFLOW_NAMES: [&str; 8] = [
     "(more call sites: channels)",
     "(more call sites: streams)",
     "(more call sites: futures)",
+    "(more call sites: SQL queries)",
+    "(more call sites: HTTP endpoints)",
+    "(more call sites: server routes)",
 ];
 
-static OVERFLOW_SITES: [CallSite; 8] = [
+static OVERFLOW_SITES: [CallSite; 11] = [
     CallSite::overflow(SiteKind::Function),
     CallSite::overflow(SiteKind::AsyncFunction),
     CallSite::overflow(SiteKind::Block),
@@ -30,13 +33,16 @@ static OVERFLOW_SITES: [CallSite; 8] = [
     CallSite::overflow(SiteKind::Channel),
     CallSite::overflow(SiteKind::Stream),
     CallSite::overflow(SiteKind::Future),
+    CallSite::overflow(SiteKind::Sql),
+    CallSite::overflow(SiteKind::HttpClient),
+    CallSite::overflow(SiteKind::HttpServer),
 ];
 
 /// Sites that were given an overflow row's number.
 static OVERFLOWED: AtomicU64 = AtomicU64::new(0);
 
 /// What a call site instruments.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SiteKind {
     /// A synchronous function (`#[measure]`).
     Function,
@@ -63,6 +69,14 @@ pub enum SiteKind {
     /// An `async fn` under `#[measure(future = true)]`: reported both as a function (timing)
     /// and in the futures section.
     AsyncFunctionFuture,
+    /// One normalised SQL query issued from one function (`sqlx`, `diesel`): interned at
+    /// run time. Reported in the SQL section.
+    Sql,
+    /// One HTTP client endpoint (method and URL template, or label) called from one
+    /// function. Reported in the HTTP section.
+    HttpClient,
+    /// One HTTP server route (method and matched route). Reported in the server section.
+    HttpServer,
 }
 
 impl SiteKind {
@@ -104,6 +118,9 @@ impl SiteKind {
             SiteKind::Channel => 5,
             SiteKind::Stream => 6,
             SiteKind::Future => 7,
+            SiteKind::Sql => 8,
+            SiteKind::HttpClient => 9,
+            SiteKind::HttpServer => 10,
         }
     }
 }
@@ -306,6 +323,12 @@ pub(crate) fn fork_unlock() {
 pub(crate) fn all() -> Vec<&'static CallSite> {
     let sites = SITES.lock().unwrap_or_else(|e| e.into_inner());
     crate::internal(|| sites.clone())
+}
+
+/// The site numbered `id` (as [`CallSite::id`] gave it), if there is one.
+pub fn site_by_id(id: u32) -> Option<&'static CallSite> {
+    let sites = SITES.lock().unwrap_or_else(|e| e.into_inner());
+    sites.get(id as usize).copied().filter(|_| id != 0)
 }
 
 /// Sites that share an overflow row because [`MAX_SITES`] numbers were taken.

@@ -61,6 +61,27 @@ counters! {
         wait: sum,
         /// Lock sites: condition-variable waits made while holding the lock.
         condvar_waits: sum,
+        /// SQL sites: rows the queries returned.
+        rows_returned: sum,
+        /// SQL sites: rows the statements inserted, updated or deleted.
+        rows_affected: sum,
+        /// SQL and HTTP sites: queries that failed, requests that got no response.
+        errors: sum,
+        /// HTTP sites: responses with a 1xx status.
+        status_1xx: sum,
+        /// HTTP sites: responses with a 2xx status.
+        status_2xx: sum,
+        /// HTTP sites: responses with a 3xx status.
+        status_3xx: sum,
+        /// HTTP sites: responses with a 4xx status.
+        status_4xx: sum,
+        /// HTTP sites: responses with a 5xx status.
+        status_5xx: sum,
+        /// HTTP server sites: requests started (on the thread that started them), for the
+        /// requests in flight.
+        started: sum,
+        /// HTTP server sites: response bodies dropped before their end.
+        aborted: sum,
 
         // Data flow (channels, streams, futures); see `hotpath-flow`.
         /// Channels: messages sent (every send that succeeded).
@@ -222,6 +243,10 @@ impl Slot {
             || c.timed.get() != 0
             || c.io_errors.get() != 0
             || c.try_failed.get() != 0
+            || c.errors.get() != 0
+            || c.started.get() != 0
+            || c.wait_sql.get() != 0
+            || c.wait_http.get() != 0
             || c.ch_sent.get() != 0
             || c.ch_send_errors.get() != 0
             || c.ch_unread.get() != 0

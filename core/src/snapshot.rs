@@ -121,7 +121,20 @@ pub struct SiteStats {
     /// Lock sites: condition-variable waits made while holding the lock.
     pub condvar_waits: u64,
     /// Lock sites: wait of every timed acquisition, ns (0 for those that did not wait).
+    /// HTTP server sites: time to the response head of every timed request, ns.
     pub wait: Distribution,
+    /// SQL sites: rows returned.
+    pub rows_returned: u64,
+    /// SQL sites: rows inserted, updated or deleted.
+    pub rows_affected: u64,
+    /// SQL and HTTP sites: failed queries, requests without a response.
+    pub errors: u64,
+    /// HTTP sites: responses by status class, `[1xx, 2xx, 3xx, 4xx, 5xx]`.
+    pub status: [u64; 5],
+    /// HTTP server sites: requests started.
+    pub started: u64,
+    /// HTTP server sites: response bodies dropped before their end.
+    pub aborted: u64,
     /// Allocations in the timed calls.
     #[cfg(feature = "alloc")]
     pub alloc: AllocStats,
@@ -381,14 +394,17 @@ pub fn snapshot() -> Snapshot {
                     return None;
                 }
                 let time = Distribution::new(m.time, ns_per_tick);
-                // The second distribution: a lock site's waits, a future's busy times.
-                let (wait, busy) = if site.kind() == site::SiteKind::Lock {
-                    let mut wait = m.time2;
-                    // Acquisitions that did not wait waited 0.
-                    wait.add_zeros(c.timed.saturating_sub(wait.hist.count()));
-                    (wait, DistData::default())
-                } else {
-                    (DistData::default(), m.time2)
+                // The second distribution: a lock site's waits, a server route's times to
+                // the response head, a future's busy times.
+                let (wait, busy) = match site.kind() {
+                    site::SiteKind::Lock => {
+                        let mut wait = m.time2;
+                        // Acquisitions that did not wait waited 0.
+                        wait.add_zeros(c.timed.saturating_sub(wait.hist.count()));
+                        (wait, DistData::default())
+                    }
+                    site::SiteKind::HttpServer => (m.time2, DistData::default()),
+                    _ => (DistData::default(), m.time2),
                 };
                 let wait = Distribution::new(wait, ns_per_tick);
                 let (min_ns, max_ns) = time.range();
@@ -419,6 +435,18 @@ pub fn snapshot() -> Snapshot {
                     try_failed: c.try_failed,
                     wait_ns: ns(c.wait),
                     condvar_waits: c.condvar_waits,
+                    rows_returned: c.rows_returned,
+                    rows_affected: c.rows_affected,
+                    errors: c.errors,
+                    status: [
+                        c.status_1xx,
+                        c.status_2xx,
+                        c.status_3xx,
+                        c.status_4xx,
+                        c.status_5xx,
+                    ],
+                    started: c.started,
+                    aborted: c.aborted,
                     wait,
                     #[cfg(feature = "alloc")]
                     alloc: {

@@ -30,6 +30,8 @@ const READ_ELSEWHERE: &[&str] = &[
     "HOTPATH_TUI_AUTO_EXPAND_LOGS",
     // src/export.rs: the CLI that writes `svg` and `pprof` exports at exit
     "HOTPATH_CLI",
+    // src/service/mod.rs: distinct SQL, HTTP and server keys before `<other>`
+    "HOTPATH_ENTRIES_LIMIT",
 ];
 
 /// Variables hotpath 0.30 reads that mean nothing here, and why.
@@ -67,13 +69,9 @@ const NO_EFFECT: &[(&str, &str)] = &[
     ("HOTPATH_SOURCE_ROOT", "reports are not uploaded anywhere"),
     ("HOTPATH_CRITERION_ITERATIONS", "there is no criterion integration"),
     ("HOTPATH_META_SHUTDOWN_MS", "there is no self-profiling build"),
-    ("HOTPATH_SQL_LIMIT", "this build has no sql section"),
-    ("HOTPATH_SQL_RAW_LOGS", "this build has no sql section"),
-    ("HOTPATH_HTTP_LIMIT", "this build has no http section"),
-    ("HOTPATH_SERVER_LIMIT", "this build has no server section"),
-    ("HOTPATH_ENTRIES_LIMIT", "this build has no sql, http or server section"),
-    ("HOTPATH_ROUTE_SCOPE", "this build has no server section"),
-    ("HOTPATH_TOKIO_RUNTIME_INTERVAL_MS", "this build has no tokio section"),
+    ("HOTPATH_SQL_RAW_LOGS", "SQL is kept only normalised (literals folded), never as raw text"),
+    ("HOTPATH_ROUTE_SCOPE", "SQL queries and HTTP calls are attributed to the innermost measured function, not to the server route"),
+    ("HOTPATH_TOKIO_RUNTIME_INTERVAL_MS", "tokio runtimes are sampled on the threads monitor's tick (HOTPATH_THREADS_INTERVAL_MS), with no thread of their own"),
 ];
 
 /// Every variable [`Config::apply_env`] reads.
@@ -89,6 +87,9 @@ const APPLIED: &[&str] = &[
     "HOTPATH_FUTURES_LIMIT",
     "HOTPATH_MUTEXES_LIMIT",
     "HOTPATH_RW_LOCKS_LIMIT",
+    "HOTPATH_SQL_LIMIT",
+    "HOTPATH_HTTP_LIMIT",
+    "HOTPATH_SERVER_LIMIT",
     "HOTPATH_SHUTDOWN_MS",
     "HOTPATH_TIME_SAMPLING_RATE",
     "HOTPATH_FUNCTIONS_TIME_SAMPLING_RATE",
@@ -225,6 +226,9 @@ impl Config {
             ("HOTPATH_FUTURES_LIMIT", &mut self.futures_limit),
             ("HOTPATH_MUTEXES_LIMIT", &mut self.mutexes_limit),
             ("HOTPATH_RW_LOCKS_LIMIT", &mut self.rw_locks_limit),
+            ("HOTPATH_SQL_LIMIT", &mut self.sql_limit),
+            ("HOTPATH_HTTP_LIMIT", &mut self.http_limit),
+            ("HOTPATH_SERVER_LIMIT", &mut self.server_limit),
         ] {
             let current = field.map_or("HOTPATH_LIMIT".to_string(), |l| l.to_string());
             if let Some(l) = env(name, rows, &current, |s| s.parse::<usize>().ok()) {

@@ -158,6 +158,14 @@ mod on {
             Section::Alloc => cfg!(feature = "hotpath-alloc"),
             Section::Cpu => cfg!(feature = "hotpath-cpu"),
             Section::Threads => cfg!(target_os = "linux"),
+            Section::Sql => cfg!(any(feature = "sqlx", feature = "diesel")),
+            Section::Http => cfg!(any(
+                feature = "reqwest-0-12",
+                feature = "reqwest-0-13",
+                feature = "ureq-3"
+            )),
+            Section::Server => cfg!(feature = "axum-0-8"),
+            Section::Tokio => cfg!(feature = "tokio"),
             Section::Timing
             | Section::Io
             | Section::Channels
@@ -190,6 +198,12 @@ mod on {
         pub futures_limit: Option<usize>,
         pub mutexes_limit: Option<usize>,
         pub rw_locks_limit: Option<usize>,
+        pub sql_limit: Option<usize>,
+        pub http_limit: Option<usize>,
+        pub server_limit: Option<usize>,
+        /// Whether SQL and HTTP calls made while a server request is handled are also
+        /// counted per route (`route_scope`, `HOTPATH_ROUTE_SCOPE`).
+        pub route_scope: bool,
         pub output_path: Option<PathBuf>,
         pub timeout: Option<Duration>,
         /// Fraction of events timed, per [`Sampler`] kind.
@@ -258,6 +272,10 @@ mod on {
                 streams_limit: None,
                 futures_limit: None,
                 mutexes_limit: None,
+                sql_limit: None,
+                http_limit: None,
+                server_limit: None,
+                route_scope: true,
                 rw_locks_limit: None,
                 output_path: None,
                 timeout: None,
@@ -311,6 +329,9 @@ mod on {
                 (&[Section::Futures][..], self.futures_limit),
                 (&[Section::Mutexes][..], self.mutexes_limit),
                 (&[Section::RwLocks][..], self.rw_locks_limit),
+                (&[Section::Sql][..], self.sql_limit),
+                (&[Section::Http][..], self.http_limit),
+                (&[Section::Server][..], self.server_limit),
             ] {
                 if let Some(n) = limit {
                     for &s in sections {

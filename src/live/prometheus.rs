@@ -12,6 +12,7 @@ use prometheus::TextEncoder;
 
 mod flow;
 mod locks;
+mod service;
 
 use crate::report::format::{twin_names, Twin};
 use crate::report::{Histogram as Hist, Report};
@@ -166,6 +167,10 @@ pub(crate) fn encode(r: &Report, limit: usize) -> String {
     flow::flow(r, limit, &bounds, &mut out);
     locks::locks(r, limit, &bounds, &mut out);
     locks::debug(r, limit, &mut out);
+    service::sql(r, limit, &bounds, &mut out);
+    service::http(r, limit, &bounds, &mut out);
+    service::server(r, limit, &bounds, &mut out);
+    service::tokio(r, &mut out);
     process(r, limit, &mut out);
 
     let mut text = String::new();

@@ -380,6 +380,70 @@ mod tests {
     }
 
     #[test]
+    fn service_sections_answer_their_fragment_or_name_their_feature() {
+        let source = Fake {
+            sections: vec![
+                Section::Timing,
+                Section::Sql,
+                Section::Http,
+                Section::Server,
+                Section::Tokio,
+            ],
+        };
+        for (url, section, feature, on) in [
+            (
+                "/sql",
+                Section::Sql,
+                "sqlx",
+                cfg!(any(feature = "sqlx", feature = "diesel")),
+            ),
+            (
+                "/http",
+                Section::Http,
+                "reqwest-0-13",
+                cfg!(any(
+                    feature = "reqwest-0-12",
+                    feature = "reqwest-0-13",
+                    feature = "ureq-3"
+                )),
+            ),
+            (
+                "/server",
+                Section::Server,
+                "axum-0-8",
+                cfg!(feature = "axum-0-8"),
+            ),
+            (
+                "/tokio_runtime",
+                Section::Tokio,
+                "tokio",
+                cfg!(feature = "tokio"),
+            ),
+        ] {
+            let a = route(&Method::GET, url, &[], None, &source);
+            if on {
+                assert_eq!(a.status, 200, "{url}: {}", a.body);
+                let f = Fragment::from_json(&a.body).unwrap();
+                assert_eq!(f.section, section);
+                // The section's own key, empty here; no functions, no other section.
+                let lens = [
+                    f.sql.as_ref().map(Vec::len),
+                    f.http.as_ref().map(Vec::len),
+                    f.server.as_ref().map(Vec::len),
+                    f.tokio.as_ref().map(Vec::len),
+                ];
+                assert_eq!(lens.iter().flatten().count(), 1, "{url}: {}", a.body);
+                assert_eq!(lens.iter().flatten().sum::<usize>(), 0, "{url}");
+                assert!(f.functions.is_none(), "{url}");
+            } else {
+                assert_eq!(a.status, 404, "{url}");
+                let e = error_of(&a);
+                assert_eq!(e.feature.as_deref(), Some(feature), "{url}");
+            }
+        }
+    }
+
+    #[test]
     fn data_flow_routes_carry_their_entries_only() {
         let source = Fake {
             sections: vec![

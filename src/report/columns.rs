@@ -4,11 +4,13 @@
 //! and how a row gives its cell: the text shown and the value it sorts by.
 
 mod locks;
+mod service;
 
 pub use locks::{
     debug, holder_rows, holders, mutex_rows, mutexes, rw_lock_rows, rw_locks, waits, waits_rows,
     HolderRow, RwLockRow, WaitsRow,
 };
+pub use service::{http, server, sql, sql_rows, tokio, tokio_rows, TokioRow};
 
 use super::format::{
     bytes, count, duration, per_call, per_call_duration, percent, rate, signed_bytes, twin_names,

@@ -7,8 +7,9 @@
 use serde::{Deserialize, Serialize};
 
 use super::model::{
-    AllocTotal, ChannelEntry, CpuInfo, DebugEntry, Function, FutureEntry, IoEntry, MutexEntry,
-    ProcessMemory, Report, RwLockEntry, StackPath, StreamEntry, ThreadRow,
+    AllocTotal, ChannelEntry, CpuInfo, DebugEntry, Function, FutureEntry, HttpEntry, IoEntry,
+    MutexEntry, ProcessMemory, Report, RwLockEntry, ServerEntry, SqlEntry, StackPath, StreamEntry,
+    ThreadRow, TokioRuntime,
 };
 use super::section::{known_sections, Section};
 
@@ -77,6 +78,18 @@ pub struct Fragment {
     /// Section `stacks`: the calling-context tree.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stacks: Option<Vec<StackPath>>,
+    /// Section `sql`: the queries.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sql: Option<Vec<SqlEntry>>,
+    /// Section `http`: the client endpoints.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http: Option<Vec<HttpEntry>>,
+    /// Section `server`: the routes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server: Option<Vec<ServerEntry>>,
+    /// Section `tokio`: the runtimes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokio: Option<Vec<TokioRuntime>>,
 }
 
 /// `GET /profiler_status`.
@@ -146,6 +159,10 @@ impl Report {
             rw_locks: None,
             debug: None,
             stacks: None,
+            sql: None,
+            http: None,
+            server: None,
+            tokio: None,
         };
         // The functions with only `keep`'s per-function object.
         let functions = |keep: Option<Section>| {
@@ -168,6 +185,10 @@ impl Report {
         };
         match section {
             Section::Timing => fragment.functions = Some(functions(None)),
+            Section::Sql => fragment.sql = Some(self.sql.clone().unwrap_or_default()),
+            Section::Http => fragment.http = Some(self.http.clone().unwrap_or_default()),
+            Section::Server => fragment.server = Some(self.server.clone().unwrap_or_default()),
+            Section::Tokio => fragment.tokio = Some(self.tokio.clone().unwrap_or_default()),
             Section::Alloc => {
                 fragment.alloc_total = self.alloc_total.clone();
                 fragment.functions = Some(functions(Some(Section::Alloc)));
@@ -215,5 +236,110 @@ impl Report {
             Section::Stacks => fragment.stacks = Some(self.stacks.clone().unwrap_or_default()),
         }
         fragment
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::{Dist, FunctionWaits, StatusClasses, TokioGauge};
+
+    /// A report with one row in each service section and a function that waited on
+    /// SQL and HTTP.
+    fn report() -> Report {
+        Report {
+            schema_version: crate::report::SCHEMA_VERSION,
+            caller: "app::main".into(),
+            elapsed_ns: 1_000,
+            functions: vec![Function {
+                name: "app::handler".into(),
+                calls: 2,
+                waits: Some(FunctionWaits {
+                    sql_ns: 7,
+                    http_ns: 9,
+                    ..Default::default()
+                }),
+                ..Default::default()
+            }],
+            sql: Some(vec![SqlEntry {
+                query: "SELECT ?".into(),
+                source: Some("app::handler".into()),
+                backend: "sqlx".into(),
+                calls: 2,
+                errors: None,
+                rows_returned: Some(2),
+                rows_affected: Some(0),
+                per_source_call: Some(1.0),
+                duration_ns: Dist::default(),
+                share_of_wall: 0.0,
+            }]),
+            http: Some(vec![HttpEntry {
+                endpoint: "GET 127.0.0.1:{port}/users/{id}".into(),
+                label: None,
+                source: Some("app::handler".into()),
+                client: "reqwest".into(),
+                calls: 2,
+                errors: 0,
+                status: StatusClasses::from_array([0, 2, 0, 0, 0]),
+                ttfb_ns: Dist::default(),
+            }]),
+            server: Some(vec![ServerEntry {
+                route: "GET /users/{id}".into(),
+                calls: 2,
+                status: StatusClasses::from_array([0, 2, 0, 0, 0]),
+                aborted: 0,
+                in_flight: 0,
+                ttfb_ns: Dist::default(),
+                total_ns: Dist::default(),
+            }]),
+            tokio: Some(vec![TokioRuntime {
+                label: None,
+                flavor: "current_thread".into(),
+                workers: 1,
+                elapsed_ns: 1_000,
+                alive_tasks: TokioGauge::default(),
+                global_queue_depth: TokioGauge::default(),
+                worker_stats: vec![],
+                blocking_threads: None,
+                spawned_tasks: None,
+                unstable: false,
+            }]),
+            ..Report::default()
+        }
+    }
+
+    #[test]
+    fn service_fragments_carry_their_rows_only() {
+        let r = report();
+        let f = r.fragment(Section::Sql);
+        assert_eq!(f.sql, r.sql);
+        assert_eq!(
+            (f.http, f.server, f.tokio, f.functions),
+            (None, None, None, None)
+        );
+        let f = r.fragment(Section::Http);
+        assert_eq!(f.http, r.http);
+        assert_eq!((f.sql, f.server, f.tokio), (None, None, None));
+        let f = r.fragment(Section::Server);
+        assert_eq!(f.server, r.server);
+        assert_eq!((f.sql, f.http, f.tokio), (None, None, None));
+        let f = r.fragment(Section::Tokio);
+        assert_eq!(f.tokio, r.tokio);
+        assert_eq!((f.sql, f.http, f.server), (None, None, None));
+        // The time the function waited on SQL and HTTP is in the waits fragment.
+        let f = r.fragment(Section::Waits);
+        let w = f.functions.unwrap()[0].waits.clone().unwrap();
+        assert_eq!((w.sql_ns, w.http_ns), (7, 9));
+        assert!(f.sql.is_none());
+    }
+
+    #[test]
+    fn a_service_fragment_reads_back_equal() {
+        let r = report();
+        for s in [Section::Sql, Section::Http, Section::Server, Section::Tokio] {
+            let f = r.fragment(s);
+            let json = serde_json::to_string(&f).unwrap();
+            assert_eq!(Fragment::from_json(&json).unwrap(), f, "{json}");
+        }
     }
 }

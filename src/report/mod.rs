@@ -17,16 +17,19 @@ pub mod format;
 mod fragment;
 mod model;
 mod model_locks;
+mod model_service;
 pub mod names;
 mod section;
 mod table;
 
 pub use fragment::{ApiError, Fragment, ProfilerStatus};
 pub use model::{
-    percentile_key, percentile_label, AllocTotal, CpuInfo, DebugEntry, Function, FunctionAlloc,
-    FunctionCpu, FunctionIo, FunctionWaits, Histogram, IoDirection, IoEntry, LockDist, LockHolder,
-    LockMode, MutexEntry, Percentiles, ProcessMemory, Report, RunningCalls, RwLockEntry, StackPath,
-    ThreadRow, TimedSums, WallNs, OLDEST_SCHEMA_VERSION, SCHEMA_VERSION,
+    percentile_key, percentile_label, AllocTotal, CpuInfo, DebugEntry, Dist, Function,
+    FunctionAlloc, FunctionCpu, FunctionIo, FunctionWaits, Histogram, HttpEntry, IoDirection,
+    IoEntry, LockDist, LockHolder, LockMode, MutexEntry, Percentiles, ProcessMemory, Report,
+    RunningCalls, RwLockEntry, ServerEntry, SqlEntry, StackPath, StatusClasses, ThreadRow,
+    TimedSums, TokioGauge, TokioRuntime, TokioWorker, WallNs, OLDEST_SCHEMA_VERSION,
+    SCHEMA_VERSION,
 };
 pub use model::{ChannelEntry, DistNs, FutureEntry, SendBlocked, StreamEntry};
 pub use section::Section;

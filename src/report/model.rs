@@ -10,12 +10,15 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 pub use super::model_locks::{
     DebugEntry, FunctionWaits, LockDist, LockHolder, LockMode, MutexEntry, RwLockEntry,
 };
+pub use super::model_service::{
+    Dist, HttpEntry, ServerEntry, SqlEntry, StatusClasses, TokioGauge, TokioRuntime, TokioWorker,
+};
 use super::section::{known_sections, Section};
 
 /// Version of the JSON layout; bumped on any incompatible change.
-pub const SCHEMA_VERSION: u32 = 2;
-/// Oldest layout version readers accept: version 2 only added keys and sections to
-/// version 1.
+pub const SCHEMA_VERSION: u32 = 3;
+/// Oldest layout version readers accept: versions 2 and 3 only added keys and sections
+/// to version 1.
 pub const OLDEST_SCHEMA_VERSION: u32 = 1;
 
 /// A whole report. `Default` is an empty report of no schema version, for building
@@ -104,6 +107,18 @@ pub struct Report {
     /// The last values of `dbg!`, `val!` and `gauge!` (section `debug`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub debug: Option<Vec<DebugEntry>>,
+    /// Normalised SQL queries per issuing function, by total time (section `sql`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sql: Option<Vec<SqlEntry>>,
+    /// HTTP client endpoints per calling function, by total time (section `http`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http: Option<Vec<HttpEntry>>,
+    /// HTTP server routes, by total time (section `server`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server: Option<Vec<ServerEntry>>,
+    /// tokio runtimes registered with `tokio_runtime!` (section `tokio`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokio: Option<Vec<TokioRuntime>>,
     /// The calling-context tree: every path of measured functions, merged over threads,
     /// parents before their children (section `stacks`).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -34,11 +34,20 @@ pub enum Section {
     /// The calling-context tree: calls and time per path of measured functions
     /// (`HOTPATH_STACKS=1`).
     Stacks,
+    /// SQL queries per normalised query and issuing function (features `sqlx`, `diesel`).
+    Sql,
+    /// HTTP client calls per endpoint and calling function (features `reqwest-0-12`,
+    /// `reqwest-0-13`, `ureq-3`).
+    Http,
+    /// HTTP server requests per route (feature `axum-0-8`).
+    Server,
+    /// tokio runtimes: workers, tasks, queue, busy time (feature `tokio`).
+    Tokio,
 }
 
 impl Section {
     /// Every section, in report order.
-    pub const ALL: [Section; 13] = [
+    pub const ALL: [Section; 17] = [
         Section::Timing,
         Section::Alloc,
         Section::Cpu,
@@ -47,8 +56,12 @@ impl Section {
         Section::Channels,
         Section::Streams,
         Section::Futures,
+        Section::Sql,
+        Section::Http,
+        Section::Server,
         Section::Mutexes,
         Section::RwLocks,
+        Section::Tokio,
         Section::Threads,
         Section::Debug,
         Section::Stacks,
@@ -70,6 +83,10 @@ impl Section {
             Section::RwLocks => "rw_locks",
             Section::Debug => "debug",
             Section::Stacks => "stacks",
+            Section::Sql => "sql",
+            Section::Http => "http",
+            Section::Server => "server",
+            Section::Tokio => "tokio",
         }
     }
 
@@ -81,6 +98,7 @@ impl Section {
             "functions-alloc" => Some(Section::Alloc),
             "functions-cpu" => Some(Section::Cpu),
             "rw-locks" | "rwlocks" => Some(Section::RwLocks),
+            "tokio_runtime" | "tokio-runtime" => Some(Section::Tokio),
             other => Section::ALL.into_iter().find(|s| s.name() == other),
         }
     }
@@ -91,6 +109,10 @@ impl Section {
         match self {
             Section::Alloc => Some("hotpath-alloc"),
             Section::Cpu => Some("hotpath-cpu"),
+            Section::Sql => Some("sqlx"),
+            Section::Http => Some("reqwest-0-13"),
+            Section::Server => Some("axum-0-8"),
+            Section::Tokio => Some("tokio"),
             Section::Timing
             | Section::Io
             | Section::Channels
@@ -121,6 +143,10 @@ impl Section {
             Section::RwLocks => "/rw_locks",
             Section::Debug => "/debug",
             Section::Stacks => "/stacks",
+            Section::Sql => "/sql",
+            Section::Http => "/http",
+            Section::Server => "/server",
+            Section::Tokio => "/tokio_runtime",
         }
     }
 

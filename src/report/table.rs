@@ -9,6 +9,7 @@ use super::model::{percentile_label, Function, Report};
 use super::section::Section;
 
 mod locks;
+mod service;
 
 /// Rows shown per section: one limit for all, or one per section (0 = all rows).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -80,6 +81,10 @@ pub fn render_with(r: &Report, limits: &Limits) -> String {
             Section::RwLocks => locks::rw_locks(r, limit, &mut out),
             Section::Debug => locks::debug(r, limit, &mut out),
             Section::Stacks => stacks(r, limit, &mut out),
+            Section::Sql => service::sql(r, limit, &mut out),
+            Section::Http => service::http(r, limit, &mut out),
+            Section::Server => service::server(r, limit, &mut out),
+            Section::Tokio => service::tokio(r, limit, &mut out),
         }
     }
     out

@@ -113,6 +113,8 @@ fn run(shared: &Shared, interval: Duration) {
             }
         }
         lock(&shared.sampler).sample();
+        #[cfg(feature = "tokio")]
+        crate::tokio_rt::tick();
         // The program may have taken the CPU sampler's signal over: stop sending it.
         #[cfg(feature = "hotpath-cpu")]
         let _ = hotpath_cpu::check_sampling();

@@ -58,7 +58,13 @@ impl Tab {
                 View::Waits,
                 View::Stacks,
             ],
-            Tab::Io => &[View::IoStreams, View::IoFunctions],
+            Tab::Io => &[
+                View::IoStreams,
+                View::IoFunctions,
+                View::Sql,
+                View::Http,
+                View::Server,
+            ],
             Tab::DataFlow => &[
                 View::Channels,
                 View::Streams,
@@ -66,7 +72,7 @@ impl Tab {
                 View::Mutexes,
                 View::RwLocks,
             ],
-            Tab::Threads => &[View::Threads],
+            Tab::Threads => &[View::Threads, View::Tokio],
             Tab::Debug => &[View::Debug],
         }
     }

@@ -14,6 +14,7 @@ use hotpath::report::{Function, ProfilerStatus, Report, Section};
 use super::trend::{sparkline, Trend, WINDOW};
 
 mod locks;
+mod service;
 
 /// One table of the console.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,11 +47,19 @@ pub enum View {
     Debug,
     /// Calls and time per path: the calling-context tree (section `stacks`).
     Stacks,
+    /// SQL queries per normalised query and source (section `sql`).
+    Sql,
+    /// HTTP client requests per endpoint and source (section `http`).
+    Http,
+    /// HTTP server requests per route (section `server`).
+    Server,
+    /// tokio runtime workers (section `tokio`).
+    Tokio,
 }
 
 impl View {
     /// Every view, in the order of [`View::index`].
-    pub const ALL: [View; 14] = [
+    pub const ALL: [View; 18] = [
         View::Timing,
         View::Memory,
         View::Cpu,
@@ -65,6 +74,10 @@ impl View {
         View::RwLocks,
         View::Debug,
         View::Stacks,
+        View::Sql,
+        View::Http,
+        View::Server,
+        View::Tokio,
     ];
 
     /// The name on the view bar.
@@ -84,6 +97,10 @@ impl View {
             View::Streams => "Streams",
             View::Futures => "Futures",
             View::Stacks => "Stacks",
+            View::Sql => "SQL",
+            View::Http => "HTTP",
+            View::Server => "Server",
+            View::Tokio => "Tokio",
         }
     }
 
@@ -103,6 +120,10 @@ impl View {
             View::Streams => Section::Streams,
             View::Futures => Section::Futures,
             View::Stacks => Section::Stacks,
+            View::Sql => Section::Sql,
+            View::Http => Section::Http,
+            View::Server => Section::Server,
+            View::Tokio => Section::Tokio,
         }
     }
 
@@ -134,6 +155,14 @@ pub(crate) enum Source {
     Future(usize),
     /// `report.stacks[i]`.
     Stack(usize),
+    /// `report.sql[i]`.
+    Sql(usize),
+    /// `report.http[i]`.
+    Http(usize),
+    /// `report.server[i]`.
+    Server(usize),
+    /// The `i`-th worker row of `report.tokio`.
+    Tokio(usize),
 }
 
 /// One column: its title and whether it holds text (left-aligned, sorted A to Z first)
@@ -270,6 +299,10 @@ pub(crate) fn build(
         View::Streams => streams(report, status),
         View::Futures => futures(report, status),
         View::Stacks => stacks(report, status),
+        View::Sql => service::sql(report, status),
+        View::Http => service::http(report, status),
+        View::Server => service::server(report, status),
+        View::Tokio => service::tokio(report, status),
     }
 }
 

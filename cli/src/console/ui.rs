@@ -335,6 +335,7 @@ fn inspect_lines(app: &App) -> Option<usize> {
         // The header and the holders.
         Source::Mutex(_) | Source::RwLock(..) => lock_mode(r, source_of(app)?)?.holders.len() + 1,
         Source::Debug(_) => 4,
+        Source::Sql(_) | Source::Http(_) | Source::Server(_) | Source::Tokio(_) => 0,
     })
 }
 
@@ -461,6 +462,8 @@ fn draw_inspect(frame: &mut Frame, area: Rect, app: &App) {
                 );
             }
         }
+        // Their tables hold every number they have.
+        Source::Sql(_) | Source::Http(_) | Source::Server(_) | Source::Tokio(_) => {}
     }
 }
 

@@ -12,6 +12,7 @@ use super::{
 };
 
 mod locks;
+mod service;
 
 /// Compares HEAD against BASE; `threshold` is the relative change in a time below which
 /// it is noise (`0.1` = 10 %).
@@ -131,6 +132,11 @@ pub fn diff_with_floor(base: &Report, head: &Report, threshold: f64, min_delta_n
     let (lock_added, lock_removed) = c.locks(base, head);
     added.extend(lock_added);
     removed.extend(lock_removed);
+
+    // SQL queries, HTTP endpoints, server routes.
+    let (svc_added, svc_removed) = c.service(base, head);
+    added.extend(svc_added);
+    removed.extend(svc_removed);
 
     Diff {
         threshold,

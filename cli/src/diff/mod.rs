@@ -100,6 +100,17 @@ pub enum RowKey {
         /// 0 for the first entry with this name and type in the report, 1 for the second, ...
         nth: usize,
     },
+    /// A SQL query, HTTP client endpoint or server route.
+    Service {
+        /// `sql`, `http` or `server`.
+        section: String,
+        /// The normalised query, the endpoint or the route.
+        key: String,
+        /// The issuing function (`sql`, `http`).
+        source: Option<String>,
+        /// 0 for the first row with this identity in the report, 1 for the second, ...
+        nth: usize,
+    },
     /// A channel, stream or future entry.
     Flow {
         /// `channel`, `stream` or `future`.
@@ -216,6 +227,9 @@ pub enum Metric {
     LockWait,
     /// Lock mode: `hold_ns.mean`.
     LockHoldAvg,
+    /// SQL, HTTP, server row: failed queries, requests without a response, 5xx and
+    /// aborted responses.
+    Errors,
 }
 
 /// What a quantity is, for comparing and printing it.
@@ -253,7 +267,8 @@ impl Metric {
             | Metric::IoErrors(_)
             | Metric::FlowCount(_)
             | Metric::LockAcquisitions
-            | Metric::LockContended => Unit::Count,
+            | Metric::LockContended
+            | Metric::Errors => Unit::Count,
             Metric::AllocBytes | Metric::BytesPerCall | Metric::IoBytes(_) => Unit::Bytes,
             Metric::AllocsPerCall => Unit::PerCall,
         }
@@ -280,6 +295,7 @@ impl Metric {
                 | Metric::IoOps(_)
                 | Metric::IoBytes(_)
                 | Metric::LockContended
+                | Metric::Errors
         )
     }
 }
@@ -308,6 +324,7 @@ impl fmt::Display for Metric {
             Metric::LockContended => f.write_str("contended"),
             Metric::LockWait => f.write_str("wait total"),
             Metric::LockHoldAvg => f.write_str("hold avg"),
+            Metric::Errors => f.write_str("errors"),
         }
     }
 }

@@ -360,7 +360,7 @@ fn a_section_is_its_fragment_cut_to_the_limit_without_histograms() {
     assert_eq!(
         e,
         "no section \"nope\"; sections: timing, alloc, cpu, waits, io, channels, streams, \
-         futures, mutexes, rw_locks, threads, debug, stacks"
+         futures, sql, http, server, mutexes, rw_locks, tokio, threads, debug, stacks"
     );
 }
 

@@ -15,9 +15,11 @@ mod debug;
 mod flow;
 mod io;
 mod locks;
+mod service;
 mod stacks;
 mod threads;
 mod timing;
+mod tokio;
 mod waits;
 
 use hotpath_core::{SiteKind, SiteStats, Snapshot};
@@ -145,6 +147,10 @@ pub(crate) fn report(inputs: &Inputs<'_>) -> Report {
             rw_locks: None,
             debug: None,
             stacks: None,
+            sql: None,
+            http: None,
+            server: None,
+            tokio: None,
         };
         for &section in &cfg.sections {
             let present = match section {
@@ -161,6 +167,10 @@ pub(crate) fn report(inputs: &Inputs<'_>) -> Report {
                 Section::Mutexes => locks::build_mutexes(&ctx, &mut r),
                 Section::RwLocks => locks::build_rw_locks(&ctx, &mut r),
                 Section::Debug => debug::build(&mut r, &mut notes),
+                Section::Sql => service::build_sql(&ctx, &mut r, &mut notes),
+                Section::Http => service::build_http(&ctx, &mut r),
+                Section::Server => service::build_server(&ctx, &mut r),
+                Section::Tokio => tokio::build(&mut r, &mut notes),
             };
             if present {
                 r.sections.push(section);
@@ -221,6 +231,9 @@ fn snapshot_notes(snap: &Snapshot) -> Vec<String> {
                 SiteKind::Channel => "channel operations",
                 SiteKind::Stream => "stream polls",
                 SiteKind::Future => "future calls",
+                SiteKind::Sql => "SQL queries",
+                SiteKind::HttpClient => "HTTP requests",
+                SiteKind::HttpServer => "server requests",
             };
             note.push_str(&format!(
                 "; {} {what} of such sites are in no row of their section",

@@ -893,6 +893,10 @@ fn full_builder(output: &Path) -> HotpathGuardBuilder {
         .futures_time_sampling_rate(0.0)
         .mutexes_limit(10)
         .rw_locks_limit(11)
+        .sql_limit(12)
+        .http_limit(13)
+        .server_limit(14)
+        .route_scope(false)
         .mutexes_time_sampling_rate(0.25)
         .rw_locks_time_sampling_rate(3.0)
         .output_path(output)
@@ -1009,4 +1013,22 @@ fn dependency_closure_is_hotpath_and_its_macros_only() {
         .into_iter()
         .collect();
     assert_eq!(packages, expected, "cargo tree printed:\n{stdout}");
+}
+
+// http!, axum!, tokio_runtime!: without the feature, the value itself and nothing.
+#[test]
+fn service_macros_are_the_identity() {
+    // Any value stands for a client without the feature: it is returned as is.
+    let client = vec![1u8, 2];
+    let same: Vec<u8> = hotpath::http!(client);
+    assert_eq!(same, [1, 2]);
+    let labelled: &str = hotpath::http!("client", label = "billing");
+    assert_eq!(labelled, "client");
+    // Outside a runtime, with or without a handle-like value: nothing happens.
+    hotpath::tokio_runtime!();
+    let handle = 7u8;
+    hotpath::tokio_runtime!(&handle);
+    hotpath::tokio_runtime!(&handle, label = "io");
+    // axum!(router) is `router.layer(AxumLayer::new())`: it needs the axum-0-8 feature,
+    // with which it forwards every request untouched (tests/service's differential test).
 }

@@ -68,7 +68,7 @@ fn printed(stderr: &str, key: &str) -> u64 {
 fn channels_count_exactly() {
     let (r, stderr) = fixture(env!("CARGO_BIN_EXE_flow_channels"), &[]);
     assert!(r.has(Section::Channels));
-    assert_eq!(r.schema_version, 2);
+    assert_eq!(r.schema_version, 3);
 
     // C1: bounded(10), 1000 messages, a consumer sleeping 1 ms after each, taking a
     // message only while the producer sleeps in its send.

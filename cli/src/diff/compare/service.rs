@@ -1,0 +1,149 @@
+//! The `sql`, `http` and `server` rows of two reports: calls, errors and times per
+//! query, endpoint and route.
+
+use hotpath::report::format::{count, duration};
+use hotpath::report::{Dist, Report};
+
+use super::{Compare, Matching};
+use crate::diff::{Metric, RowKey, Unmatched, Value};
+
+/// One row as compared: `(section, key, source)` and its numbers.
+type Id = (&'static str, String, Option<String>);
+
+struct Row<'a> {
+    calls: u64,
+    errors: Option<u64>,
+    time: &'a Dist,
+}
+
+fn rows(r: &Report) -> Vec<(Id, Row<'_>)> {
+    let mut v = Vec::new();
+    for e in r.sql.iter().flatten() {
+        v.push((
+            ("sql", e.query.clone(), e.source.clone()),
+            Row {
+                calls: e.calls,
+                errors: e.errors,
+                time: &e.duration_ns,
+            },
+        ));
+    }
+    for e in r.http.iter().flatten() {
+        v.push((
+            ("http", e.endpoint.clone(), e.source.clone()),
+            Row {
+                calls: e.calls,
+                errors: Some(e.errors),
+                time: &e.ttfb_ns,
+            },
+        ));
+    }
+    for e in r.server.iter().flatten() {
+        v.push((
+            ("server", e.route.clone(), None),
+            Row {
+                calls: e.calls,
+                errors: Some(e.status.status_5xx + e.aborted),
+                time: &e.total_ns,
+            },
+        ));
+    }
+    v
+}
+
+fn key((section, key, source): Id, nth: usize) -> RowKey {
+    RowKey::Service {
+        section: section.to_string(),
+        key,
+        source,
+        nth,
+    }
+}
+
+/// `sql: SELECT ... (app::load)`, ` #2` for a later row of the same identity.
+fn shown((section, key, source): &Id, nth: usize) -> String {
+    let mut s = format!("{section}: {key}");
+    if let Some(src) = source {
+        s = format!("{s} ({src})");
+    }
+    if nth > 0 {
+        s = format!("{s} #{}", nth + 1);
+    }
+    s
+}
+
+impl Compare {
+    /// Compares the SQL, HTTP and server rows both reports have; returns the rows only
+    /// in HEAD and only in BASE.
+    pub(super) fn service(
+        &mut self,
+        base: &Report,
+        head: &Report,
+    ) -> (Vec<Unmatched>, Vec<Unmatched>) {
+        let (b, h) = (rows(base), rows(head));
+        let m = Matching::new(&b, &h, |(id, _)| id.clone());
+        for (bi, hi) in &m.pairs {
+            let (br, hr) = (&b[*bi].1, &h[*hi].1);
+            let row = m.row_key_of_head(*hi, key);
+            let (id, nth) = &m.head[*hi];
+            let shown = shown(id, *nth);
+            self.per_call_weight = br.calls.max(hr.calls).max(1);
+            let int = |v: u64| Some(Value::Int(v));
+            self.push(
+                row.clone(),
+                &shown,
+                Metric::Calls,
+                int(br.calls),
+                int(hr.calls),
+            );
+            if let (Some(be), Some(he)) = (br.errors, hr.errors) {
+                self.push(row.clone(), &shown, Metric::Errors, int(be), int(he));
+            }
+            self.push(
+                row.clone(),
+                &shown,
+                Metric::Total,
+                int(br.time.total),
+                int(hr.time.total),
+            );
+            self.push(
+                row.clone(),
+                &shown,
+                Metric::Avg,
+                int(br.time.mean),
+                int(hr.time.mean),
+            );
+            for p in self.percentiles.clone() {
+                self.push(
+                    row.clone(),
+                    &shown,
+                    Metric::Percentile(p),
+                    br.time.percentiles.get(p).map(Value::Int),
+                    hr.time.percentiles.get(p).map(Value::Int),
+                );
+            }
+        }
+        let unmatched = |rows: &[(Id, Row<'_>)], which: Vec<usize>, of: &[(Id, usize)]| {
+            which
+                .into_iter()
+                .map(|i| {
+                    let (id, nth) = &of[i];
+                    let r = &rows[i].1;
+                    Unmatched {
+                        row: key(id.clone(), *nth),
+                        shown: shown(id, *nth),
+                        summary: format!(
+                            "{} calls, {} total",
+                            count(r.calls),
+                            duration(r.time.total)
+                        ),
+                    }
+                })
+                .collect::<Vec<_>>()
+        };
+        (
+            unmatched(&h, m.only_head(), &m.head),
+            unmatched(&b, m.only_base(), &m.base),
+        )
+    }
+}

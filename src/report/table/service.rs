@@ -1,0 +1,71 @@
+//! The exit report's `sql`, `http`, `server` and `tokio` sections.
+
+use std::fmt::Write as _;
+
+use super::table;
+use crate::report::columns;
+use crate::report::format::{count, duration, shown, take};
+use crate::report::model::Report;
+
+pub(super) fn sql(r: &Report, limit: usize, out: &mut String) {
+    let rows = columns::sql_rows(r);
+    let n = take(limit, rows.len());
+    let calls: u64 = rows.iter().map(|e| e.calls).sum();
+    let total: u64 = rows.iter().map(|e| e.duration_ns.total).sum();
+    let _ = writeln!(
+        out,
+        "sql: queries by total time {}; {} calls, {}",
+        shown(n, rows.len()),
+        count(calls),
+        duration(total)
+    );
+    table(columns::sql(r), &rows[..n], None).render(out);
+    if rows.iter().any(|e| e.backend == "sqlx") {
+        let _ = writeln!(
+            out,
+            "sqlx times a query until its rows are consumed (a streamed fetch includes the \
+             program's time between rows); its events do not say whether a query failed"
+        );
+    }
+}
+
+pub(super) fn http(r: &Report, limit: usize, out: &mut String) {
+    let rows: Vec<_> = r.http.as_deref().unwrap_or(&[]).iter().collect();
+    let n = take(limit, rows.len());
+    let _ = writeln!(
+        out,
+        "http: client requests by total time to the response head {}",
+        shown(n, rows.len())
+    );
+    table(columns::http(r), &rows[..n], None).render(out);
+}
+
+pub(super) fn server(r: &Report, limit: usize, out: &mut String) {
+    let rows: Vec<_> = r.server.as_deref().unwrap_or(&[]).iter().collect();
+    let n = take(limit, rows.len());
+    let _ = writeln!(
+        out,
+        "server: requests per route by total time to the end of the body {}",
+        shown(n, rows.len())
+    );
+    table(columns::server(r), &rows[..n], None).render(out);
+}
+
+pub(super) fn tokio(r: &Report, limit: usize, out: &mut String) {
+    for rt in r.tokio.as_deref().unwrap_or(&[]) {
+        let _ = writeln!(
+            out,
+            "tokio: runtime {}({}, {} workers); alive tasks now {}, max {}; global queue max {}; busy {}",
+            rt.label.as_deref().map_or(String::new(), |l| format!("{l} ")),
+            rt.flavor,
+            rt.workers,
+            count(rt.alive_tasks.last),
+            count(rt.alive_tasks.max),
+            count(rt.global_queue_depth.max),
+            duration(rt.busy_ns()),
+        );
+    }
+    let rows = columns::tokio_rows(r);
+    let n = take(limit, rows.len());
+    table(columns::tokio(r), &rows[..n], None).render(out);
+}
