@@ -3,10 +3,10 @@
 //!
 //! * **fork.** `pthread_atfork` handlers take every lock of the profiler before the
 //!   address space is copied, in one fixed order (sqlx's span table, SQL and HTTP rows,
-//!   tokio runtimes, lock sites, debug values and each of
-//!   their entries, I/O entries, channel and stream entries, call sites, the shard
-//!   registry, the profiler-thread lists, the allocation readers and baseline, the CPU
-//!   signal handler, the live session), and release them after it in both processes;
+//!   tokio runtimes, lock sites, debug values and each of their entries, I/O entries,
+//!   channel and stream entries, call sites, the shard registry, the profiler-thread
+//!   lists, the allocation readers and baseline, the CPU signal handler, the live
+//!   session), and release them after it in both processes;
 //!   in the child they also stop CPU sampling and retire the shards of the threads that
 //!   were not copied (see `hotpath_core::fork`). So no lock of the profiler can be held
 //!   forever in a child. The session itself knows the pid it started in: a child that
