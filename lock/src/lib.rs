@@ -180,17 +180,6 @@ pub enum Mode {
     Upgradable = 2,
 }
 
-impl Mode {
-    #[inline(always)]
-    fn from_bits(b: u64) -> Mode {
-        match (b >> 32) as u8 {
-            0 => Mode::Write,
-            1 => Mode::Read,
-            _ => Mode::Upgradable,
-        }
-    }
-}
-
 static SITES: Mutex<Vec<&'static LockSite>> = Mutex::new(Vec::new());
 
 /// Sites of the `hotpath::wrap` constructors, by source location (see `site_at`).
@@ -357,8 +346,9 @@ impl<L: ?Sized + std::fmt::Debug> std::fmt::Debug for Lock<L> {
 const TIMED: u8 = 1;
 const CONTENDED: u8 = 2;
 const LIVE: u8 = 4;
-/// The function was read at acquisition (a contended one): it is in the low bits.
-const FUNCTION: u8 = 8;
+
+// The id of a call site fits the 24 bits [`Held`] keeps it in.
+const _: () = assert!(hotpath_core::MAX_SITES < 1 << 24);
 
 impl LockSite {
     /// The sampler of this site's acquisitions.
@@ -371,59 +361,176 @@ impl LockSite {
     }
 }
 
-/// One acquisition being held: recorded when it drops (after the inner guard, which is
-/// declared before it in every guard, so the lock is released first).
+/// One acquisition being held, as plain data: what its release records (see
+/// [`Held::release`]). [`Hold`] releases it when dropped; the guard of a std mutex
+/// releases it itself, after its own lock.
 ///
-/// Every field is a whole word, written at once: narrower fields next to each other made
-/// the guard's moves read words whose bytes were just stored apart (store-forwarding
-/// stalls of several ns per acquisition).
-#[derive(Debug)]
-pub struct Hold {
-    lock: &'static LockSite,
+/// Whole words, written at once: narrower fields next to each other made the guard's
+/// moves read words whose bytes were just stored apart (store-forwarding stalls of
+/// several ns per acquisition).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Held {
     /// Clock reading when the lock was acquired (timed acquisitions).
     start: u64,
     /// Ticks waited (timed contended acquisitions).
     wait: u64,
-    /// The innermost measured function at acquisition (0: none) in the low 32 bits, the
-    /// mode in bits 32..40, the flags in bits 40..48.
+    /// The innermost measured function at acquisition (0: none) in bits 0..32, the id of
+    /// the mode's call site in bits 32..56, the flags in bits 56..64 (none: nothing to
+    /// record).
     bits: u64,
 }
 
 #[inline(always)]
-const fn bits(function: u32, mode: Mode, flags: u8) -> u64 {
-    function as u64 | (mode as u64) << 32 | (flags as u64) << 40
+const fn bits(function: u32, site: u32, flags: u8) -> u64 {
+    function as u64 | ((site as u64) & 0xFF_FFFF) << 32 | (flags as u64) << 56
 }
 
-impl Hold {
-    /// Nothing to record (the thread was tearing down).
-    fn none(lock: &'static LockSite, mode: Mode) -> Hold {
-        Hold {
-            lock,
-            start: 0,
-            wait: 0,
-            bits: bits(0, mode, 0),
-        }
-    }
+impl Held {
+    /// Nothing to record (the thread was tearing down, or the hold was ended).
+    pub(crate) const NONE: Held = Held {
+        start: 0,
+        wait: 0,
+        bits: 0,
+    };
 
     #[inline(always)]
     fn flags(&self) -> u8 {
-        (self.bits >> 40) as u8
+        (self.bits >> 56) as u8
     }
 
+    /// The id of the mode's call site.
     #[inline(always)]
-    fn function(&self) -> u32 {
-        self.bits as u32
+    fn site(&self) -> u32 {
+        (self.bits >> 32) as u32 & 0xFF_FFFF
     }
 
+    /// Records the acquisition (the lock was just released): out of line, so that a
+    /// guard's drop stays small enough to be inlined where the guard lives (then the
+    /// guard is kept in registers instead of being copied through memory).
     #[inline(always)]
-    fn mode(&self) -> Mode {
-        Mode::from_bits(self.bits)
+    pub(crate) fn release(self) {
+        if self.flags() & LIVE != 0 {
+            record(self.start, self.wait, self.bits);
+        }
     }
 
-    /// Forgets the acquisition: nothing is recorded when the hold drops.
+    /// Records the hold so far as one acquisition and stops holding (the lock is
+    /// released for a while: a condition variable's wait, `unlocked`): returns what
+    /// [`Held::resume`] needs.
+    fn pause(&mut self, condvar: bool) -> Paused {
+        let flags = self.flags();
+        let paused = Paused {
+            bits: bits(self.bits as u32, self.site(), flags & (LIVE | TIMED)),
+            at: if flags & TIMED != 0 { now() } else { 0 },
+        };
+        self.release();
+        *self = Held::NONE;
+        if flags & LIVE != 0 && condvar {
+            if let Some(slot) = Here::get().and_then(|h| h.slot_of(paused.site())) {
+                slot.c.condvar_waits.add(1);
+            }
+        }
+        paused
+    }
+
+    /// Holds again after a pause (an uncontended acquisition); with `charge`, the time
+    /// since the pause is charged to the innermost measured function as lock waiting (a
+    /// condition variable's wait).
+    fn resume(p: Paused, charge: bool) -> Held {
+        let flags = (p.bits >> 56) as u8;
+        if flags & LIVE == 0 {
+            return Held::NONE;
+        }
+        let Some(here) = Here::get() else {
+            return Held::NONE;
+        };
+        let start = if flags & TIMED != 0 {
+            let t = now();
+            if charge && !here.in_op() {
+                here.charge(Wait::Lock, t.saturating_sub(p.at));
+            }
+            t
+        } else {
+            0
+        };
+        Held {
+            start,
+            wait: 0,
+            bits: p.bits,
+        }
+    }
+
+    /// Runs `f` with the lock released (by `release_for`, e.g. parking_lot's
+    /// `unlocked`): the hold before and the hold after are two acquisitions.
+    #[cfg_attr(not(feature = "parking_lot"), allow(dead_code))]
+    fn released<U>(&mut self, release_for: impl FnOnce() -> U) -> U {
+        let p = self.pause(false);
+        let u = release_for();
+        *self = Held::resume(p, false);
+        u
+    }
+
+    /// As [`Held::released`], for a condition variable's wait: counted as one, and its
+    /// time charged to the function as lock waiting.
+    pub(crate) fn condvar_wait<U>(&mut self, wait: impl FnOnce() -> U) -> U {
+        let p = self.pause(true);
+        let u = wait();
+        *self = Held::resume(p, true);
+        u
+    }
+}
+
+/// Records an acquisition (see [`Held`] for the arguments) released just now into the
+/// calling thread's slot and holder table; the clock is read first.
+#[inline(never)]
+fn record(start: u64, wait: u64, bits: u64) {
+    let flags = (bits >> 56) as u8;
+    let timed = flags & TIMED != 0;
+    let end = if timed { now() } else { 0 };
+    let Some(here) = Here::get() else {
+        return;
+    };
+    let site = (bits >> 32) as u32 & 0xFF_FFFF;
+    let Some(slot) = here.slot_of(site) else {
+        return;
+    };
+    let contended = flags & CONTENDED != 0;
+    let hold = end.saturating_sub(start);
+    if timed {
+        slot.record_op(hold);
+        if contended {
+            slot.record_wait(wait);
+        }
+    } else {
+        slot.c.counted.add(1);
+    }
+    if let Some(h) = here.holder_of(site, bits as u32) {
+        h.ops.add(1);
+        if timed {
+            h.hold.add(hold);
+        }
+        if contended {
+            h.contended.add(1);
+            h.wait.add(wait);
+        }
+    }
+    if contended {
+        slot.c.contended.add(1);
+    }
+}
+
+/// One acquisition being held, recorded when it drops (after the inner guard, which is
+/// declared before it in every guard, so the lock is released first).
+#[derive(Debug)]
+pub struct Hold {
+    lock: &'static LockSite,
+    held: Held,
+}
+
+impl Hold {
     #[inline(always)]
-    fn disarm(&mut self) {
-        self.bits &= !(0xFF << 40);
+    fn new(lock: &'static LockSite, held: Held) -> Hold {
+        Hold { lock, held }
     }
 
     /// The lock site this hold belongs to.
@@ -441,8 +548,7 @@ impl Hold {
         allow(dead_code)
     )]
     pub(crate) fn end(mut self) {
-        self.record();
-        self.disarm();
+        std::mem::replace(&mut self.held, Held::NONE).release();
     }
 
     /// Drops the hold of an acquisition that did not happen (a timed try that timed
@@ -450,57 +556,7 @@ impl Hold {
     // Only parking_lot has timed tries and `unlocked`.
     #[cfg_attr(not(feature = "parking_lot"), allow(dead_code))]
     pub(crate) fn end_unacquired(mut self) {
-        self.disarm();
-    }
-
-    /// Records the hold so far as one acquisition and stops holding (the lock is
-    /// released for a while: a condition variable's wait, `unlocked`): returns what
-    /// [`Hold::resume`] needs.
-    fn pause(&mut self, condvar: bool) -> Paused {
-        let flags = self.flags();
-        let paused = Paused {
-            lock: self.lock,
-            mode: self.mode(),
-            function: self.function(),
-            timed: flags & TIMED != 0,
-            live: flags & LIVE != 0,
-            at: if flags & TIMED != 0 { now() } else { 0 },
-        };
-        self.record();
-        self.disarm();
-        if paused.live && condvar {
-            if let Some(slot) = Here::get().and_then(|h| h.slot(self.lock.mode(paused.mode))) {
-                slot.c.condvar_waits.add(1);
-            }
-        }
-        paused
-    }
-
-    /// Holds again after a pause (an uncontended acquisition); with `charge`, the time
-    /// since the pause is charged to the innermost measured function as lock waiting (a
-    /// condition variable's wait).
-    fn resume(p: Paused, charge: bool) -> Hold {
-        if !p.live {
-            return Hold::none(p.lock, p.mode);
-        }
-        let Some(here) = Here::get() else {
-            return Hold::none(p.lock, p.mode);
-        };
-        let (start, flags) = if p.timed {
-            let t = now();
-            if charge && !here.in_op() {
-                here.charge(Wait::Lock, t.saturating_sub(p.at));
-            }
-            (t, LIVE | TIMED | FUNCTION)
-        } else {
-            (0, LIVE | FUNCTION)
-        };
-        Hold {
-            lock: p.lock,
-            start,
-            wait: 0,
-            bits: bits(p.function, p.mode, flags),
-        }
+        self.held = Held::NONE;
     }
 
     /// Runs `f` with the lock released (by `release_for`, e.g. parking_lot's
@@ -508,89 +564,42 @@ impl Hold {
     // Only parking_lot has timed tries and `unlocked`.
     #[cfg_attr(not(feature = "parking_lot"), allow(dead_code))]
     pub(crate) fn released<U>(&mut self, release_for: impl FnOnce() -> U) -> U {
-        let p = self.pause(false);
-        let u = release_for();
-        *self = Hold::resume(p, false);
-        u
+        self.held.released(release_for)
     }
 
     /// As [`Hold::released`], for a condition variable's wait: counted as one, and its
     /// time charged to the function as lock waiting.
+    #[cfg_attr(not(feature = "parking_lot"), allow(dead_code))]
     pub(crate) fn condvar_wait<U>(&mut self, wait: impl FnOnce() -> U) -> U {
-        let p = self.pause(true);
-        let u = wait();
-        *self = Hold::resume(p, true);
-        u
-    }
-
-    /// Records the acquisition into the calling thread's slot and holder table.
-    #[inline(always)]
-    fn record(&self) {
-        let flags = self.flags();
-        if flags & LIVE == 0 {
-            return;
-        }
-        let timed = flags & TIMED != 0;
-        let end = if timed { now() } else { 0 };
-        let Some(here) = Here::get() else {
-            return;
-        };
-        let site: &'static CallSite = self.lock.mode(self.mode());
-        let Some(slot) = here.slot(site) else {
-            return;
-        };
-        let contended = flags & CONTENDED != 0;
-        let hold = end.saturating_sub(self.start);
-        if timed {
-            slot.record_op(hold);
-            if contended {
-                slot.record_wait(self.wait);
-            }
-        } else {
-            slot.c.counted.add(1);
-        }
-        let function = if flags & FUNCTION != 0 {
-            self.function()
-        } else {
-            here.function_id()
-        };
-        if let Some(h) = here.holder(site, function) {
-            h.ops.add(1);
-            if timed {
-                h.hold.add(hold);
-            }
-            if contended {
-                h.contended.add(1);
-                h.wait.add(self.wait);
-            }
-        }
-        if contended {
-            slot.c.contended.add(1);
-        }
+        self.held.condvar_wait(wait)
     }
 }
 
 impl Drop for Hold {
     #[inline(always)]
     fn drop(&mut self) {
-        self.record();
+        self.held.release();
     }
 }
 
-/// A hold paused while the lock is released.
+/// A hold paused while the lock is released: its function, site and flags (timed,
+/// live), and when the pause began.
 struct Paused {
-    lock: &'static LockSite,
-    mode: Mode,
-    function: u32,
-    timed: bool,
-    live: bool,
+    bits: u64,
     at: u64,
+}
+
+impl Paused {
+    #[inline(always)]
+    fn site(&self) -> u32 {
+        (self.bits >> 32) as u32 & 0xFF_FFFF
+    }
 }
 
 /// A `try_lock`-style attempt failed because the lock was taken.
 #[cold]
-fn try_failed(lock: &'static LockSite, mode: Mode) {
-    if let Some(slot) = Here::get().and_then(|h| h.slot(lock.mode(mode))) {
+fn try_failed(site: &'static CallSite) {
+    if let Some(slot) = Here::get().and_then(|h| h.slot(site)) {
         slot.c.try_failed.add(1);
     }
 }
@@ -618,23 +627,22 @@ fn begin(sampler: Sampler) -> Begin {
         None => here.timed(sampler),
     };
     Begin {
-        flags: if timed {
-            LIVE | TIMED | FUNCTION
-        } else {
-            LIVE | FUNCTION
-        },
+        flags: if timed { LIVE | TIMED } else { LIVE },
         function: here.function_id(),
     }
 }
 
-/// An uncontended acquisition just made: no clock is read but for a timed one's hold.
+/// An uncontended acquisition of `site` just made: no clock is read but for a timed
+/// one's hold.
 #[inline(always)]
-fn uncontended(lock: &'static LockSite, mode: Mode, b: Begin) -> Hold {
-    Hold {
-        lock,
+fn uncontended(site: &'static CallSite, b: Begin) -> Held {
+    if b.flags == 0 {
+        return Held::NONE;
+    }
+    Held {
         start: if b.flags & TIMED != 0 { now() } else { 0 },
         wait: 0,
-        bits: bits(b.function, mode, b.flags),
+        bits: bits(b.function, site.id(), b.flags),
     }
 }
 
@@ -644,35 +652,33 @@ fn uncontended(lock: &'static LockSite, mode: Mode, b: Begin) -> Hold {
     allow(dead_code)
 )]
 pub(crate) fn hold_now(lock: &'static LockSite, mode: Mode) -> Hold {
-    uncontended(lock, mode, begin(lock.sampler()))
+    Hold::new(lock, uncontended(lock.mode(mode), begin(lock.sampler())))
 }
 
-/// A contended acquisition that started waiting at `t0` (0 if untimed) and just got the
-/// lock: charges the wait to the innermost measured function.
+/// A contended acquisition of `site` that started waiting at `t0` (0 if untimed) and
+/// just got the lock: charges the wait to the innermost measured function.
 #[inline]
-fn contended(lock: &'static LockSite, mode: Mode, timed: bool, t0: u64) -> Hold {
+fn contended(site: &'static CallSite, timed: bool, t0: u64) -> Held {
+    let t1 = if timed { now() } else { 0 };
     let Some(here) = Here::get() else {
-        return Hold::none(lock, mode);
+        return Held::NONE;
     };
     let function = here.function_id();
     if !timed {
-        return Hold {
-            lock,
+        return Held {
             start: 0,
             wait: 0,
-            bits: bits(function, mode, LIVE | CONTENDED | FUNCTION),
+            bits: bits(function, site.id(), LIVE | CONTENDED),
         };
     }
-    let t1 = now();
     let wait = t1.saturating_sub(t0);
     if !here.in_op() {
         here.charge(Wait::Lock, wait);
     }
-    Hold {
-        lock,
+    Held {
         start: t1,
         wait,
-        bits: bits(function, mode, LIVE | TIMED | CONTENDED | FUNCTION),
+        bits: bits(function, site.id(), LIVE | TIMED | CONTENDED),
     }
 }
 
@@ -685,14 +691,36 @@ fn acquire<'a, L: ?Sized, R>(
     fast: impl FnOnce(&'a L) -> Option<R>,
     slow: impl FnOnce(&'a L) -> R,
 ) -> (R, Hold) {
+    let (r, held) = acquire_held(lock, mode, fast, slow);
+    (r, Hold::new(lock.site, held))
+}
+
+/// [`acquire`], the hold as plain data (for guards that release it themselves).
+#[inline(always)]
+fn acquire_held<'a, L: ?Sized, R>(
+    lock: &'a Lock<L>,
+    mode: Mode,
+    fast: impl FnOnce(&'a L) -> Option<R>,
+    slow: impl FnOnce(&'a L) -> R,
+) -> (R, Held) {
     lock.register();
-    let inner = &lock.inner;
-    acquire_by(lock.site, mode, inner, |l| fast(l).ok_or(l), slow)
+    let site = lock.site;
+    acquire_at(
+        site.mode(mode),
+        site.sampler(),
+        &lock.inner,
+        |l| fast(l).ok_or(l),
+        slow,
+    )
 }
 
 /// A blocking acquisition of `mode` at `lock` from `state` (the lock, or a guard being
 /// upgraded): `fast` tries without waiting and gives `state` back when the lock is
 /// taken, `slow` blocks until acquired.
+#[cfg_attr(
+    not(any(feature = "parking_lot", feature = "async-lock")),
+    allow(dead_code)
+)]
 #[inline(always)]
 fn acquire_by<S, R>(
     lock: &'static LockSite,
@@ -701,28 +729,39 @@ fn acquire_by<S, R>(
     fast: impl FnOnce(S) -> Result<R, S>,
     slow: impl FnOnce(S) -> R,
 ) -> (R, Hold) {
-    let b = begin(lock.sampler());
+    let (r, held) = acquire_at(lock.mode(mode), lock.sampler(), state, fast, slow);
+    (r, Hold::new(lock, held))
+}
+
+#[inline(always)]
+fn acquire_at<S, R>(
+    site: &'static CallSite,
+    sampler: Sampler,
+    state: S,
+    fast: impl FnOnce(S) -> Result<R, S>,
+    slow: impl FnOnce(S) -> R,
+) -> (R, Held) {
+    let b = begin(sampler);
     match fast(state) {
-        Ok(r) => (r, uncontended(lock, mode, b)),
-        Err(state) => acquire_slow(lock, mode, b.flags, state, slow),
+        Ok(r) => (r, uncontended(site, b)),
+        Err(state) => acquire_slow(site, b.flags, state, slow),
     }
 }
 
 #[inline(never)]
 fn acquire_slow<S, R>(
-    lock: &'static LockSite,
-    mode: Mode,
+    site: &'static CallSite,
     flags: u8,
     state: S,
     slow: impl FnOnce(S) -> R,
-) -> (R, Hold) {
+) -> (R, Held) {
     let timed = flags & TIMED != 0;
     let t0 = if timed { now() } else { 0 };
     let r = slow(state);
     if flags & LIVE == 0 {
-        return (r, Hold::none(lock, mode));
+        return (r, Held::NONE);
     }
-    (r, contended(lock, mode, timed, t0))
+    (r, contended(site, timed, t0))
 }
 
 /// A `try_lock`-style acquisition of `mode`: `None` (and a failed attempt counted) when
@@ -733,12 +772,31 @@ fn try_acquire<'a, L: ?Sized, R>(
     mode: Mode,
     attempt: impl FnOnce(&'a L) -> Option<R>,
 ) -> Option<(R, Hold)> {
+    let (r, held) = try_acquire_held(lock, mode, attempt)?;
+    Some((r, Hold::new(lock.site, held)))
+}
+
+/// [`try_acquire`], the hold as plain data (for guards that release it themselves).
+#[inline(always)]
+fn try_acquire_held<'a, L: ?Sized, R>(
+    lock: &'a Lock<L>,
+    mode: Mode,
+    attempt: impl FnOnce(&'a L) -> Option<R>,
+) -> Option<(R, Held)> {
     lock.register();
-    try_acquire_by(lock.site, mode, &lock.inner, |l| attempt(l).ok_or(())).ok()
+    let site = lock.site;
+    try_acquire_at(site.mode(mode), site.sampler(), &lock.inner, |l| {
+        attempt(l).ok_or(())
+    })
+    .ok()
 }
 
 /// A `try_lock`-style acquisition of `mode` at `lock` by `attempt` from `state`, which
 /// gives something back when the lock is taken (a guard being upgraded).
+#[cfg_attr(
+    not(any(feature = "parking_lot", feature = "tokio", feature = "async-lock")),
+    allow(dead_code)
+)]
 #[inline(always)]
 fn try_acquire_by<S, R, E>(
     lock: &'static LockSite,
@@ -746,11 +804,22 @@ fn try_acquire_by<S, R, E>(
     state: S,
     attempt: impl FnOnce(S) -> Result<R, E>,
 ) -> Result<(R, Hold), E> {
-    let b = begin(lock.sampler());
+    let (r, held) = try_acquire_at(lock.mode(mode), lock.sampler(), state, attempt)?;
+    Ok((r, Hold::new(lock, held)))
+}
+
+#[inline(always)]
+fn try_acquire_at<S, R, E>(
+    site: &'static CallSite,
+    sampler: Sampler,
+    state: S,
+    attempt: impl FnOnce(S) -> Result<R, E>,
+) -> Result<(R, Held), E> {
+    let b = begin(sampler);
     match attempt(state) {
-        Ok(r) => Ok((r, uncontended(lock, mode, b))),
+        Ok(r) => Ok((r, uncontended(site, b))),
         Err(e) => {
-            try_failed(lock, mode);
+            try_failed(site);
             Err(e)
         }
     }
@@ -770,15 +839,16 @@ async fn acquire_async<S, R, F>(
 where
     F: std::future::Future<Output = R>,
 {
+    let site = lock.mode(mode);
     let b = begin(lock.sampler());
     let state = match fast(state) {
-        Ok(r) => return (r, uncontended(lock, mode, b)),
+        Ok(r) => return (r, Hold::new(lock, uncontended(site, b))),
         Err(state) => state,
     };
     let timed = b.flags & TIMED != 0;
     let t0 = if timed { now() } else { 0 };
     let r = slow(state).await;
-    (r, contended(lock, mode, timed, t0))
+    (r, Hold::new(lock, contended(site, timed, t0)))
 }
 
 /// A guard that owns an `Arc` of its measured lock (parking_lot's `lock_arc`, tokio's

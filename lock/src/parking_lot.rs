@@ -158,7 +158,7 @@ impl<T: ?Sized> Lock<PMutex<T>> {
             Some(inner) => Some(MutexGuard { inner, hold }),
             None => {
                 hold.end_unacquired();
-                crate::try_failed(self.site, Mode::Write);
+                crate::try_failed(self.site.mode(Mode::Write));
                 None
             }
         }
@@ -412,7 +412,7 @@ impl<T: ?Sized> Lock<PRwLock<T>> {
             Some(g) => Some((g, hold)),
             None => {
                 hold.end_unacquired();
-                crate::try_failed(self.site, mode);
+                crate::try_failed(self.site.mode(mode));
                 None
             }
         }

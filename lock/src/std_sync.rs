@@ -11,11 +11,15 @@
 //! the hold before it and the hold after it are two acquisitions, the wait itself is no
 //! hold, and its time is charged to the waiting function as lock waiting.
 
+use std::mem::ManuallyDrop;
 use std::ops::{Deref, DerefMut};
 use std::sync::{LockResult, PoisonError, TryLockError, TryLockResult, WaitTimeoutResult};
 use std::time::Duration;
 
-use crate::{acquire, fmt_as_inner, try_acquire, Hold, Lock, LockKind, Mode};
+use crate::{
+    acquire, acquire_held, fmt_as_inner, try_acquire, try_acquire_held, Held, Hold, Lock, LockKind,
+    Mode,
+};
 
 type StdMutex<T> = std::sync::Mutex<T>;
 type StdRwLock<T> = std::sync::RwLock<T>;
@@ -31,7 +35,7 @@ fn attempt<G>(r: TryLockResult<G>) -> Option<LockResult<G>> {
 }
 
 /// Wraps the guard of a std result, poisoned or not.
-fn wrap<G, W>(r: LockResult<G>, hold: Hold, f: impl FnOnce(G, Hold) -> W) -> LockResult<W> {
+fn wrap<G, H, W>(r: LockResult<G>, hold: H, f: impl FnOnce(G, H) -> W) -> LockResult<W> {
     match r {
         Ok(g) => Ok(f(g, hold)),
         Err(e) => Err(PoisonError::new(f(e.into_inner(), hold))),
@@ -39,10 +43,7 @@ fn wrap<G, W>(r: LockResult<G>, hold: Hold, f: impl FnOnce(G, Hold) -> W) -> Loc
 }
 
 /// As [`wrap`], for `try_` methods: `None` is `WouldBlock`.
-fn wrap_try<G, W>(
-    r: Option<(LockResult<G>, Hold)>,
-    f: impl FnOnce(G, Hold) -> W,
-) -> TryLockResult<W> {
+fn wrap_try<G, H, W>(r: Option<(LockResult<G>, H)>, f: impl FnOnce(G, H) -> W) -> TryLockResult<W> {
     match r {
         Some((Ok(g), hold)) => Ok(f(g, hold)),
         Some((Err(e), hold)) => Err(TryLockError::Poisoned(PoisonError::new(f(
@@ -57,12 +58,57 @@ fn wrap_try<G, W>(
 /// the acquisition.
 #[must_use = "if unused the Mutex will immediately unlock"]
 pub struct MutexGuard<'a, T: ?Sized + 'a> {
-    // Declared first: dropped (the lock released) before `hold` records.
-    inner: std::sync::MutexGuard<'a, T>,
-    hold: Hold,
+    /// Dropped by the guard's own drop, first (see there).
+    inner: ManuallyDrop<std::sync::MutexGuard<'a, T>>,
+    held: Held,
 }
 
-fmt_as_inner!(MutexGuard<'a, T> where T: ?Sized + std::fmt::Debug);
+impl<'a, T: ?Sized> MutexGuard<'a, T> {
+    #[inline(always)]
+    fn new(inner: std::sync::MutexGuard<'a, T>, held: Held) -> Self {
+        MutexGuard {
+            inner: ManuallyDrop::new(inner),
+            held,
+        }
+    }
+
+    /// The std guard and the hold, which the caller now releases.
+    fn into_parts(self) -> (std::sync::MutexGuard<'a, T>, Held) {
+        let mut this = ManuallyDrop::new(self);
+        let held = this.held;
+        // SAFETY: `this` is never dropped (it is a `ManuallyDrop`) nor used again, so
+        // `inner` is taken once and not dropped anywhere else.
+        #[allow(unsafe_code)]
+        let inner = unsafe { ManuallyDrop::take(&mut this.inner) };
+        (inner, held)
+    }
+}
+
+impl<T: ?Sized> Drop for MutexGuard<'_, T> {
+    /// Releases the lock, then records the acquisition.
+    ///
+    /// The guard's own drop rather than its fields' (a `Hold` dropped after the std
+    /// guard): with a field that records, a panic in the std guard's drop must still drop
+    /// it, and that cleanup made the guard's drop too large for the optimiser to inline
+    /// where the guard lives; not inlined, the guard is copied through memory (stores
+    /// then wider loads: store-forwarding stalls) on every acquisition.
+    #[inline(always)]
+    fn drop(&mut self) {
+        // SAFETY: `inner` is dropped here only, once (the guard is being dropped; its
+        // other exit, `into_parts`, never drops it), and not used after.
+        #[allow(unsafe_code)]
+        unsafe {
+            ManuallyDrop::drop(&mut self.inner)
+        };
+        self.held.release();
+    }
+}
+
+impl<T: ?Sized + std::fmt::Debug> std::fmt::Debug for MutexGuard<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&*self.inner, f)
+    }
+}
 
 impl<T: ?Sized + std::fmt::Display> std::fmt::Display for MutexGuard<'_, T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -104,16 +150,16 @@ impl<T: ?Sized> Lock<StdMutex<T>> {
     /// another thread panicked while holding it.
     #[inline]
     pub fn lock(&self) -> LockResult<MutexGuard<'_, T>> {
-        let (r, hold) = acquire(self, Mode::Write, |m| attempt(m.try_lock()), |m| m.lock());
-        wrap(r, hold, |inner, hold| MutexGuard { inner, hold })
+        let (r, held) = acquire_held(self, Mode::Write, |m| attempt(m.try_lock()), |m| m.lock());
+        wrap(r, held, MutexGuard::new)
     }
 
     /// Acquires the mutex if it is free: `WouldBlock` otherwise, `Poisoned` if another
     /// thread panicked while holding it.
     #[inline]
     pub fn try_lock(&self) -> TryLockResult<MutexGuard<'_, T>> {
-        let r = try_acquire(self, Mode::Write, |m| attempt(m.try_lock()));
-        wrap_try(r, |inner, hold| MutexGuard { inner, hold })
+        let r = try_acquire_held(self, Mode::Write, |m| attempt(m.try_lock()));
+        wrap_try(r, MutexGuard::new)
     }
 
     /// Whether the mutex is poisoned.
@@ -295,9 +341,9 @@ impl Condvar {
     /// Blocks until notified, releasing the mutex meanwhile (see
     /// `std::sync::Condvar::wait`; spurious wake-ups happen as there).
     pub fn wait<'a, T>(&self, guard: MutexGuard<'a, T>) -> LockResult<MutexGuard<'a, T>> {
-        let MutexGuard { inner, mut hold } = guard;
-        let r = hold.condvar_wait(|| self.inner.wait(inner));
-        wrap(r, hold, |inner, hold| MutexGuard { inner, hold })
+        let (inner, mut held) = guard.into_parts();
+        let r = held.condvar_wait(|| self.inner.wait(inner));
+        wrap(r, held, MutexGuard::new)
     }
 
     /// Blocks while `condition` returns true (see `std::sync::Condvar::wait_while`). The
@@ -310,9 +356,9 @@ impl Condvar {
     where
         F: FnMut(&mut T) -> bool,
     {
-        let MutexGuard { inner, mut hold } = guard;
-        let r = hold.condvar_wait(|| self.inner.wait_while(inner, condition));
-        wrap(r, hold, |inner, hold| MutexGuard { inner, hold })
+        let (inner, mut held) = guard.into_parts();
+        let r = held.condvar_wait(|| self.inner.wait_while(inner, condition));
+        wrap(r, held, MutexGuard::new)
     }
 
     /// Blocks until notified or `dur` has passed (see `std::sync::Condvar::wait_timeout`).
@@ -321,9 +367,11 @@ impl Condvar {
         guard: MutexGuard<'a, T>,
         dur: Duration,
     ) -> LockResult<(MutexGuard<'a, T>, WaitTimeoutResult)> {
-        let MutexGuard { inner, mut hold } = guard;
-        let r = hold.condvar_wait(|| self.inner.wait_timeout(inner, dur));
-        wrap(r, hold, |(inner, t), hold| (MutexGuard { inner, hold }, t))
+        let (inner, mut held) = guard.into_parts();
+        let r = held.condvar_wait(|| self.inner.wait_timeout(inner, dur));
+        wrap(r, held, |(inner, t), held| {
+            (MutexGuard::new(inner, held), t)
+        })
     }
 
     /// Blocks while `condition` returns true, at most `dur` (see
@@ -337,9 +385,11 @@ impl Condvar {
     where
         F: FnMut(&mut T) -> bool,
     {
-        let MutexGuard { inner, mut hold } = guard;
-        let r = hold.condvar_wait(|| self.inner.wait_timeout_while(inner, dur, condition));
-        wrap(r, hold, |(inner, t), hold| (MutexGuard { inner, hold }, t))
+        let (inner, mut held) = guard.into_parts();
+        let r = held.condvar_wait(|| self.inner.wait_timeout_while(inner, dur, condition));
+        wrap(r, held, |(inner, t), held| {
+            (MutexGuard::new(inner, held), t)
+        })
     }
 
     /// Wakes one waiting thread.
