@@ -77,6 +77,14 @@ impl Here {
         self.0.slot(site.id())
     }
 
+    /// The slot of the call site numbered `id` (as [`CallSite::id`] gave it) on this
+    /// thread, created on first use: for wrappers that keep the number rather than the
+    /// site.
+    #[inline(always)]
+    pub fn slot_of(self, id: u32) -> Option<&'static Slot> {
+        self.0.slot(id)
+    }
+
     /// The slot of the innermost measured function (or block) on this thread's scope
     /// stack, if one is running: where waits are charged.
     #[inline(always)]
