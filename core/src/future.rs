@@ -136,9 +136,10 @@ impl<F: Future> Future for MeasuredFuture<F> {
             _ => return this.inner.poll(cx),
         };
         // Pops the frame if the inner poll unwinds.
-        let frame = PollFrame(&e);
+        let frame = PollFrame(e);
         let r = this.inner.poll(cx);
-        let Some(left) = frame.finish() else {
+        let e = frame.disarm();
+        let Some(left) = pop(&e, scope::now(e.tsc)) else {
             return r;
         };
         st.polls += 1;
@@ -213,9 +214,10 @@ fn first_poll<F: Future>(
         st.path = e.path();
         st.extra = e.extra;
     }
-    let frame = PollFrame(&e);
+    let frame = PollFrame(e);
     let r = inner.poll(cx);
-    let end = frame.end();
+    let e = frame.disarm();
+    let end = scope::now(e.tsc);
     match scope::pop_fast(&e, end) {
         Some(left) => first_poll_done(&e, Some(left), r, st, first),
         None => first_poll_done_slow(&e, end, r, st, first),
@@ -341,33 +343,35 @@ fn count_when_ready<T>(r: Poll<T>, st: &mut State, site: &'static CallSite) -> P
     r
 }
 
-/// Pops the frame of a poll if the inner poll unwinds; [`PollFrame::finish`] pops it
-/// otherwise. Holds the entry by reference so that it is never moved.
-struct PollFrame<'a>(&'a scope::Entered);
+/// Pops the frame of a poll if the inner poll unwinds; [`PollFrame::disarm`] gives the
+/// frame back otherwise. Holds a copy of the frame, not a reference: a reference
+/// (taken by the out-of-line drop) kept the frame in memory, stored after the push and
+/// loaded back at the pop; a copy the inline drop hands to [`unwound`] stays in
+/// registers on the usual path.
+struct PollFrame(scope::Entered);
 
-impl PollFrame<'_> {
-    /// The poll returned: disarms the guard and reads the clock (the caller pops).
+impl PollFrame {
+    /// The poll returned: the frame, for the caller to pop (no `Drop` runs).
     #[inline(always)]
-    fn end(self) -> u64 {
+    fn disarm(self) -> scope::Entered {
         let e = self.0;
         std::mem::forget(self);
-        scope::now(e.tsc)
-    }
-
-    #[inline(always)]
-    fn finish(self) -> Option<scope::Left> {
-        let e = self.0;
-        // The normal exit: no `Drop` to run.
-        std::mem::forget(self);
-        pop(e, scope::now(e.tsc))
+        e
     }
 }
 
-impl Drop for PollFrame<'_> {
-    #[cold]
+impl Drop for PollFrame {
+    #[inline(always)]
     fn drop(&mut self) {
-        let _ = pop(self.0, scope::now(self.0.tsc));
+        unwound(self.0);
     }
+}
+
+/// The frame of a poll that unwound: popped.
+#[cold]
+#[inline(never)]
+fn unwound(e: scope::Entered) {
+    let _ = pop(&e, scope::now(e.tsc));
 }
 
 /// A futures-section future dropped before its first poll: one call, never polled.

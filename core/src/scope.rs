@@ -198,6 +198,7 @@ pub(crate) fn now(tsc: bool) -> u64 {
 }
 
 /// A pushed frame.
+#[derive(Clone, Copy)]
 pub(crate) struct Entered {
     pub(crate) shard: &'static Shard,
     pub(crate) slot: &'static Slot,
