@@ -92,30 +92,17 @@ impl<S: futures_core::Stream> futures_core::Stream for Stream<S> {
     #[inline]
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<S::Item>> {
         let this = self.project();
-        let Some(here) = Here::get() else {
-            return this.inner.poll_next(cx);
+        // The usual poll (every poll timed, the default): one straight path that polls
+        // the inner stream once; everything else is `poll_general`, out of line, so that
+        // this stays small enough to inline into its caller.
+        let slot = match Sampler::Streams.fixed() {
+            Some(true) => Here::get().and_then(|h| h.slot_of(*this.id)),
+            _ => None,
         };
-        let Some(slot) = here.slot_of(*this.id) else {
-            return this.inner.poll_next(cx);
+        let Some(slot) = slot else {
+            return poll_general(this.inner, cx, *this.id, this.state, this.first);
         };
-        if !here.timed(Sampler::Streams) {
-            return poll_untimed(this.inner, cx, slot, this.state, this.first);
-        }
-        // A timed poll: the usual one (every poll, by default) is this straight path;
-        // the first item, `Pending` and the end take calls of their own.
-        let t0 = now();
-        let r = this.inner.poll_next(cx);
-        let t1 = now();
-        let c = &slot.c;
-        c.polls.add(1);
-        c.st_timed_polls.add(1);
-        c.busy.add(t1.saturating_sub(t0));
-        if *this.state == FLOWING && matches!(r, Poll::Ready(Some(_))) {
-            c.st_items.add(1);
-            return r;
-        }
-        after_poll(&r, slot, this.state, this.first, t0, t1, true);
-        r
+        poll_timed(this.inner, cx, slot, this.state, this.first)
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
@@ -123,18 +110,53 @@ impl<S: futures_core::Stream> futures_core::Stream for Stream<S> {
     }
 }
 
-/// A poll the streams sampling rate does not time: counted only.
+/// A poll outside the usual path: no shard or slot on this thread (recorded nowhere),
+/// or the streams rate samples (timed when the countdown says so) or times nothing.
 #[inline(never)]
-fn poll_untimed<S: futures_core::Stream>(
+fn poll_general<S: futures_core::Stream>(
+    inner: Pin<&mut S>,
+    cx: &mut Context<'_>,
+    id: u32,
+    state: &mut u8,
+    first: &mut u64,
+) -> Poll<Option<S::Item>> {
+    let Some(here) = Here::get() else {
+        return inner.poll_next(cx);
+    };
+    let Some(slot) = here.slot_of(id) else {
+        return inner.poll_next(cx);
+    };
+    if here.timed(Sampler::Streams) {
+        return poll_timed(inner, cx, slot, state, first);
+    }
+    let r = inner.poll_next(cx);
+    slot.c.polls.add(1);
+    after_poll(&r, slot, state, first, 0, 0, false);
+    r
+}
+
+/// A timed poll: its two clock reads, the poll and busy time, and an item of a flowing
+/// stream inline; the first item, `Pending` and the end in [`after_poll`].
+#[inline(always)]
+fn poll_timed<S: futures_core::Stream>(
     inner: Pin<&mut S>,
     cx: &mut Context<'_>,
     slot: &'static Slot,
     state: &mut u8,
     first: &mut u64,
 ) -> Poll<Option<S::Item>> {
+    let t0 = now();
     let r = inner.poll_next(cx);
-    slot.c.polls.add(1);
-    after_poll(&r, slot, state, first, 0, 0, false);
+    let t1 = now();
+    let c = &slot.c;
+    c.polls.add(1);
+    c.st_timed_polls.add(1);
+    c.busy.add(t1.saturating_sub(t0));
+    if *state == FLOWING && matches!(r, Poll::Ready(Some(_))) {
+        c.st_items.add(1);
+        return r;
+    }
+    after_poll(&r, slot, state, first, t0, t1, true);
     r
 }
 
