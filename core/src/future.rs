@@ -135,81 +135,11 @@ impl<F: Future> MeasuredFuture<F> {
         let st = this.st;
         let e = match st.mode {
             NEW => {
-                let entry = if st.flow {
-                    scope::enter_flow(this.site)
-                } else {
-                    scope::enter_with(this.site, Entry::Timed, Entry::Counted, scope::enter_slow)
-                };
-                match entry {
-                    Entry::Timed(e) => {
-                        let first = e.start;
-                        // If the poll unwinds, the drop counts a cancelled call.
-                        st.mode = TIMED;
-                        if e.extra != 0 {
-                            st.path = e.path();
-                            st.extra = e.extra;
-                        }
-                        let frame = PollFrame(&e);
-                        let r = this.inner.poll(cx);
-                        let Some(left) = frame.finish() else {
-                            // Not recordable on this thread; later polls may be (the
-                            // mode is still TIMED).
-                            if r.is_pending() {
-                                st.first = first;
-                                st.outer = true;
-                            } else {
-                                st.mode = DONE;
-                            }
-                            return r;
-                        };
-                        if e.extra != 0 {
-                            poll_extras(
-                                &e,
-                                &left,
-                                r.is_ready(),
-                                first,
-                                left.self_,
-                                left.m_self.cpu_ns(),
-                            );
-                        }
-                        if r.is_ready() {
-                            // Ready on the first poll (most async fns that do not wait):
-                            // one poll, recorded as a sync call, no state kept.
-                            st.mode = DONE;
-                            left.slot.c.polls.add(1);
-                            left.slot.c.busy.add(left.incl);
-                            if st.flow {
-                                left.slot.record2(left.incl);
-                            }
-                            left.slot.record(
-                                left.end.saturating_sub(first),
-                                left.self_,
-                                left.m_incl,
-                                left.m_self,
-                                // Whether another frame of this site was below this poll's:
-                                // the same at the pop as at the push.
-                                left.outer,
-                            );
-                        } else {
-                            st.first = first;
-                            st.outer = left.outer;
-                            st.polls = 1;
-                            st.busy = left.incl;
-                            st.self_busy = left.self_;
-                            st.m_incl = left.m_incl;
-                            st.m_self = left.m_self;
-                        }
-                        return r;
-                    }
-                    Entry::Counted(_) => {
-                        st.mode = COUNTED;
-                        return count_when_ready(this.inner.poll(cx), st, this.site);
-                    }
-                    Entry::None => {
-                        st.mode = DONE;
-                        return this.inner.poll(cx);
-                    }
+                // The usual first poll: a frame pushed inline, kept in registers.
+                if let Some(e) = scope::enter_fast(this.site, st.flow) {
+                    return first_poll(e, this.inner, cx, st);
                 }
+                return first_poll_slow(this.site, this.inner, cx, st);
             }
             TIMED => match scope::enter_timed(this.site, st.path) {
                 Some(e) => e,
@@ -219,9 +149,10 @@ impl<F: Future> MeasuredFuture<F> {
             _ => return this.inner.poll(cx),
         };
         // Pops the frame if the inner poll unwinds.
-        let frame = PollFrame(&e);
+        let frame = PollFrame(e);
         let r = this.inner.poll(cx);
-        let Some(left) = frame.finish() else {
+        let e = frame.disarm();
+        let Some(left) = pop(&e, scope::now(e.tsc)) else {
             return r;
         };
         st.polls += 1;
@@ -251,6 +182,134 @@ impl<F: Future> MeasuredFuture<F> {
         }
         r
     }
+}
+
+/// The first poll when [`scope::enter_fast`] did not push a frame: the general entry,
+/// sampled or counted, out of line.
+#[inline(never)]
+fn first_poll_slow<F: Future>(
+    site: &'static CallSite,
+    inner: Pin<&mut F>,
+    cx: &mut Context<'_>,
+    st: &mut State,
+) -> Poll<F::Output> {
+    let entry = if st.flow {
+        scope::enter_flow_slow(site)
+    } else {
+        scope::enter_with(site, Entry::Timed, Entry::Counted, scope::enter_slow)
+    };
+    match entry {
+        Entry::Timed(e) => first_poll(e, inner, cx, st),
+        Entry::Counted(_) => {
+            st.mode = COUNTED;
+            count_when_ready(inner.poll(cx), st, site)
+        }
+        Entry::None => {
+            st.mode = DONE;
+            inner.poll(cx)
+        }
+    }
+}
+
+/// The first poll of a timed future, its frame `e` pushed: polls, pops, and records the
+/// call when it is ready (or keeps what the poll measured for the next ones).
+#[inline(always)]
+fn first_poll<F: Future>(
+    e: scope::Entered,
+    inner: Pin<&mut F>,
+    cx: &mut Context<'_>,
+    st: &mut State,
+) -> Poll<F::Output> {
+    let first = e.start;
+    // If the poll unwinds, the drop counts a cancelled call.
+    st.mode = TIMED;
+    if e.extra != 0 {
+        st.path = e.path();
+        st.extra = e.extra;
+    }
+    let frame = PollFrame(e);
+    let r = inner.poll(cx);
+    let e = frame.disarm();
+    let end = scope::now(e.tsc);
+    match scope::pop_fast(&e, end) {
+        Some(left) => first_poll_done(&e, Some(left), r, st, first),
+        None => first_poll_done_slow(&e, end, r, st, first),
+    }
+}
+
+/// [`first_poll`]'s end for a frame not on top of its owner's stack: out of line, so
+/// that the usual pop's result never goes through memory shared with this one's.
+#[cold]
+#[inline(never)]
+fn first_poll_done_slow<T>(
+    e: &scope::Entered,
+    end: u64,
+    r: Poll<T>,
+    st: &mut State,
+    first: u64,
+) -> Poll<T> {
+    let left = scope::pop_slow(e, end.saturating_sub(e.start));
+    first_poll_done(e, left, r, st, first)
+}
+
+/// Records what the first poll measured (`left`: its pop, `None` when not recordable on
+/// this thread).
+#[inline(always)]
+fn first_poll_done<T>(
+    e: &scope::Entered,
+    left: Option<scope::Left>,
+    r: Poll<T>,
+    st: &mut State,
+    first: u64,
+) -> Poll<T> {
+    let Some(left) = left else {
+        // Not recordable on this thread; later polls may be (the mode is still TIMED).
+        if r.is_pending() {
+            st.first = first;
+            st.outer = true;
+        } else {
+            st.mode = DONE;
+        }
+        return r;
+    };
+    if e.extra != 0 {
+        poll_extras(
+            e,
+            &left,
+            r.is_ready(),
+            first,
+            left.self_,
+            left.m_self.cpu_ns(),
+        );
+    }
+    if r.is_ready() {
+        // Ready on the first poll (most async fns that do not wait): one poll, recorded
+        // as a sync call, no state kept.
+        st.mode = DONE;
+        left.slot.c.polls.add(1);
+        left.slot.c.busy.add(left.incl);
+        if st.flow {
+            left.slot.record2(left.incl);
+        }
+        left.slot.record(
+            left.end.saturating_sub(first),
+            left.self_,
+            left.m_incl,
+            left.m_self,
+            // Whether another frame of this site was below this poll's: the same at the
+            // pop as at the push.
+            left.outer,
+        );
+    } else {
+        st.first = first;
+        st.outer = left.outer;
+        st.polls = 1;
+        st.busy = left.incl;
+        st.self_busy = left.self_;
+        st.m_incl = left.m_incl;
+        st.m_self = left.m_self;
+    }
+    r
 }
 
 /// The stacks and trace part of a poll's end: the poll in the trace, and when the call
@@ -297,25 +356,35 @@ fn count_when_ready<T>(r: Poll<T>, st: &mut State, site: &'static CallSite) -> P
     r
 }
 
-/// Pops the frame of a poll if the inner poll unwinds; [`PollFrame::finish`] pops it
-/// otherwise. Holds the entry by reference so that it is never moved.
-struct PollFrame<'a>(&'a scope::Entered);
+/// Pops the frame of a poll if the inner poll unwinds; [`PollFrame::disarm`] gives the
+/// frame back otherwise. Holds a copy of the frame, not a reference: a reference
+/// (taken by the out-of-line drop) kept the frame in memory, stored after the push and
+/// loaded back at the pop; a copy the inline drop hands to [`unwound`] stays in
+/// registers on the usual path.
+struct PollFrame(scope::Entered);
 
-impl PollFrame<'_> {
+impl PollFrame {
+    /// The poll returned: the frame, for the caller to pop (no `Drop` runs).
     #[inline(always)]
-    fn finish(self) -> Option<scope::Left> {
+    fn disarm(self) -> scope::Entered {
         let e = self.0;
-        // The normal exit: no `Drop` to run.
         std::mem::forget(self);
-        pop(e, scope::now(e.tsc))
+        e
     }
 }
 
-impl Drop for PollFrame<'_> {
-    #[cold]
+impl Drop for PollFrame {
+    #[inline(always)]
     fn drop(&mut self) {
-        let _ = pop(self.0, scope::now(self.0.tsc));
+        unwound(self.0);
     }
+}
+
+/// The frame of a poll that unwound: popped.
+#[cold]
+#[inline(never)]
+fn unwound(e: scope::Entered) {
+    let _ = pop(&e, scope::now(e.tsc));
 }
 
 /// A futures-section future dropped before its first poll: one call, never polled.

@@ -120,6 +120,9 @@ struct Line {
 #[derive(Debug)]
 pub(crate) struct Inst {
     pub(crate) entry: &'static Entry,
+    /// The number of the entry's call site (`entry.site.id()`, taken once): the slot is
+    /// found without the two dependent loads through `entry`.
+    id: u32,
     depth: Depth,
     /// Depth samples are clamped to this (`u64::MAX`: not clamped).
     clamp: u64,
@@ -193,6 +196,7 @@ impl Inst {
         };
         Arc::new(Inst {
             entry,
+            id: entry.site.id(),
             depth: shape.depth,
             clamp,
             sent: Senders::default(),
@@ -224,7 +228,7 @@ impl Inst {
     /// one) unless this thread already saw the instance's entry at its capacity.
     #[inline(always)]
     pub(crate) fn sent(&self, op: &SendOp, len: impl FnOnce() -> usize) {
-        let Some(slot) = op.here.and_then(|h| h.slot(self.entry.site)) else {
+        let Some(slot) = op.here.and_then(|h| h.slot_of(self.id)) else {
             return;
         };
         slot.c.ch_sent.add(1);
@@ -258,7 +262,7 @@ impl Inst {
         if self.depth == Depth::Counters {
             self.sent.sub(op.owned);
         }
-        if let Some(slot) = op.here.and_then(|h| h.slot(self.entry.site)) {
+        if let Some(slot) = op.here.and_then(|h| h.slot_of(self.id)) {
             slot.c.ch_send_errors.add(1);
         }
     }
@@ -281,7 +285,7 @@ impl Inst {
 
     /// A receiver observed a change (watch): one received, not timed.
     pub(crate) fn observed(&self) {
-        if let Some(slot) = Here::get().and_then(|h| h.slot(self.entry.site)) {
+        if let Some(slot) = Here::get().and_then(|h| h.slot_of(self.id)) {
             slot.c.counted.add(1);
         }
     }
@@ -294,7 +298,7 @@ impl Inst {
         let Some(here) = op.here else {
             return;
         };
-        let Some(slot) = here.slot(self.entry.site) else {
+        let Some(slot) = here.slot_of(self.id) else {
             return;
         };
         slot.c.ch_blocked.add(1);
@@ -314,7 +318,7 @@ impl Inst {
             // One receiver at a time: a plain load and store.
             self.recv.v.store(self.recv.v.load(Relaxed) + 1, Relaxed);
         }
-        if let Some(slot) = Here::get().and_then(|h| h.slot(self.entry.site)) {
+        if let Some(slot) = Here::get().and_then(|h| h.slot_of(self.id)) {
             if m.t != 0 {
                 slot.record_op(now().saturating_sub(m.t));
             } else {
@@ -348,7 +352,7 @@ impl Inst {
         if n == 0 {
             return;
         }
-        if let Some(slot) = Here::get().and_then(|h| h.slot(self.entry.site)) {
+        if let Some(slot) = Here::get().and_then(|h| h.slot_of(self.id)) {
             slot.c.ch_unread.add(n);
         }
     }
@@ -358,7 +362,7 @@ impl Inst {
         if n == 0 {
             return;
         }
-        if let Some(slot) = Here::get().and_then(|h| h.slot(self.entry.site)) {
+        if let Some(slot) = Here::get().and_then(|h| h.slot_of(self.id)) {
             slot.c.ch_lagged.add(n);
         }
     }

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use crate::chan::{
     check_capacity, fmt_endpoint, recv_wait_start, recv_waited, Depth, Inst, IntoInstrumented,
-    Shape, Stamped,
+    SendOp, Shape, Stamped,
 };
 use crate::FlowSite;
 
@@ -114,23 +114,29 @@ impl<T> SyncSender<T> {
                 self.inst.sent(&op, || 0);
                 Ok(())
             }
-            Err(TrySendError::Full(m)) => {
-                let t0 = op.wait_start();
-                let r = self.inner.send(m);
-                self.inst.blocked(&op, t0);
-                match r {
-                    Ok(()) => {
-                        self.inst.sent(&op, || 0);
-                        Ok(())
-                    }
-                    Err(SendError(m)) => {
-                        self.inst.send_failed(&op);
-                        Err(SendError(m.into_inner()))
-                    }
-                }
-            }
+            Err(TrySendError::Full(m)) => self.send_full(&op, m),
             Err(TrySendError::Disconnected(m)) => {
                 self.inst.send_failed(&op);
+                Err(SendError(m.into_inner()))
+            }
+        }
+    }
+
+    /// [`SyncSender::send`] when the channel is full: waits for room, out of line (the
+    /// usual send stays small).
+    #[cold]
+    #[inline(never)]
+    fn send_full(&self, op: &SendOp, m: Stamped<T>) -> Result<(), SendError<T>> {
+        let t0 = op.wait_start();
+        let r = self.inner.send(m);
+        self.inst.blocked(op, t0);
+        match r {
+            Ok(()) => {
+                self.inst.sent(op, || 0);
+                Ok(())
+            }
+            Err(SendError(m)) => {
+                self.inst.send_failed(op);
                 Err(SendError(m.into_inner()))
             }
         }
@@ -162,13 +168,18 @@ impl<T> Receiver<T> {
         match self.inner.try_recv() {
             Ok(m) => Ok(self.inst.received(m)),
             Err(TryRecvError::Disconnected) => Err(RecvError),
-            Err(TryRecvError::Empty) => {
-                let t0 = recv_wait_start();
-                let r = self.inner.recv();
-                recv_waited(t0);
-                r.map(|m| self.inst.received(m))
-            }
+            Err(TryRecvError::Empty) => self.recv_empty(),
         }
+    }
+
+    /// [`Receiver::recv`] when the channel is empty: waits for a message, out of line
+    /// (the usual receive stays small).
+    #[inline(never)]
+    fn recv_empty(&self) -> Result<T, RecvError> {
+        let t0 = recv_wait_start();
+        let r = self.inner.recv();
+        recv_waited(t0);
+        r.map(|m| self.inst.received(m))
     }
 
     /// `Receiver::try_recv`.

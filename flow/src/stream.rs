@@ -4,6 +4,7 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use hotpath_core::op::{now, Here, Sampler};
+use hotpath_core::Slot;
 
 use crate::{Entry, FlowSite, What};
 
@@ -29,6 +30,8 @@ pin_project_lite::pin_project! {
         #[pin]
         inner: S,
         entry: &'static Entry,
+        // The number of the entry's call site, taken once (no loads through `entry`).
+        id: u32,
         // Clock reading at the first poll when it was timed, else 0.
         first: u64,
         state: u8,
@@ -38,7 +41,7 @@ pin_project_lite::pin_project! {
         fn drop(this: Pin<&mut Self>) {
             let this = this.project();
             if *this.state != DONE {
-                dropped(this.entry);
+                dropped(*this.id);
             }
         }
     }
@@ -46,8 +49,8 @@ pin_project_lite::pin_project! {
 
 #[cold]
 #[inline(never)]
-fn dropped(entry: &'static Entry) {
-    if let Some(slot) = Here::get().and_then(|h| h.slot(entry.site)) {
+fn dropped(id: u32) {
+    if let Some(slot) = Here::get().and_then(|h| h.slot_of(id)) {
         slot.c.st_dropped.add(1);
     }
 }
@@ -55,9 +58,11 @@ fn dropped(entry: &'static Entry) {
 impl<S: futures_core::Stream> Stream<S> {
     /// Wraps `inner` as an instance of `site`.
     pub fn new(site: &'static FlowSite, inner: S) -> Self {
+        let entry = crate::entry::<S::Item>(site, What::Stream, "", "", None);
         Stream {
             inner,
-            entry: crate::entry::<S::Item>(site, What::Stream, "", "", None),
+            entry,
+            id: entry.site.id(),
             first: 0,
             state: NEW,
         }
@@ -87,57 +92,114 @@ impl<S: futures_core::Stream> futures_core::Stream for Stream<S> {
     #[inline]
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<S::Item>> {
         let this = self.project();
-        let Some(here) = Here::get() else {
-            return this.inner.poll_next(cx);
+        // The usual poll (every poll timed, the default): one straight path that polls
+        // the inner stream once; everything else is `poll_general`, out of line, so that
+        // this stays small enough to inline into its caller.
+        let slot = match Sampler::Streams.fixed() {
+            Some(true) => Here::get().and_then(|h| h.slot_of(*this.id)),
+            _ => None,
         };
-        let Some(slot) = here.slot(this.entry.site) else {
-            return this.inner.poll_next(cx);
+        let Some(slot) = slot else {
+            return poll_general(this.inner, cx, *this.id, this.state, this.first);
         };
-        let timed = here.timed(Sampler::Streams);
-        let t0 = if timed { now() } else { 0 };
-        let r = this.inner.poll_next(cx);
-        let c = &slot.c;
-        c.polls.add(1);
-        let t1 = if timed {
-            let t1 = now();
-            c.st_timed_polls.add(1);
-            c.busy.add(t1.saturating_sub(t0));
-            t1
-        } else {
-            0
-        };
-        match &r {
-            Poll::Ready(Some(_)) => {
-                c.st_items.add(1);
-                if *this.state < FLOWING {
-                    if *this.state == NEW {
-                        *this.first = t0;
-                    }
-                    *this.state = FLOWING;
-                    if *this.first != 0 && timed {
-                        slot.record_op(t1.saturating_sub(*this.first));
-                    }
-                }
-            }
-            Poll::Pending => {
-                c.st_pending.add(1);
-                if *this.state == NEW {
-                    *this.state = WAITING;
-                    *this.first = t0;
-                }
-            }
-            Poll::Ready(None) => {
-                if *this.state != DONE {
-                    *this.state = DONE;
-                    c.st_completed.add(1);
-                }
-            }
-        }
-        r
+        poll_timed(this.inner, cx, slot, this.state, this.first)
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
         self.inner.size_hint()
+    }
+}
+
+/// A poll outside the usual path: no shard or slot on this thread (recorded nowhere),
+/// or the streams rate samples (timed when the countdown says so) or times nothing.
+#[inline(never)]
+fn poll_general<S: futures_core::Stream>(
+    inner: Pin<&mut S>,
+    cx: &mut Context<'_>,
+    id: u32,
+    state: &mut u8,
+    first: &mut u64,
+) -> Poll<Option<S::Item>> {
+    let Some(here) = Here::get() else {
+        return inner.poll_next(cx);
+    };
+    let Some(slot) = here.slot_of(id) else {
+        return inner.poll_next(cx);
+    };
+    if here.timed(Sampler::Streams) {
+        return poll_timed(inner, cx, slot, state, first);
+    }
+    let r = inner.poll_next(cx);
+    slot.c.polls.add(1);
+    after_poll(&r, slot, state, first, 0, 0, false);
+    r
+}
+
+/// A timed poll: its two clock reads, the poll and busy time, and an item of a flowing
+/// stream inline; the first item, `Pending` and the end in [`after_poll`].
+#[inline(always)]
+fn poll_timed<S: futures_core::Stream>(
+    inner: Pin<&mut S>,
+    cx: &mut Context<'_>,
+    slot: &'static Slot,
+    state: &mut u8,
+    first: &mut u64,
+) -> Poll<Option<S::Item>> {
+    let t0 = now();
+    let r = inner.poll_next(cx);
+    let t1 = now();
+    let c = &slot.c;
+    c.polls.add(1);
+    c.st_timed_polls.add(1);
+    c.busy.add(t1.saturating_sub(t0));
+    if *state == FLOWING && matches!(r, Poll::Ready(Some(_))) {
+        c.st_items.add(1);
+        return r;
+    }
+    after_poll(&r, slot, state, first, t0, t1, true);
+    r
+}
+
+/// Counts what a poll returned and moves the instance's state: items, `Pending`, the
+/// end, and the time to the first item (`timed`: the poll read the clock at `t0` and
+/// `t1`). `first` is the instance's first-poll reading (left alone when not timed).
+#[inline(never)]
+fn after_poll<T>(
+    r: &Poll<Option<T>>,
+    slot: &'static Slot,
+    state: &mut u8,
+    first: &mut u64,
+    t0: u64,
+    t1: u64,
+    timed: bool,
+) {
+    let c = &slot.c;
+    match r {
+        Poll::Ready(Some(_)) => {
+            c.st_items.add(1);
+            if *state < FLOWING {
+                if *state == NEW {
+                    *first = t0;
+                }
+                *state = FLOWING;
+                if *first != 0 && timed {
+                    slot.record_op(t1.saturating_sub(*first));
+                }
+            }
+        }
+        Poll::Pending => {
+            c.st_pending.add(1);
+            if *state == NEW {
+                *state = WAITING;
+                *first = t0;
+            }
+        }
+        Poll::Ready(None) => {
+            if *state != DONE {
+                *state = DONE;
+                c.st_completed.add(1);
+            }
+        }
     }
 }
 
