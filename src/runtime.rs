@@ -18,22 +18,13 @@ static ACTIVE: AtomicBool = AtomicBool::new(false);
 /// The running session, for the process's exit and signal hooks (`crate::host`).
 static LIVE: Mutex<Option<Weak<Shared>>> = Mutex::new(None);
 
-thread_local! {
-    /// [`LIVE`], held by the thread calling `fork()` between [`fork_prepare`] and
-    /// [`fork_release`].
-    static FORK_HELD: std::cell::RefCell<Option<std::sync::MutexGuard<'static, Option<Weak<Shared>>>>> =
-        const { std::cell::RefCell::new(None) };
-}
-
-/// Before `fork()`: takes [`LIVE`] (the last lock of the fixed order in `crate::host`).
-pub(crate) fn fork_prepare() {
-    let g = LIVE.lock().unwrap_or_else(|e| e.into_inner());
-    let _ = FORK_HELD.try_with(|h| *h.borrow_mut() = Some(g));
-}
-
-/// After `fork()`, in either process: releases it.
-pub(crate) fn fork_release() {
-    let _ = FORK_HELD.try_with(|h| h.borrow_mut().take());
+hotpath_core::fork_held! {
+    /// Before `fork()`: takes [`LIVE`] (the last lock of the fixed order in `crate::host`).
+    pub(crate) fn fork_prepare;
+    /// After `fork()`, in either process: releases it.
+    pub(crate) fn fork_release;
+    std::sync::MutexGuard<'static, Option<Weak<Shared>>> =
+        LIVE.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// The running session, if there is one and no other thread is starting or ending it.

@@ -80,24 +80,14 @@ fn state() -> std::sync::MutexGuard<'static, State> {
     STATE.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-thread_local! {
-    /// The runtimes' lock, held by the thread calling `fork()` between [`fork_prepare`]
-    /// and [`fork_release`].
-    static FORK_HELD: std::cell::RefCell<Option<std::sync::MutexGuard<'static, State>>> =
-        const { std::cell::RefCell::new(None) };
-}
-
-/// Before `fork()` (a `pthread_atfork` prepare handler): takes the runtimes' lock so that
-/// no other thread (the threads monitor sampling them, the metrics server building a
-/// report) holds it when the address space is copied. Does not allocate.
-pub(crate) fn fork_prepare() {
-    let g = state();
-    let _ = FORK_HELD.try_with(|h| *h.borrow_mut() = Some(g));
-}
-
-/// After `fork()`, in the parent or the child: releases the lock [`fork_prepare`] took.
-pub(crate) fn fork_release() {
-    let _ = FORK_HELD.try_with(|h| h.borrow_mut().take());
+hotpath_core::fork_held! {
+    /// Before `fork()` (a `pthread_atfork` prepare handler): takes the runtimes' lock so
+    /// that no other thread (the threads monitor sampling them, the metrics server
+    /// building a report) holds it when the address space is copied. Does not allocate.
+    pub(crate) fn fork_prepare;
+    /// After `fork()`, in the parent or the child: releases the lock [`fork_prepare`] took.
+    pub(crate) fn fork_release;
+    std::sync::MutexGuard<'static, State> = state()
 }
 
 /// Most runtimes registered; later registrations are refused with a warning.

@@ -248,26 +248,18 @@ static BASELINE: Mutex<Totals> = Mutex::new(Totals {
     freed: 0,
 });
 
-thread_local! {
-    /// The locks of this crate, held by the thread calling `fork()` between
-    /// [`fork_prepare`] and [`fork_parent`] / [`fork_child`].
-    static FORK_HELD: std::cell::RefCell<Option<(std::sync::MutexGuard<'static, ()>, std::sync::MutexGuard<'static, Totals>)>> =
-        const { std::cell::RefCell::new(None) };
-}
-
-/// Before `fork()` (a `pthread_atfork` prepare handler): takes this crate's locks, the
-/// readers' lock first, so that no other thread holds one when the address space is
-/// copied. The counters of threads that are not copied stay registered in the child,
-/// frozen at the fork; they are still in its process totals. Does not allocate.
-pub fn fork_prepare() {
-    let r = READERS.lock().unwrap_or_else(|e| e.into_inner());
-    let b = BASELINE.lock().unwrap_or_else(|e| e.into_inner());
-    let _ = FORK_HELD.try_with(|h| *h.borrow_mut() = Some((r, b)));
-}
-
-/// After `fork()`, in the parent: releases the locks [`fork_prepare`] took.
-pub fn fork_parent() {
-    let _ = FORK_HELD.try_with(|h| h.borrow_mut().take());
+hotpath_core::fork_held! {
+    /// Before `fork()` (a `pthread_atfork` prepare handler): takes this crate's locks, the
+    /// readers' lock first, so that no other thread holds one when the address space is
+    /// copied. The counters of threads that are not copied stay registered in the child,
+    /// frozen at the fork; they are still in its process totals. Does not allocate.
+    pub fn fork_prepare;
+    /// After `fork()`, in the parent: releases the locks [`fork_prepare`] took.
+    pub fn fork_parent;
+    (std::sync::MutexGuard<'static, ()>, std::sync::MutexGuard<'static, Totals>) = (
+        READERS.lock().unwrap_or_else(|e| e.into_inner()),
+        BASELINE.lock().unwrap_or_else(|e| e.into_inner()),
+    )
 }
 
 /// After `fork()`, in the child: releases the locks [`fork_prepare`] took.

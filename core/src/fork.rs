@@ -33,3 +33,44 @@ pub fn child() {
     crate::registry::fork_unlock(true);
     crate::site::fork_unlock();
 }
+
+/// Makes the pair of `pthread_atfork` handlers every lock registry of the profiler needs:
+/// `$prepare` takes the guards `$take` gives (a guard or a tuple of guards, in the
+/// registry's lock order) and keeps them in a thread-local of the thread calling `fork()`;
+/// `$release` drops them, in the parent or the child. Neither allocates.
+///
+/// ```ignore
+/// hotpath_core::fork_held! {
+///     /// Before `fork()`: takes the registry's lock.
+///     pub fn fork_prepare;
+///     /// After `fork()`: releases it.
+///     pub fn fork_release;
+///     std::sync::MutexGuard<'static, Registry> = REGISTRY.lock().unwrap_or_else(|e| e.into_inner())
+/// }
+/// ```
+#[macro_export]
+macro_rules! fork_held {
+    (
+        $(#[$pa:meta])* $pv:vis fn $prepare:ident;
+        $(#[$ra:meta])* $rv:vis fn $release:ident;
+        $guard:ty = $take:expr
+    ) => {
+        ::std::thread_local! {
+            /// The guards taken by the prepare handler, held by the thread calling `fork()`.
+            #[allow(clippy::type_complexity)]
+            static FORK_HELD: ::std::cell::RefCell<::std::option::Option<$guard>> =
+                const { ::std::cell::RefCell::new(::std::option::Option::None) };
+        }
+
+        $(#[$pa])*
+        $pv fn $prepare() {
+            let held = $take;
+            let _ = FORK_HELD.try_with(|h| *h.borrow_mut() = ::std::option::Option::Some(held));
+        }
+
+        $(#[$ra])*
+        $rv fn $release() {
+            let _ = FORK_HELD.try_with(|h| h.borrow_mut().take());
+        }
+    };
+}

@@ -171,23 +171,14 @@ pub fn entry<T>(site: &'static IoSite) -> &'static IoEntry {
     })
 }
 
-thread_local! {
-    /// The registry lock, held by the thread calling `fork()` between [`fork_prepare`]
-    /// and [`fork_release`].
-    static FORK_HELD: std::cell::RefCell<Option<std::sync::MutexGuard<'static, Option<Registry>>>> =
-        const { std::cell::RefCell::new(None) };
-}
-
-/// Before `fork()` (a `pthread_atfork` prepare handler): takes the entries' lock so that
-/// no other thread holds it when the address space is copied. Does not allocate.
-pub fn fork_prepare() {
-    let g = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());
-    let _ = FORK_HELD.try_with(|h| *h.borrow_mut() = Some(g));
-}
-
-/// After `fork()`, in the parent or the child: releases the lock [`fork_prepare`] took.
-pub fn fork_release() {
-    let _ = FORK_HELD.try_with(|h| h.borrow_mut().take());
+hotpath_core::fork_held! {
+    /// Before `fork()` (a `pthread_atfork` prepare handler): takes the entries' lock so
+    /// that no other thread holds it when the address space is copied. Does not allocate.
+    pub fn fork_prepare;
+    /// After `fork()`, in the parent or the child: releases the lock [`fork_prepare`] took.
+    pub fn fork_release;
+    std::sync::MutexGuard<'static, Option<Registry>> =
+        REGISTRY.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Every entry created so far, in order of creation.

@@ -187,27 +187,20 @@ type Key = (&'static str, u32, u32, bool);
 static BY_LOCATION: Mutex<Option<std::collections::HashMap<Key, &'static LockSite>>> =
     Mutex::new(None);
 
-thread_local! {
-    /// The registries' locks, held by the thread calling `fork()` between
-    /// [`fork_prepare`] and [`fork_release`].
-    #[allow(clippy::type_complexity)]
-    static FORK_HELD: std::cell::RefCell<Option<(
+hotpath_core::fork_held! {
+    /// Before `fork()` (a `pthread_atfork` prepare handler): takes the registries' locks
+    /// so that no other thread holds one when the address space is copied. Does not
+    /// allocate.
+    pub fn fork_prepare;
+    /// After `fork()`, in the parent or the child: releases the locks [`fork_prepare`] took.
+    pub fn fork_release;
+    (
         std::sync::MutexGuard<'static, Option<std::collections::HashMap<Key, &'static LockSite>>>,
         std::sync::MutexGuard<'static, Vec<&'static LockSite>>,
-    )>> = const { std::cell::RefCell::new(None) };
-}
-
-/// Before `fork()` (a `pthread_atfork` prepare handler): takes the registries' locks so
-/// that no other thread holds one when the address space is copied. Does not allocate.
-pub fn fork_prepare() {
-    let by_location = BY_LOCATION.lock().unwrap_or_else(|e| e.into_inner());
-    let sites = SITES.lock().unwrap_or_else(|e| e.into_inner());
-    let _ = FORK_HELD.try_with(|h| *h.borrow_mut() = Some((by_location, sites)));
-}
-
-/// After `fork()`, in the parent or the child: releases the locks [`fork_prepare`] took.
-pub fn fork_release() {
-    let _ = FORK_HELD.try_with(|h| h.borrow_mut().take());
+    ) = (
+        BY_LOCATION.lock().unwrap_or_else(|e| e.into_inner()),
+        SITES.lock().unwrap_or_else(|e| e.into_inner()),
+    )
 }
 
 /// Every lock site with a lock acquired so far, in order of first acquisition.

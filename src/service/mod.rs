@@ -84,11 +84,11 @@ fn entries_limit() -> usize {
     })
 }
 
-thread_local! {
-    /// The interned rows' lock, held by the thread calling `fork()` between
-    /// [`fork_prepare`] and [`fork_release`].
-    static FORK_HELD: RefCell<Option<std::sync::MutexGuard<'static, Interned>>> =
-        const { RefCell::new(None) };
+hotpath_core::fork_held! {
+    fn hold_interned;
+    fn release_interned;
+    Option<std::sync::MutexGuard<'static, Interned>> =
+        INTERNED.get().map(|m| m.lock().unwrap_or_else(|e| e.into_inner()))
 }
 
 /// Before `fork()` (a `pthread_atfork` prepare handler): takes sqlx's span table and the
@@ -98,15 +98,12 @@ thread_local! {
 pub(crate) fn fork_prepare() {
     #[cfg(feature = "sqlx")]
     sqlx::fork_prepare();
-    if let Some(m) = INTERNED.get() {
-        let g = m.lock().unwrap_or_else(|e| e.into_inner());
-        let _ = FORK_HELD.try_with(|h| *h.borrow_mut() = Some(g));
-    }
+    hold_interned();
 }
 
 /// After `fork()`, in the parent or the child: releases the locks [`fork_prepare`] took.
 pub(crate) fn fork_release() {
-    let _ = FORK_HELD.try_with(|h| h.borrow_mut().take());
+    release_interned();
     #[cfg(feature = "sqlx")]
     sqlx::fork_release();
 }

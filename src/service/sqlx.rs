@@ -29,22 +29,13 @@ struct Spans {
 
 static SPANS: RwLock<Option<Spans>> = RwLock::new(None);
 
-thread_local! {
-    /// The span table's lock, held by the thread calling `fork()` (see
-    /// `super::fork_prepare`).
-    static FORK_HELD: std::cell::RefCell<Option<std::sync::RwLockWriteGuard<'static, Option<Spans>>>> =
-        const { std::cell::RefCell::new(None) };
-}
-
-/// Before `fork()`: takes the span table's lock (for writing: no reader either).
-pub(super) fn fork_prepare() {
-    let g = SPANS.write().unwrap_or_else(|e| e.into_inner());
-    let _ = FORK_HELD.try_with(|h| *h.borrow_mut() = Some(g));
-}
-
-/// After `fork()`, in the parent or the child: releases it.
-pub(super) fn fork_release() {
-    let _ = FORK_HELD.try_with(|h| h.borrow_mut().take());
+hotpath_core::fork_held! {
+    /// Before `fork()`: takes the span table's lock (for writing: no reader either).
+    pub(super) fn fork_prepare;
+    /// After `fork()`, in the parent or the child: releases it.
+    pub(super) fn fork_release;
+    std::sync::RwLockWriteGuard<'static, Option<Spans>> =
+        SPANS.write().unwrap_or_else(|e| e.into_inner())
 }
 
 fn enter(site: &'static CallSite) -> u64 {

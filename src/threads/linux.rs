@@ -50,26 +50,15 @@ pub(crate) fn register_profiler_thread_name(name: &'static str) {
     })
 }
 
-thread_local! {
-    /// The registration locks, held by the thread calling `fork()` between
-    /// [`fork_prepare`] and [`fork_release`].
-    #[allow(clippy::type_complexity)]
-    static FORK_HELD: std::cell::RefCell<Option<(MutexGuard<'static, Vec<u64>>, MutexGuard<'static, Vec<&'static str>>)>> =
-        const { std::cell::RefCell::new(None) };
-}
-
-/// Before `fork()`: takes the registration locks (ids, then names, the order of
-/// [`is_profiler`]). A monitor's own locks are not taken: a forked child never uses the
-/// parent's monitor (its thread does not exist there).
-pub(crate) fn fork_prepare() {
-    let t = lock(&PROFILER_TIDS);
-    let n = lock(&PROFILER_NAMES);
-    let _ = FORK_HELD.try_with(|h| *h.borrow_mut() = Some((t, n)));
-}
-
-/// After `fork()`, in the parent or the child: releases them.
-pub(crate) fn fork_release() {
-    let _ = FORK_HELD.try_with(|h| h.borrow_mut().take());
+hotpath_core::fork_held! {
+    /// Before `fork()`: takes the registration locks (ids, then names, the order of
+    /// [`is_profiler`]). A monitor's own locks are not taken: a forked child never uses
+    /// the parent's monitor (its thread does not exist there).
+    pub(crate) fn fork_prepare;
+    /// After `fork()`, in the parent or the child: releases them.
+    pub(crate) fn fork_release;
+    (MutexGuard<'static, Vec<u64>>, MutexGuard<'static, Vec<&'static str>>) =
+        (lock(&PROFILER_TIDS), lock(&PROFILER_NAMES))
 }
 
 fn is_profiler(tid: u64, name: &str) -> bool {
