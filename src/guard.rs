@@ -242,35 +242,42 @@ impl HotpathGuardBuilder {
         self
     }
 
-    /// Times only a fraction `rate` (0..=1) of channel messages (latency, blocked
-    /// sends); every message is still counted. `HOTPATH_CHANNELS_TIME_SAMPLING_RATE`
-    /// overrides it.
+    /// Times only a fraction `rate` (0..=1) of channel messages' latencies once a site
+    /// has carried its first 256 (all timed); every message is still counted, and waits
+    /// for room or for a message are timed unless `rate` is 0. Default 1/16.
+    /// `HOTPATH_CHANNELS_TIME_SAMPLING_RATE` overrides it.
     pub fn channels_time_sampling_rate(self, rate: f64) -> Self {
         self.kind_rate(Kind::Channels, "channels", "message", rate)
     }
 
-    /// Times only a fraction `rate` (0..=1) of stream polls; every item and poll is still
-    /// counted. `HOTPATH_STREAMS_TIME_SAMPLING_RATE` overrides it.
+    /// Times only a fraction `rate` (0..=1) of stream polls once a site has had its
+    /// first 256 (all timed, as are an instance's polls up to its first item); every
+    /// item and poll is still counted. Default 1/16.
+    /// `HOTPATH_STREAMS_TIME_SAMPLING_RATE` overrides it.
     pub fn streams_time_sampling_rate(self, rate: f64) -> Self {
         self.kind_rate(Kind::Streams, "streams", "poll", rate)
     }
 
-    /// Times only a fraction `rate` (0..=1) of `future!` and `#[future_fn]` calls; every
-    /// call is still counted. `HOTPATH_FUTURES_TIME_SAMPLING_RATE` overrides it.
+    /// Times only a fraction `rate` (0..=1) of `future!` and `#[future_fn]` calls once a
+    /// site has had its first 256 (all timed); every call and poll is still counted.
+    /// Default 1/16. `HOTPATH_FUTURES_TIME_SAMPLING_RATE` overrides it.
     pub fn futures_time_sampling_rate(self, rate: f64) -> Self {
         self.kind_rate(Kind::Futures, "futures", "call", rate)
     }
 
-    /// Times only a fraction `rate` (0..=1) of mutex acquisitions; every acquisition is
-    /// still counted, contended or not. Unset, the functions' rate applies.
+    /// Times only a fraction `rate` (0..=1) of uncontended mutex holds once a site has
+    /// had its first 256 acquisitions (all timed); every acquisition is still counted,
+    /// and a contended one is timed unless `rate` is 0. Unset: 1/16, or the functions'
+    /// rate when that was set.
     /// `HOTPATH_MUTEXES_TIME_SAMPLING_RATE` overrides it, and so does
     /// `HOTPATH_TIME_SAMPLING_RATE` when the former is not set.
     pub fn mutexes_time_sampling_rate(self, rate: f64) -> Self {
         self.kind_rate(Kind::Mutexes, "mutexes", "acquisition", rate)
     }
 
-    /// Times only a fraction `rate` (0..=1) of read-write lock acquisitions; every one is
-    /// still counted. Unset, the functions' rate applies.
+    /// Times only a fraction `rate` (0..=1) of uncontended read-write lock holds, as
+    /// [`HotpathGuardBuilder::mutexes_time_sampling_rate`] does for mutexes. Unset: 1/16,
+    /// or the functions' rate when that was set.
     /// `HOTPATH_RW_LOCKS_TIME_SAMPLING_RATE` overrides it, and so does
     /// `HOTPATH_TIME_SAMPLING_RATE` when the former is not set.
     pub fn rw_locks_time_sampling_rate(self, rate: f64) -> Self {

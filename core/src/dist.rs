@@ -62,6 +62,22 @@ impl Dist {
         }
     }
 
+    /// Records the value `v` standing for `n` values (a sampled event's weight; `n` 1
+    /// is [`Dist::record`]). Only the owning thread may call this.
+    #[inline]
+    pub(crate) fn record_n(&self, v: u64, n: u64) {
+        if n == 1 {
+            return self.record(v);
+        }
+        if !v > self.min_inv.get() {
+            self.min_inv.set(!v);
+        }
+        if v > self.max.get() {
+            self.max.set(v);
+        }
+        self.hist().record_n(v, n);
+    }
+
     #[inline(always)]
     fn distribute(&self, v: u64) {
         if !v > self.min_inv.get() {

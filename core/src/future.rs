@@ -75,6 +75,9 @@ struct State {
     path: Option<CtxRef>,
     /// The first poll's `stacks::{STACKS, TRACE, FOLDED}` bits.
     extra: u32,
+    /// How many calls this one stands for when timed by the futures' sampling
+    /// countdown (0 or 1: itself).
+    weight: u64,
 }
 
 /// Not polled yet.
@@ -145,7 +148,10 @@ impl<F: Future> MeasuredFuture<F> {
                 Some(e) => e,
                 None => return this.inner.poll(cx),
             },
-            COUNTED => return count_when_ready(this.inner.poll(cx), st, this.site),
+            COUNTED => {
+                st.polls += 1;
+                return count_when_ready(this.inner.poll(cx), st, this.site);
+            }
             _ => return this.inner.poll(cx),
         };
         // Pops the frame if the inner poll unwinds.
@@ -194,7 +200,9 @@ fn first_poll_slow<F: Future>(
     st: &mut State,
 ) -> Poll<F::Output> {
     let entry = if st.flow {
-        scope::enter_flow_slow(site)
+        let (e, w) = scope::enter_flow_slow(site);
+        st.weight = w;
+        e
     } else {
         scope::enter_with(site, Entry::Timed, Entry::Counted, scope::enter_slow)
     };
@@ -202,6 +210,7 @@ fn first_poll_slow<F: Future>(
         Entry::Timed(e) => first_poll(e, inner, cx, st),
         Entry::Counted(_) => {
             st.mode = COUNTED;
+            st.polls += 1;
             count_when_ready(inner.poll(cx), st, site)
         }
         Entry::None => {
@@ -351,6 +360,9 @@ fn count_when_ready<T>(r: Poll<T>, st: &mut State, site: &'static CallSite) -> P
         st.mode = DONE;
         if let Some(slot) = Shard::current().and_then(|s| s.slot(site.id())) {
             slot.c.counted.add(1);
+            if st.flow {
+                slot.c.polls.add(st.polls);
+            }
         }
     }
     r
@@ -411,6 +423,9 @@ impl State {
         slot.c.cancelled.add(1);
         if mode == COUNTED || self.polls == 0 {
             slot.c.counted.add(1);
+            if self.flow {
+                slot.c.polls.add(self.polls);
+            }
             return;
         }
         let outer = self.outer && !slot.is_active();
@@ -436,6 +451,20 @@ impl State {
     /// first poll; self time and the meters summed over its polls.
     fn record(&self, slot: &'static Slot, end: u64, outer: bool) {
         slot.c.polls.add(self.polls);
+        if self.weight > 1 {
+            // Picked by the futures' sampling countdown: stands for `weight` calls.
+            slot.c.busy.add(self.busy.wrapping_mul(self.weight));
+            slot.record2_n(self.busy, self.weight);
+            slot.record_n(
+                end.saturating_sub(self.first),
+                self.self_busy,
+                self.weight,
+                self.m_incl,
+                self.m_self,
+                outer,
+            );
+            return;
+        }
         slot.c.busy.add(self.busy);
         if self.flow {
             slot.record2(self.busy);

@@ -80,6 +80,19 @@ impl AtomicHist {
         b.store(b.load(Relaxed).wrapping_add(1), Relaxed);
     }
 
+    /// Counts the value `v` `n` times (a sampled value standing for `n` events). Only
+    /// the owning thread may call this.
+    pub fn record_n(&self, v: u64, n: u64) {
+        let i = index(v);
+        let mut p = self.groups[i >> SUB_BITS].load(Relaxed);
+        if p.is_null() {
+            p = self.new_group(i >> SUB_BITS);
+        }
+        // SAFETY: as in `record`.
+        let b = unsafe { &(*p).0[i & (SUB - 1)] };
+        b.store(b.load(Relaxed).wrapping_add(n), Relaxed);
+    }
+
     #[cold]
     #[inline(never)]
     fn new_group(&self, g: usize) -> *mut Group {

@@ -62,7 +62,7 @@ pub use hist::{AtomicHist, Hist};
 pub use registry::{begin_epoch, thread_counts};
 pub use scope::{lost_calls, sampling_rate, set_sampling_rate, Scope};
 pub use shard::MAX_DEPTH;
-pub use site::{site_by_id, type_name_of, CallSite, SiteKind, MAX_SITES, OVERFLOW_NAMES};
+pub use site::{site_by_id, type_name_of, CallSite, SiteKind, MAX_SITES, OVERFLOW_NAMES, WARM_UP};
 pub use slot::{Counts, Slot};
 #[cfg(feature = "alloc")]
 pub use snapshot::AllocStats;

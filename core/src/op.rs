@@ -50,6 +50,12 @@ impl Here {
         Shard::current().map(Here)
     }
 
+    /// `shard` as the recording side sees it.
+    #[inline(always)]
+    pub(crate) fn of(shard: &'static Shard) -> Here {
+        Here(shard)
+    }
+
     /// The calling thread's shard if it has one, neither created nor synchronised: for
     /// bookkeeping that is not recorded (nesting).
     #[inline(always)]
@@ -69,6 +75,28 @@ impl Here {
     #[inline(always)]
     pub fn timed(self, kind: Sampler) -> bool {
         self.0.timed(kind)
+    }
+
+    /// Whether to time this event of `kind` at `site`, as the weight it carries: 0 not
+    /// timed; 1 timed because every event is (rate 1) or because the site is still in
+    /// its warm-up ([`CallSite::warming`]); the sampling period (1/rate) when the
+    /// thread's countdown picked it, so that a timed event stands for the untimed ones
+    /// around it. Record it with the `_n` methods of [`Slot`].
+    #[inline(always)]
+    pub fn sample(self, kind: Sampler, site: &'static CallSite) -> u64 {
+        match kind.period() {
+            1 => 1,
+            0 => 0,
+            p => {
+                if site.warming() {
+                    1
+                } else if self.0.countdown(kind) {
+                    p
+                } else {
+                    0
+                }
+            }
+        }
     }
 
     /// `site`'s slot on this thread, created on first use; `None` past the call-site limit.

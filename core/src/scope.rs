@@ -152,16 +152,36 @@ pub(crate) fn enter_fast(site: &'static CallSite, flow: bool) -> Option<Entered>
 }
 
 /// Enters the first poll of a futures-section future: sampled at the futures rate for
-/// sites of kind `Future`, at the calls rate otherwise (the general entry; see
-/// [`enter_fast`] for the inline one).
+/// sites of kind `Future` (the site's warm-up, then the countdown), at the calls rate
+/// otherwise (the general entry; see [`enter_fast`] for the inline one). Also returns
+/// how many calls a timed one stands for (its sampling weight; 1 unless the countdown
+/// picked it).
 #[inline(never)]
-pub(crate) fn enter_flow_slow(site: &'static CallSite) -> Entry {
-    let sampler = if site.kind() == crate::SiteKind::Future {
-        Sampler::Futures
-    } else {
-        Sampler::Calls
+pub(crate) fn enter_flow_slow(site: &'static CallSite) -> (Entry, u64) {
+    if site.kind() != crate::SiteKind::Future {
+        return (enter_sampled(site.id(), Sampler::Calls), 1);
+    }
+    let Some(shard) = Shard::current() else {
+        LOST.fetch_add(1, Relaxed);
+        return (Entry::None, 1);
     };
-    enter_sampled(site.id(), sampler)
+    let Some(slot) = shard.slot(site.id()) else {
+        return (Entry::None, 1);
+    };
+    let w = crate::op::Here::of(shard).sample(Sampler::Futures, site);
+    if w == 0 {
+        return (Entry::Counted(slot), 1);
+    }
+    let e = push(
+        shard,
+        slot,
+        site.id(),
+        clock::is_tsc(),
+        state::exact_cpu(),
+        extras(),
+        None,
+    );
+    (Entry::Timed(e), w)
 }
 
 /// Whether the stacks or the trace are on (the slow paths ask).

@@ -9,6 +9,10 @@ use std::sync::Mutex;
 /// ([`OVERFLOW_NAMES`]): its calls are counted and timed there.
 pub const MAX_SITES: usize = crate::shard::SLOTS - 1;
 
+/// Sampled events of a call site timed in full at the start of each session before its
+/// sampling rate applies ([`CallSite::warming`]).
+pub const WARM_UP: u64 = 256;
+
 /// Names of the overflow rows, one per kind of site ([`SiteKind::overflow_row`]).
 pub const OVERFLOW_NAMES: [&str; 11] = [
     "(more call sites: functions)",
@@ -128,6 +132,9 @@ impl SiteKind {
 /// Static description of one instrumented place. Created by the macros as a `static`.
 pub struct CallSite {
     id: AtomicU32,
+    /// Warm-up of sampled events: `epoch << 16 | events timed so far` (see
+    /// [`CallSite::warming`]).
+    warm: AtomicU64,
     name: Name,
     label: Option<&'static str>,
     file: &'static str,
@@ -158,12 +165,41 @@ impl CallSite {
     ) -> Self {
         CallSite {
             id: AtomicU32::new(0),
+            warm: AtomicU64::new(0),
             name: Name::Fn(name),
             label,
             file,
             line,
             kind,
         }
+    }
+
+    /// Whether this event of the site is one of its first [`WARM_UP`] sampled events in
+    /// the session, timed whatever the rate: a lock taken once, a channel that carries
+    /// ten messages are timed in full, and only busy sites are sampled. One load and
+    /// compare once the warm-up is over.
+    #[inline(always)]
+    pub fn warming(&'static self) -> bool {
+        let done = (crate::state::epoch() << 16) | WARM_UP;
+        self.warm.load(Relaxed) != done && self.warm_step(done)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn warm_step(&self, done: u64) -> bool {
+        let w = self.warm.load(Relaxed);
+        let base = done & !0xFFFF;
+        let next = if w & !0xFFFF != base {
+            base | 1
+        } else if w >= done {
+            return false;
+        } else {
+            w + 1
+        };
+        // A racing thread may have moved it on: this event is timed all the same (at
+        // most one extra per racing thread).
+        let _ = self.warm.compare_exchange(w, next, Relaxed, Relaxed);
+        true
     }
 
     /// The site's number, assigning one on first use.
@@ -215,6 +251,7 @@ impl CallSite {
     ) -> Self {
         CallSite {
             id: AtomicU32::new(0),
+            warm: AtomicU64::new(0),
             name: Name::Str(name),
             label,
             file,
@@ -226,6 +263,7 @@ impl CallSite {
     const fn overflow(kind: SiteKind) -> Self {
         CallSite {
             id: AtomicU32::new(0),
+            warm: AtomicU64::new(0),
             name: Name::Str(OVERFLOW_NAMES[kind.overflow_row()]),
             label: None,
             file: "",
@@ -260,6 +298,7 @@ impl CallSite {
     ) -> Self {
         CallSite {
             id: AtomicU32::new(0),
+            warm: AtomicU64::new(0),
             name: Name::Str(name),
             label,
             file,

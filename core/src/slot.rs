@@ -18,6 +18,11 @@ counters! {
         counted: sum,
         /// Calls timed.
         timed: sum,
+        /// Sampled events: how many more events the timed ones stand for than their
+        /// number (the sum of each timed event's weight minus one; 0 when every event is
+        /// timed). `timed + extra_weight` is the population the sums and distributions
+        /// describe.
+        extra_weight: sum,
         /// Inclusive time of every timed call, nested ones included (for the mean).
         sum: sum,
         /// Inclusive time of the outermost timed calls.
@@ -184,6 +189,30 @@ impl Slot {
         self.meters.record(m_incl, m_self, outer);
     }
 
+    /// [`Slot::record`] for a call that stands for `w` calls (a sampled `future!`):
+    /// counted once as timed, its times `w` times in the sums and the distribution (the
+    /// meters are scaled by calls over timed calls, as for functions).
+    pub(crate) fn record_n(
+        &self,
+        incl: u64,
+        self_: u64,
+        w: u64,
+        m_incl: Delta,
+        m_self: Delta,
+        outer: bool,
+    ) {
+        let c = &self.c;
+        c.timed.add(1);
+        c.extra_weight.add(w - 1);
+        c.sum.add(incl.wrapping_mul(w));
+        if outer {
+            c.total.add(incl.wrapping_mul(w));
+        }
+        c.self_.add(self_.wrapping_mul(w));
+        self.time.record_n(incl, w);
+        self.meters.record(m_incl, m_self, outer);
+    }
+
     /// Records one timed operation of `dt` ticks (an I/O or other operation site: no
     /// nesting, no self time).
     #[inline(always)]
@@ -193,6 +222,35 @@ impl Slot {
         c.sum.add(dt);
         c.total.add(dt);
         self.time.record(dt);
+    }
+
+    /// Records one timed operation of `dt` ticks that stands for `w` operations (its
+    /// sampling weight, see [`crate::op::Here::sample`]): counted once as timed, its
+    /// duration `w` times in the sums and the distribution.
+    #[inline]
+    pub fn record_op_n(&self, dt: u64, w: u64) {
+        if w == 1 {
+            return self.record_op(dt);
+        }
+        let c = &self.c;
+        c.timed.add(1);
+        c.extra_weight.add(w - 1);
+        c.sum.add(dt.wrapping_mul(w));
+        c.total.add(dt.wrapping_mul(w));
+        self.time.record_n(dt, w);
+    }
+
+    /// [`Slot::record_wait`] for a wait standing for `w` acquisitions.
+    #[inline]
+    pub fn record_wait_n(&self, dt: u64, w: u64) {
+        self.c.wait.add(dt.wrapping_mul(w));
+        self.time2.record_n(dt, w);
+    }
+
+    /// [`Slot::record2`] for a value standing for `w` events.
+    #[inline]
+    pub fn record2_n(&self, v: u64, w: u64) {
+        self.time2.record_n(v, w);
     }
 
     /// Records one value in the second distribution (see [`Slot::record_op`] for the

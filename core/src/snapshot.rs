@@ -73,6 +73,11 @@ pub struct SiteStats {
     pub calls: u64,
     /// Calls that were timed (all of them unless sampling is on).
     pub timed: u64,
+    /// How many calls the timed ones stand for: `timed` plus, for sampled data-flow and
+    /// lock events, the weight of each (an event timed one time in 16 stands for 16).
+    /// The sums (`sum_ns`, `total_ns`, `busy_ns`, `wait_ns`) and the distributions
+    /// describe that many calls: divide by it for a mean.
+    pub timed_weight: u64,
     /// Inclusive wall time of every timed call, nested (recursive) ones included, in ns:
     /// `sum_ns / timed` is the mean duration of one call.
     pub sum_ns: u64,
@@ -400,7 +405,8 @@ pub fn snapshot() -> Snapshot {
                     site::SiteKind::Lock => {
                         let mut wait = m.time2;
                         // Acquisitions that did not wait waited 0.
-                        wait.add_zeros(c.timed.saturating_sub(wait.hist.count()));
+                        let w = c.timed + c.extra_weight;
+                        wait.add_zeros(w.saturating_sub(wait.hist.count()));
                         (wait, DistData::default())
                     }
                     site::SiteKind::HttpServer => (m.time2, DistData::default()),
@@ -412,6 +418,7 @@ pub fn snapshot() -> Snapshot {
                     site,
                     calls,
                     timed: c.timed,
+                    timed_weight: c.timed + c.extra_weight,
                     sum_ns: ns(c.sum),
                     total_ns: ns(c.total),
                     self_ns: ns(c.self_),

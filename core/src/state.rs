@@ -19,7 +19,20 @@ static EPOCH: AtomicU64 = AtomicU64::new(1);
 static KEY: AtomicU64 = AtomicU64::new(1);
 static CLOCK: AtomicU8 = AtomicU8::new(CLOCK_UNKNOWN);
 static EXACT_CPU: AtomicBool = AtomicBool::new(false);
-static PERIODS: [AtomicU64; Sampler::COUNT] = [const { AtomicU64::new(1) }; Sampler::COUNT];
+static PERIODS: [AtomicU64; Sampler::COUNT] = [
+    AtomicU64::new(1),
+    AtomicU64::new(1),
+    AtomicU64::new(DEFAULT_PERIOD),
+    AtomicU64::new(DEFAULT_PERIOD),
+    AtomicU64::new(DEFAULT_PERIOD),
+    AtomicU64::new(DEFAULT_PERIOD),
+    AtomicU64::new(DEFAULT_PERIOD),
+];
+
+/// The default sampling period of the data-flow and lock kinds: one event in 16 is
+/// timed (after each site's warm-up, [`crate::WARM_UP`]); every event is counted. Calls
+/// and `io!` operations are all timed by default.
+pub const DEFAULT_PERIOD: u64 = 16;
 static STACKS: AtomicBool = AtomicBool::new(false);
 static TRACE: AtomicBool = AtomicBool::new(false);
 
@@ -73,6 +86,19 @@ impl Sampler {
         Sampler::RwLocks,
     ];
 
+    /// The rate a session starts with: 1 for calls and `io!` operations, 1/16
+    /// ([`DEFAULT_PERIOD`]) for channel messages, stream polls, `future!` calls and lock
+    /// acquisitions, whose wrapped operation costs a few nanoseconds: timing each would
+    /// cost more than the operation. Each site's first [`crate::WARM_UP`] events are
+    /// timed whatever the rate, and a sampled event stands for 16 in the sums and
+    /// percentiles.
+    pub const fn default_rate(self) -> f64 {
+        match self {
+            Sampler::Calls | Sampler::Io => 1.0,
+            _ => 1.0 / DEFAULT_PERIOD as f64,
+        }
+    }
+
     /// Times a fraction `rate` (0..=1) of these events; every one is still counted.
     /// `0` (or NaN) counts without timing; a rate below `1 / MAX_PERIOD` times one
     /// event in [`MAX_PERIOD`] on average.
@@ -101,9 +127,10 @@ impl Sampler {
         }
     }
 
-    /// Mean gap between timed events: 1 times every event, 0 none.
+    /// Mean gap between timed events: 1 times every event, 0 none. A sampled event
+    /// stands for this many.
     #[inline(always)]
-    pub(crate) fn period(self) -> u64 {
+    pub fn period(self) -> u64 {
         PERIODS[self as usize].load(Relaxed)
     }
 }

@@ -211,8 +211,12 @@ impl Inst {
     pub(crate) fn begin_send(&self) -> SendOp {
         let here = Here::get();
         let t = match here {
-            Some(h) if h.timed(Sampler::Channels) => stamp(),
-            _ => 0,
+            Some(h) => match h.sample(Sampler::Channels, self.entry.site) {
+                0 => 0,
+                1 => now() | 1,
+                _ => (now() & !1).max(2),
+            },
+            None => 0,
         };
         let owned = self.depth == Depth::Counters && self.sent.add(here);
         SendOp { here, t, owned }
@@ -320,7 +324,7 @@ impl Inst {
         }
         if let Some(slot) = Here::get().and_then(|h| h.slot_of(self.id)) {
             if m.t != 0 {
-                slot.record_op(now().saturating_sub(m.t));
+                slot.record_op_n(now().saturating_sub(m.t), weight(m.t));
             } else {
                 slot.c.counted.add(1);
             }
@@ -400,10 +404,30 @@ impl Drop for Undo<'_> {
     }
 }
 
-/// A clock reading for a stamp: never 0 (0 means "not timed").
+/// A clock reading for a wait's start: never 0 (0 means "not timed").
 #[inline(always)]
 fn stamp() -> u64 {
     now().max(1)
+}
+
+/// How many messages the one stamped `t` stands for: a stamp's lowest bit says whether
+/// the message was timed for itself (the rate is 1, or its site is warming up) or
+/// picked by the sampling countdown (it stands for a period's messages).
+#[inline(always)]
+fn weight(t: u64) -> u64 {
+    if t & 1 != 0 {
+        1
+    } else {
+        Sampler::Channels.period().max(1)
+    }
+}
+
+/// Whether waits (a send on a full channel, a receive on an empty one) are timed:
+/// always, unless the channels' rate is 0 (count only). A wait is the slow path, and
+/// what the channel costs the program.
+#[inline(always)]
+fn waits_timed() -> bool {
+    Sampler::Channels.fixed() != Some(false)
 }
 
 /// One send in progress: the thread it started on (re-read with [`SendOp::here_again`]
@@ -426,11 +450,11 @@ impl SendOp {
         }
     }
 
-    /// The send is about to wait for room: the clock now if the send is timed.
+    /// The send is about to wait for room: the clock now if waits are timed.
     #[inline]
     pub(crate) fn wait_start(&self) -> u64 {
-        if self.t != 0 {
-            now()
+        if waits_timed() {
+            stamp()
         } else {
             0
         }
@@ -443,17 +467,13 @@ impl SendOp {
     }
 }
 
-/// Whether this thread's next channel event is timed (a reservation's wait).
-pub(crate) fn channels_timed() -> bool {
-    Here::get().is_some_and(|h| h.timed(Sampler::Channels))
-}
-
 /// A receive is about to wait for a message: the clock now if waits are timed.
 #[inline]
 pub(crate) fn recv_wait_start() -> u64 {
-    match Here::get() {
-        Some(h) if h.timed(Sampler::Channels) => stamp(),
-        _ => 0,
+    if waits_timed() {
+        stamp()
+    } else {
+        0
     }
 }
 
@@ -480,7 +500,7 @@ pub(crate) async fn send_waiting<F: std::future::Future>(
 ) -> F::Output {
     let mut fut = std::pin::pin!(fut);
     let mut t0: Option<u64> = None;
-    let timed = op.t != 0;
+    let timed = waits_timed();
     let r = std::future::poll_fn(|cx| {
         let p = fut.as_mut().poll(cx);
         if p.is_pending() && t0.is_none() && full() {

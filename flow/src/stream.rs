@@ -4,7 +4,7 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use hotpath_core::op::{now, Here, Sampler};
-use hotpath_core::Slot;
+use hotpath_core::{CallSite, Slot};
 
 use crate::{Entry, FlowSite, What};
 
@@ -100,9 +100,16 @@ impl<S: futures_core::Stream> futures_core::Stream for Stream<S> {
             _ => None,
         };
         let Some(slot) = slot else {
-            return poll_general(this.inner, cx, *this.id, this.state, this.first);
+            return poll_general(
+                this.inner,
+                cx,
+                this.entry.site,
+                *this.id,
+                this.state,
+                this.first,
+            );
         };
-        poll_timed(this.inner, cx, slot, this.state, this.first)
+        poll_timed(this.inner, cx, slot, this.state, this.first, 1)
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
@@ -111,11 +118,14 @@ impl<S: futures_core::Stream> futures_core::Stream for Stream<S> {
 }
 
 /// A poll outside the usual path: no shard or slot on this thread (recorded nowhere),
-/// or the streams rate samples (timed when the countdown says so) or times nothing.
+/// or the streams rate samples or times nothing. Sampling times the polls of an
+/// instance until its first item (its time to first item), the site's warm-up, then
+/// the polls the countdown picks (each standing for a period's polls in the busy time).
 #[inline(never)]
 fn poll_general<S: futures_core::Stream>(
     inner: Pin<&mut S>,
     cx: &mut Context<'_>,
+    site: &'static CallSite,
     id: u32,
     state: &mut u8,
     first: &mut u64,
@@ -126,8 +136,13 @@ fn poll_general<S: futures_core::Stream>(
     let Some(slot) = here.slot_of(id) else {
         return inner.poll_next(cx);
     };
-    if here.timed(Sampler::Streams) {
-        return poll_timed(inner, cx, slot, state, first);
+    let w = if *state < FLOWING && Sampler::Streams.period() != 0 {
+        1
+    } else {
+        here.sample(Sampler::Streams, site)
+    };
+    if w != 0 {
+        return poll_timed(inner, cx, slot, state, first, w);
     }
     let r = inner.poll_next(cx);
     slot.c.polls.add(1);
@@ -135,8 +150,9 @@ fn poll_general<S: futures_core::Stream>(
     r
 }
 
-/// A timed poll: its two clock reads, the poll and busy time, and an item of a flowing
-/// stream inline; the first item, `Pending` and the end in [`after_poll`].
+/// A timed poll standing for `w` polls (its sampling weight): its two clock reads, the
+/// poll and busy time, and an item of a flowing stream inline; the first item,
+/// `Pending` and the end in [`after_poll`].
 #[inline(always)]
 fn poll_timed<S: futures_core::Stream>(
     inner: Pin<&mut S>,
@@ -144,6 +160,7 @@ fn poll_timed<S: futures_core::Stream>(
     slot: &'static Slot,
     state: &mut u8,
     first: &mut u64,
+    w: u64,
 ) -> Poll<Option<S::Item>> {
     let t0 = now();
     let r = inner.poll_next(cx);
@@ -151,7 +168,7 @@ fn poll_timed<S: futures_core::Stream>(
     let c = &slot.c;
     c.polls.add(1);
     c.st_timed_polls.add(1);
-    c.busy.add(t1.saturating_sub(t0));
+    c.busy.add(t1.saturating_sub(t0).wrapping_mul(w));
     if *state == FLOWING && matches!(r, Poll::Ready(Some(_))) {
         c.st_items.add(1);
         return r;

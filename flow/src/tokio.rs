@@ -248,9 +248,6 @@ pub mod mpsc {
         /// `Sender::reserve`: waits for a slot (measured as a blocked send).
         pub async fn reserve(&self) -> Result<Permit<'_, T>, SendError<()>> {
             let mut op = crate::chan::SendOp::untimed();
-            if crate::chan::channels_timed() {
-                op.t = 1;
-            }
             let fut = self.inner.reserve();
             let r = send_waiting(fut, &self.inst, &mut op, || self.inner.capacity() == 0).await;
             r.map(|inner| Permit {
@@ -262,9 +259,6 @@ pub mod mpsc {
         /// `Sender::reserve_many`.
         pub async fn reserve_many(&self, n: usize) -> Result<PermitIterator<'_, T>, SendError<()>> {
             let mut op = crate::chan::SendOp::untimed();
-            if crate::chan::channels_timed() {
-                op.t = 1;
-            }
             let fut = self.inner.reserve_many(n);
             let r = send_waiting(fut, &self.inst, &mut op, || self.inner.capacity() < n).await;
             r.map(|inner| PermitIterator {
@@ -278,9 +272,6 @@ pub mod mpsc {
             let inst = self.inst;
             let full = self.inner.capacity() == 0;
             let mut op = crate::chan::SendOp::untimed();
-            if crate::chan::channels_timed() {
-                op.t = 1;
-            }
             let fut = self.inner.reserve_owned();
             let r = send_waiting(fut, &inst, &mut op, || full).await;
             r.map(|inner| OwnedPermit { inner, inst })

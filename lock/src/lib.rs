@@ -26,10 +26,13 @@
 //!    that releases, together with the function that acquired (read from the scope stack
 //!    at acquisition).
 //!
-//! An untimed acquisition (sampling, `HOTPATH_MUTEXES_TIME_SAMPLING_RATE`,
-//! `HOTPATH_RW_LOCKS_TIME_SAMPLING_RATE`) is counted, contended or not, without any
-//! clock read. A guard that is never dropped (`mem::forget`, held at exit) is not
-//! counted.
+//! Every acquisition is counted. Holds are timed at the sampling rate
+//! (`HOTPATH_MUTEXES_TIME_SAMPLING_RATE`, `HOTPATH_RW_LOCKS_TIME_SAMPLING_RATE`; one
+//! in 16 by default, after each site's first 256 acquisitions, which are all timed):
+//! an untimed uncontended acquisition reads no clock, and a sampled one stands for 16
+//! in the hold sums and percentiles. A contended acquisition is always timed (wait and
+//! hold) unless the rate is 0. A guard that is never dropped (`mem::forget`, held at
+//! exit) is not counted.
 //!
 //! ## Cost
 //!
@@ -339,6 +342,11 @@ impl<L: ?Sized + std::fmt::Debug> std::fmt::Debug for Lock<L> {
 const TIMED: u8 = 1;
 const CONTENDED: u8 = 2;
 const LIVE: u8 = 4;
+/// Timed because the sampling countdown picked it: it stands for a sampling period's
+/// acquisitions (without it a timed acquisition stands for itself).
+const SAMPLED: u8 = 8;
+/// A read-write lock's acquisition (whose period [`SAMPLED`] uses).
+const RW: u8 = 16;
 
 // The id of a call site fits the 24 bits [`Held`] keeps it in.
 const _: () = assert!(hotpath_core::MAX_SITES < 1 << 24);
@@ -413,7 +421,11 @@ impl Held {
     fn pause(&mut self, condvar: bool) -> Paused {
         let flags = self.flags();
         let paused = Paused {
-            bits: bits(self.bits as u32, self.site(), flags & (LIVE | TIMED)),
+            bits: bits(
+                self.bits as u32,
+                self.site(),
+                flags & (LIVE | TIMED | SAMPLED | RW),
+            ),
             at: if flags & TIMED != 0 { now() } else { 0 },
         };
         self.release();
@@ -489,8 +501,9 @@ fn record(start: u64, wait: u64, bits: u64) {
     };
     let contended = flags & CONTENDED != 0;
     let hold = end.saturating_sub(start);
+    let w = weight(flags);
     if timed {
-        slot.record_op(hold);
+        slot.record_op_n(hold, w);
         if contended {
             slot.record_wait(wait);
         }
@@ -500,7 +513,7 @@ fn record(start: u64, wait: u64, bits: u64) {
     if let Some(h) = here.holder_of(site, bits as u32) {
         h.ops.add(1);
         if timed {
-            h.hold.add(hold);
+            h.hold.add(hold.wrapping_mul(w));
         }
         if contended {
             h.contended.add(1);
@@ -509,6 +522,19 @@ fn record(start: u64, wait: u64, bits: u64) {
     }
     if contended {
         slot.c.contended.add(1);
+    }
+}
+
+/// How many acquisitions a timed one with `flags` stands for: the sampling period of
+/// its kind when the countdown picked it, else 1.
+#[inline]
+fn weight(flags: u8) -> u64 {
+    if flags & SAMPLED == 0 {
+        1
+    } else if flags & RW != 0 {
+        Sampler::RwLocks.period().max(1)
+    } else {
+        Sampler::Mutexes.period().max(1)
     }
 }
 
@@ -597,10 +623,12 @@ fn try_failed(site: &'static CallSite) {
     }
 }
 
-/// What an acquisition about to be made needs: whether it is timed (by the rate alone
-/// when it says all or none, else by the thread's countdown) in the flags (0 when the
-/// thread cannot record: it is tearing down), and the innermost measured function, to
-/// which it is attributed.
+/// What an acquisition about to be made needs: whether its hold is timed (by the rate
+/// alone when it says all or none, else by the site's warm-up and the thread's
+/// countdown) in the flags (0 when the thread cannot record: it is tearing down), and
+/// the innermost measured function, to which it is attributed. A contended acquisition
+/// is timed whatever the countdown said (unless the rate is 0): it is about to wait,
+/// and its wait is what the lock costs the program.
 #[derive(Clone, Copy)]
 struct Begin {
     flags: u8,
@@ -608,21 +636,29 @@ struct Begin {
 }
 
 #[inline(always)]
-fn begin(sampler: Sampler) -> Begin {
+fn begin(sampler: Sampler, site: &'static CallSite) -> Begin {
     let Some(here) = Here::get() else {
         return Begin {
             flags: 0,
             function: 0,
         };
     };
-    let timed = match sampler.fixed() {
-        Some(t) => t,
-        None => here.timed(sampler),
+    let flags = match here.sample(sampler, site) {
+        0 => LIVE,
+        1 => LIVE | TIMED,
+        _ if sampler == Sampler::RwLocks => LIVE | TIMED | SAMPLED | RW,
+        _ => LIVE | TIMED | SAMPLED,
     };
     Begin {
-        flags: if timed { LIVE | TIMED } else { LIVE },
+        flags,
         function: here.function_id(),
     }
+}
+
+/// Whether a contended acquisition is timed: always, unless the rate is 0 (count only).
+#[inline(always)]
+fn contended_timed(sampler: Sampler) -> bool {
+    sampler.fixed() != Some(false)
 }
 
 /// An uncontended acquisition of `site` just made: no clock is read but for a timed
@@ -645,7 +681,8 @@ fn uncontended(site: &'static CallSite, b: Begin) -> Held {
     allow(dead_code)
 )]
 pub(crate) fn hold_now(lock: &'static LockSite, mode: Mode) -> Hold {
-    Hold::new(lock, uncontended(lock.mode(mode), begin(lock.sampler())))
+    let site = lock.mode(mode);
+    Hold::new(lock, uncontended(site, begin(lock.sampler(), site)))
 }
 
 /// A contended acquisition of `site` that started waiting at `t0` (0 if untimed) and
@@ -734,21 +771,22 @@ fn acquire_at<S, R>(
     fast: impl FnOnce(S) -> Result<R, S>,
     slow: impl FnOnce(S) -> R,
 ) -> (R, Held) {
-    let b = begin(sampler);
+    let b = begin(sampler, site);
     match fast(state) {
         Ok(r) => (r, uncontended(site, b)),
-        Err(state) => acquire_slow(site, b.flags, state, slow),
+        Err(state) => acquire_slow(site, sampler, b.flags, state, slow),
     }
 }
 
 #[inline(never)]
 fn acquire_slow<S, R>(
     site: &'static CallSite,
+    sampler: Sampler,
     flags: u8,
     state: S,
     slow: impl FnOnce(S) -> R,
 ) -> (R, Held) {
-    let timed = flags & TIMED != 0;
+    let timed = flags & LIVE != 0 && contended_timed(sampler);
     let t0 = if timed { now() } else { 0 };
     let r = slow(state);
     if flags & LIVE == 0 {
@@ -808,7 +846,7 @@ fn try_acquire_at<S, R, E>(
     state: S,
     attempt: impl FnOnce(S) -> Result<R, E>,
 ) -> Result<(R, Held), E> {
-    let b = begin(sampler);
+    let b = begin(sampler, site);
     match attempt(state) {
         Ok(r) => Ok((r, uncontended(site, b))),
         Err(e) => {
@@ -833,12 +871,12 @@ where
     F: std::future::Future<Output = R>,
 {
     let site = lock.mode(mode);
-    let b = begin(lock.sampler());
+    let b = begin(lock.sampler(), site);
     let state = match fast(state) {
         Ok(r) => return (r, Hold::new(lock, uncontended(site, b))),
         Err(state) => state,
     };
-    let timed = b.flags & TIMED != 0;
+    let timed = b.flags & LIVE != 0 && contended_timed(lock.sampler());
     let t0 = if timed { now() } else { 0 };
     let r = slow(state).await;
     (r, Hold::new(lock, contended(site, timed, t0)))

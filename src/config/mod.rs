@@ -208,8 +208,9 @@ mod on {
         pub timeout: Option<Duration>,
         /// Fraction of events timed, per [`Sampler`] kind.
         pub rates: [f64; Sampler::COUNT],
-        /// Whether a kind's rate was set by its own setter or variable; the lock kinds
-        /// follow the functions' rate until then, as in hotpath 0.30.
+        /// Whether a kind's rate was set by its own setter or variable; once the
+        /// functions' rate is set, the lock kinds follow it until theirs is, as in
+        /// hotpath 0.30.
         pub rates_set: [bool; Sampler::COUNT],
         pub sections: Vec<Section>,
         /// `HOTPATH_REPORT_LABEL`: shown in the report's header.
@@ -279,7 +280,7 @@ mod on {
                 rw_locks_limit: None,
                 output_path: None,
                 timeout: None,
-                rates: [1.0; Sampler::COUNT],
+                rates: Sampler::ALL.map(Sampler::default_rate),
                 rates_set: [false; Sampler::COUNT],
                 sections: all_sections(),
                 report_label: None,
@@ -345,7 +346,10 @@ mod on {
         /// The fraction of `kind`'s events timed.
         pub(crate) fn rate(&self, kind: Sampler) -> f64 {
             match kind {
-                Sampler::Mutexes | Sampler::RwLocks if !self.rates_set[kind as usize] => {
+                Sampler::Mutexes | Sampler::RwLocks
+                    if !self.rates_set[kind as usize]
+                        && self.rates_set[Sampler::Calls as usize] =>
+                {
                     self.rates[Sampler::Calls as usize]
                 }
                 _ => self.rates[kind as usize],

@@ -45,12 +45,21 @@ pub struct Fragment {
     /// Section `io`: the entries.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub io: Option<Vec<IoEntry>>,
+    /// Section `channels`: fraction timed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub channels_time_sampling_rate: Option<f64>,
     /// Section `channels`: the channel entries.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub channels: Option<Vec<ChannelEntry>>,
+    /// Section `streams`: fraction timed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub streams_time_sampling_rate: Option<f64>,
     /// Section `streams`: the stream entries.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub streams: Option<Vec<StreamEntry>>,
+    /// Section `futures`: fraction timed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub futures_time_sampling_rate: Option<f64>,
     /// Section `futures`: the futures measured per call.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub futures: Option<Vec<FutureEntry>>,
@@ -148,8 +157,11 @@ impl Report {
             functions: None,
             io_time_sampling_rate: None,
             io: None,
+            channels_time_sampling_rate: None,
             channels: None,
+            streams_time_sampling_rate: None,
             streams: None,
+            futures_time_sampling_rate: None,
             futures: None,
             threads: None,
             process_memory: None,
@@ -208,10 +220,17 @@ impl Report {
                 );
             }
             Section::Channels => {
-                fragment.channels = Some(self.channels.clone().unwrap_or_default())
+                fragment.channels_time_sampling_rate = self.channels_time_sampling_rate;
+                fragment.channels = Some(self.channels.clone().unwrap_or_default());
             }
-            Section::Streams => fragment.streams = Some(self.streams.clone().unwrap_or_default()),
-            Section::Futures => fragment.futures = Some(self.futures.clone().unwrap_or_default()),
+            Section::Streams => {
+                fragment.streams_time_sampling_rate = self.streams_time_sampling_rate;
+                fragment.streams = Some(self.streams.clone().unwrap_or_default());
+            }
+            Section::Futures => {
+                fragment.futures_time_sampling_rate = self.futures_time_sampling_rate;
+                fragment.futures = Some(self.futures.clone().unwrap_or_default());
+            }
             Section::Threads => {
                 fragment.threads = Some(self.threads.clone().unwrap_or_default());
                 fragment.process_memory = self.process_memory.clone();

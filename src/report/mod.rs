@@ -33,6 +33,12 @@ pub use model::{
 };
 pub use model::{ChannelEntry, DistNs, FutureEntry, SendBlocked, StreamEntry};
 pub use section::Section;
+
+/// Events of a data-flow or lock site timed in full before its sampling rate applies
+/// (the tables say so); the recording side's `hotpath_core::WARM_UP`.
+pub(crate) const SAMPLING_WARM_UP: u64 = 256;
+#[cfg(feature = "hotpath")]
+const _: () = assert!(SAMPLING_WARM_UP == hotpath_core::WARM_UP);
 pub use table::{render as render_table, render_with as render_table_with, Limits};
 
 /// Why a JSON report could not be read.

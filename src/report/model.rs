@@ -16,7 +16,7 @@ pub use super::model_service::{
 use super::section::{known_sections, Section};
 
 /// Version of the JSON layout; bumped on any incompatible change.
-pub const SCHEMA_VERSION: u32 = 3;
+pub const SCHEMA_VERSION: u32 = 4;
 /// Oldest layout version readers accept: versions 2 and 3 only added keys and sections
 /// to version 1.
 pub const OLDEST_SCHEMA_VERSION: u32 = 1;
@@ -77,12 +77,24 @@ pub struct Report {
     /// I/O entries, by bytes moved (section `io`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub io: Option<Vec<IoEntry>>,
+    /// Fraction of channel messages timed (section `channels`): each site's first 256 are timed,
+    /// then this fraction; every one is counted either way.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub channels_time_sampling_rate: Option<f64>,
     /// Channel entries, by messages sent (section `channels`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub channels: Option<Vec<ChannelEntry>>,
+    /// Fraction of stream polls timed (section `streams`): each site's first 256 are timed,
+    /// then this fraction; every one is counted either way.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub streams_time_sampling_rate: Option<f64>,
     /// Stream entries, by items (section `streams`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub streams: Option<Vec<StreamEntry>>,
+    /// Fraction of `future!` calls timed (section `futures`): each site's first 256 are timed,
+    /// then this fraction; every one is counted either way.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub futures_time_sampling_rate: Option<f64>,
     /// Futures measured per call, by calls (section `futures`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub futures: Option<Vec<FutureEntry>>,

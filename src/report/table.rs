@@ -541,6 +541,7 @@ fn channels(r: &Report, limit: usize, out: &mut String) {
         "Latency: from the send call to the receive (includes waiting for room); Blocked: time sends waited for room",
         out,
     );
+    flow_sampling(r.channels_time_sampling_rate, "messages", "Latency", out);
     let errors: u64 = rows.iter().map(|(e, _)| e.send_errors).sum();
     let lagged: u64 = rows.iter().map(|(e, _)| e.lagged).sum();
     if errors + lagged > 0 {
@@ -568,6 +569,7 @@ fn streams(r: &Report, limit: usize, out: &mut String) {
         "Busy: time inside the polls; First item: from an instance's first poll to its first item",
         out,
     );
+    flow_sampling(r.streams_time_sampling_rate, "polls", "Busy", out);
 }
 
 fn futures(r: &Report, limit: usize, out: &mut String) {
@@ -583,6 +585,30 @@ fn futures(r: &Report, limit: usize, out: &mut String) {
         "Lifetime: first poll to Ready or drop; Busy: time inside the polls of one call",
         out,
     );
+    flow_sampling(
+        r.futures_time_sampling_rate,
+        "calls",
+        "Lifetime and Busy",
+        out,
+    );
+}
+
+/// The line that says how a data-flow section's times were sampled (nothing when every
+/// event was timed).
+fn flow_sampling(rate: Option<f64>, what: &str, times: &str, out: &mut String) {
+    match rate {
+        Some(r) if r <= 0.0 => wrapped(&format!("count only: no {what} timed"), out),
+        Some(r) if r < 1.0 => wrapped(
+            &format!(
+                "{times}: each site's first {} {what} timed, then 1 in {} (each standing for {}); counts are exact",
+                crate::report::SAMPLING_WARM_UP,
+                (1.0 / r).round(),
+                (1.0 / r).round()
+            ),
+            out,
+        ),
+        _ => {}
+    }
 }
 
 #[cfg(test)]

@@ -81,6 +81,7 @@ pub(super) fn channels(ctx: &Ctx<'_>, r: &mut Report) -> bool {
         return false;
     }
     rows.sort_by(|a, b| b.sent.cmp(&a.sent).then(b.received.cmp(&a.received)));
+    r.channels_time_sampling_rate = Some(hotpath_core::op::Sampler::Channels.rate());
     r.channels = Some(rows);
     true
 }
@@ -95,13 +96,8 @@ pub(super) fn streams(ctx: &Ctx<'_>, r: &mut Report) -> bool {
             let s = stats.get(&(e.site as *const CallSite));
             let f = s.map(|s| &s.flow);
             let polls = s.map_or(0, |s| s.polls);
-            let timed_polls = f.map_or(0, |f| f.timed_polls);
-            let busy = s.map_or(0, |s| s.busy_ns);
-            let busy_ns = if timed_polls > 0 && timed_polls < polls {
-                (busy as f64 * polls as f64 / timed_polls as f64).round() as u64
-            } else {
-                busy
-            };
+            // Sampled polls were added with their weight: already an estimate of all.
+            let busy_ns = s.map_or(0, |s| s.busy_ns);
             StreamEntry {
                 name: e.name.to_string(),
                 label: e.label.map(str::to_string),
@@ -123,6 +119,7 @@ pub(super) fn streams(ctx: &Ctx<'_>, r: &mut Report) -> bool {
         return false;
     }
     rows.sort_by(|a, b| b.items.cmp(&a.items).then(b.polls.cmp(&a.polls)));
+    r.streams_time_sampling_rate = Some(hotpath_core::op::Sampler::Streams.rate());
     r.streams = Some(rows);
     true
 }
@@ -155,6 +152,7 @@ pub(super) fn futures(ctx: &Ctx<'_>, r: &mut Report) -> bool {
         return false;
     }
     rows.sort_by(|a, b| b.calls.cmp(&a.calls).then(a.name.cmp(&b.name)));
+    r.futures_time_sampling_rate = Some(hotpath_core::op::Sampler::Futures.rate());
     r.futures = Some(rows);
     true
 }

@@ -51,7 +51,7 @@ impl<'a> Stats<'a> {
             let (min, max) = s.wait.range();
             LockDist {
                 total: s.wait_ns,
-                mean: s.wait_ns / s.timed,
+                mean: s.wait_ns / s.timed_weight.max(1),
                 min,
                 max,
                 percentiles: ctx.percentiles(|p| s.wait.percentile(p)),
@@ -63,7 +63,7 @@ impl<'a> Stats<'a> {
         });
         let hold_ns = timed.then(|| LockDist {
             total: s.total_ns,
-            mean: s.sum_ns / s.timed,
+            mean: s.sum_ns / s.timed_weight.max(1),
             min: s.min_ns,
             max: s.max_ns,
             percentiles: ctx.percentiles(|p| s.percentile_ns(p)),

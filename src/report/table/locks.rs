@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 
 use super::table;
 use crate::report::columns;
-use crate::report::format::{percent, shown, take};
+use crate::report::format::{shown, take};
 use crate::report::model::Report;
 
 pub(super) fn waits(r: &Report, limit: usize, out: &mut String) {
@@ -28,8 +28,9 @@ fn sampling(rate: Option<f64>) -> String {
     match rate {
         Some(r) if r <= 0.0 => "; count only, no acquisition timed".to_string(),
         Some(r) if r < 1.0 => format!(
-            "; {} of acquisitions timed, every one counted",
-            percent(r, 1.0)
+            "; holds timed for each lock's first {} acquisitions, then 1 in {} (and every contended one); every one counted",
+            crate::report::SAMPLING_WARM_UP,
+            (1.0 / r).round()
         ),
         _ => String::new(),
     }

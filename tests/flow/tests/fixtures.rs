@@ -66,9 +66,14 @@ fn printed(stderr: &str, key: &str) -> u64 {
 
 #[test]
 fn channels_count_exactly() {
-    let (r, stderr) = fixture(env!("CARGO_BIN_EXE_flow_channels"), &[]);
+    // Every message timed, so that the latency counts are exact too (the default
+    // samples: see `channels_sample_by_default`).
+    let (r, stderr) = fixture(
+        env!("CARGO_BIN_EXE_flow_channels"),
+        &[("HOTPATH_CHANNELS_TIME_SAMPLING_RATE", "1")],
+    );
     assert!(r.has(Section::Channels));
-    assert_eq!(r.schema_version, 3);
+    assert_eq!(r.schema_version, 4);
 
     // C1: bounded(10), 1000 messages, a consumer sleeping 1 ms after each, taking a
     // message only while the producer sleeps in its send.
@@ -160,6 +165,31 @@ fn channels_count_exactly() {
     let tk = channel(&r, "tk");
     assert_eq!((tk.backend.as_str(), tk.capacity), ("tokio", Some(8)));
     assert_eq!((tk.sent, tk.received, tk.max_depth), (8, 8, 8));
+}
+
+#[test]
+fn channels_sample_by_default() {
+    let (r, _) = fixture(env!("CARGO_BIN_EXE_flow_channels"), &[]);
+    let c1 = channel(&r, "c1");
+    assert_eq!((c1.sent, c1.received, c1.max_depth), (1000, 1000, 10));
+    // A send that waits is always timed.
+    assert_eq!(c1.send_blocked.count, 990);
+    assert!(
+        c1.send_blocked.total_ns >= 990 * MS / 2,
+        "{:?}",
+        c1.send_blocked
+    );
+    // The first 256 messages (the site's warm-up) are timed, then about one in 16,
+    // each standing for 16: the latency distribution describes about 1000 messages
+    // (744 sampled with gaps uniform in 1..=31: the count of samples has a standard
+    // deviation under 4, 64 messages; six of them are within 400).
+    let lat = c1.latency_ns.as_ref().expect("timed");
+    assert!(lat.count.abs_diff(1000) <= 400, "{lat:?}");
+    assert!(lat.percentiles.get(50.0).unwrap() >= 10 * MS, "{lat:?}");
+    // A channel with few messages is timed in full.
+    let c1f = channel(&r, "c1f");
+    let lat = c1f.latency_ns.as_ref().expect("timed");
+    assert_eq!((c1f.received, lat.count), (11, 11));
 }
 
 #[test]
