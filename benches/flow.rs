@@ -76,7 +76,12 @@ fn bench(c: &mut Criterion) {
     g.bench_function("raw_future", |b| {
         b.iter(|| ready(async { black_box(1u64) }))
     });
-    for (rate, suffix) in [(1.0, ""), (0.0, "_count_only")] {
+    // Every event timed, none, and the default (one in 16 after each site's warm-up).
+    for (rate, suffix) in [
+        (1.0, ""),
+        (0.0, "_count_only"),
+        (1.0 / 16.0, "_default_rate"),
+    ] {
         with_rate(rate, || {
             g.bench_function(format!("channel_sync_channel{suffix}"), |b| {
                 let (tx, rx) = hotpath::channel!(mpsc::sync_channel::<u64>(1024), capacity = 1024);

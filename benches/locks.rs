@@ -37,6 +37,15 @@ fn with_rates<R>(rate: f64, f: impl FnOnce() -> R) -> R {
     r
 }
 
+fn with_default_rates<R>(f: impl FnOnce() -> R) -> R {
+    let guard = hotpath::HotpathGuardBuilder::new("bench")
+        .format(hotpath::Format::None)
+        .build();
+    let r = f();
+    drop(guard);
+    r
+}
+
 #[cfg(target_arch = "x86_64")]
 fn tsc() -> u64 {
     // SAFETY: `rdtsc` exists on every x86_64 CPU and has no memory effects.
@@ -110,6 +119,15 @@ fn bench(c: &mut Criterion) {
     with_rates(0.0, || {
         g.bench_function("mutex_count_only", |b| {
             b.iter(|| *m.lock().unwrap() += black_box(1))
+        });
+    });
+    // The default rates: holds sampled one in 16 after the site's warm-up.
+    with_default_rates(|| {
+        g.bench_function("mutex_default_rate", |b| {
+            b.iter(|| *m.lock().unwrap() += black_box(1))
+        });
+        g.bench_function("rw_lock_read_default_rate", |b| {
+            b.iter(|| black_box(*rw.read().unwrap()))
         });
     });
     let shared = Arc::new(Mutex::new(0u64));

@@ -90,7 +90,7 @@ impl Here {
             p => {
                 if site.warming() {
                     1
-                } else if self.0.countdown(kind) {
+                } else if self.0.countdown_weighted(kind) {
                     p
                 } else {
                     0

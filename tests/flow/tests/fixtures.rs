@@ -179,12 +179,12 @@ fn channels_sample_by_default() {
         "{:?}",
         c1.send_blocked
     );
-    // The first 256 messages (the site's warm-up) are timed, then about one in 16,
-    // each standing for 16: the latency distribution describes about 1000 messages
-    // (744 sampled with gaps uniform in 1..=31: the count of samples has a standard
-    // deviation under 4, 64 messages; six of them are within 400).
+    // The first 256 messages (the site's warm-up) are timed, then each with probability
+    // 1/16, standing for 16: the latency distribution describes about 1000 messages (of
+    // the other 744, about 46 are timed, standard deviation 6.6, 106 messages once
+    // weighted; 600 is over five of them).
     let lat = c1.latency_ns.as_ref().expect("timed");
-    assert!(lat.count.abs_diff(1000) <= 400, "{lat:?}");
+    assert!(lat.count.abs_diff(1000) <= 600, "{lat:?}");
     assert!(lat.percentiles.get(50.0).unwrap() >= 10 * MS, "{lat:?}");
     // A channel with few messages is timed in full.
     let c1f = channel(&r, "c1f");
