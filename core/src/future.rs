@@ -208,10 +208,19 @@ fn first_poll_slow<F: Future>(
     };
     match entry {
         Entry::Timed(e) => first_poll(e, inner, cx, st),
-        Entry::Counted(_) => {
+        Entry::Counted(slot) => {
             st.mode = COUNTED;
             st.polls += 1;
-            count_when_ready(inner.poll(cx), st, site)
+            let r = inner.poll(cx);
+            if r.is_ready() {
+                // Ready at the first poll, on this thread: the slot just found.
+                st.mode = DONE;
+                slot.c.counted.add(1);
+                if st.flow {
+                    slot.c.polls.add(st.polls);
+                }
+            }
+            r
         }
         Entry::None => {
             st.mode = DONE;

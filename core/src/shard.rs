@@ -418,23 +418,54 @@ impl Shard {
         let gap = if period == 0 {
             0
         } else {
-            // xorshift64: cheap, per thread, good enough to spread the gaps.
-            let mut x = self.rng.get();
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            self.rng.set(x);
+            let x = self.random();
             if matches!(kind, Sampler::Calls | Sampler::Io) || period == 1 {
                 // `period <= MAX_PERIOD`: `2·period − 1` cannot overflow.
                 1 + x % (2 * period - 1)
             } else {
-                // 1 + floor(ln(u) / ln(1 − 1/period)), u uniform in (0, 1]: the number
-                // of Bernoulli(1/period) trials to the first success. `as` saturates.
-                let u = ((x >> 11) + 1) as f64 / (1u64 << 53) as f64;
-                ((u.ln() / (-1.0 / period as f64).ln_1p()) as u64).saturating_add(1)
+                self.geometric(period, x)
             }
         };
         self.countdowns[kind as usize].set(gap);
+    }
+
+    /// The next number of this thread's xorshift64 generator: cheap, per thread, good
+    /// enough to spread the gaps.
+    #[inline(always)]
+    fn random(&self) -> u64 {
+        let mut x = self.rng.get();
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.rng.set(x);
+        x
+    }
+
+    /// Bernoulli(1/`period`) trials up to and including the first success, drawn from
+    /// the random word `x` (and more words if needed): a geometric gap of mean `period`.
+    ///
+    /// For a period of 4, 16, 256, 65536 or 2^32 (2^k with k dividing 64, the default 16
+    /// among them) each k-bit field of a word is a trial that succeeds when it is zero,
+    /// and the first zero field is found with one subtraction (the usual zero-byte
+    /// test: the lowest field it flags is zero); other periods take a logarithm.
+    fn geometric(&self, period: u64, mut x: u64) -> u64 {
+        let k = period.trailing_zeros();
+        if period.is_power_of_two() && matches!(k, 2 | 4 | 8 | 16 | 32) {
+            let lows = u64::MAX / ((1u64 << k) - 1);
+            let highs = lows << (k - 1);
+            let mut before = 0u64;
+            loop {
+                let zero = x.wrapping_sub(lows) & !x & highs;
+                if zero != 0 {
+                    return before + u64::from(zero.trailing_zeros() / k) + 1;
+                }
+                before = before.saturating_add(u64::from(64 / k));
+                x = self.random();
+            }
+        }
+        // 1 + floor(ln(u) / ln(1 − 1/period)), u uniform in (0, 1]. `as` saturates.
+        let u = ((x >> 11) + 1) as f64 / (1u64 << 53) as f64;
+        ((u.ln() / (-1.0 / period as f64).ln_1p()) as u64).saturating_add(1)
     }
 
     /// Frame `d` if it is one of those held in the shard itself (the per-call path).
@@ -903,6 +934,36 @@ mod tests {
         assert!(ones.abs_diff(n / 16) < 700, "{ones} gaps of 1");
         // P(gap > 31) = (15/16)^31 = 13.5 %.
         assert!(long.abs_diff(n * 135 / 1000) < 1_000, "{long} gaps over 31");
+    }
+
+    #[test]
+    fn geometric_gaps_have_the_period_as_mean_and_no_memory() {
+        let shard = Shard::new(0);
+        shard.rng.set(0x2545_F491_4F6C_DD1D);
+        // Powers of two with k | 64 (bit fields), others (logarithm).
+        for period in [4u64, 10, 16, 100, 256] {
+            let n = 400_000u64;
+            let (mut sum, mut ones) = (0u64, 0u64);
+            for _ in 0..n {
+                let g = shard.geometric(period, shard.random());
+                assert!(g >= 1);
+                sum += g;
+                ones += u64::from(g == 1);
+            }
+            let mean = sum as f64 / n as f64;
+            let p = 1.0 / period as f64;
+            // Mean: standard error sqrt((1 − p)/p²/n), under 0.4 % of the period here.
+            assert!(
+                (mean / period as f64 - 1.0).abs() < 0.02,
+                "{period}: mean {mean}"
+            );
+            // A gap of 1 has probability p (memoryless), within six standard errors.
+            let se = (n as f64 * p * (1.0 - p)).sqrt();
+            assert!(
+                (ones as f64 - n as f64 * p).abs() < 6.0 * se,
+                "{period}: {ones} gaps of 1"
+            );
+        }
     }
 
     #[test]
