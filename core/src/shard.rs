@@ -396,7 +396,8 @@ impl Shard {
         }
         self.next_gap(kind);
         let g = cd.get();
-        cd.set(g - 1);
+        // 0 only if the rate became 0 meanwhile: stays 0, and nothing is timed.
+        cd.set(g.saturating_sub(1));
         g == 1
     }
 
