@@ -109,8 +109,6 @@ counters! {
         st_items: sum,
         /// Streams: polls that returned `Pending`.
         st_pending: sum,
-        /// Streams: polls timed (their durations are in `busy`).
-        st_timed_polls: sum,
         /// Streams: instances that returned `Ready(None)`.
         st_completed: sum,
         /// Streams: instances dropped before `Ready(None)`.

@@ -178,8 +178,6 @@ pub struct FlowStats {
     pub items: u64,
     /// Streams: polls that returned `Pending`.
     pub pending: u64,
-    /// Streams: polls timed.
-    pub timed_polls: u64,
     /// Streams: instances that completed.
     pub completed: u64,
     /// Streams: instances dropped before completing.
@@ -501,7 +499,6 @@ pub fn snapshot() -> Snapshot {
                         lagged: c.ch_lagged,
                         items: c.st_items,
                         pending: c.st_pending,
-                        timed_polls: c.st_timed_polls,
                         completed: c.st_completed,
                         dropped: c.st_dropped,
                         never_polled: c.fu_never_polled,

@@ -167,7 +167,6 @@ fn poll_timed<S: futures_core::Stream>(
     let t1 = now();
     let c = &slot.c;
     c.polls.add(1);
-    c.st_timed_polls.add(1);
     c.busy.add(t1.saturating_sub(t0).wrapping_mul(w));
     if *state == FLOWING && matches!(r, Poll::Ready(Some(_))) {
         c.st_items.add(1);
