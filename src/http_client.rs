@@ -3,6 +3,15 @@
 //! (`METHOD host:port/path` with ids folded, or `METHOD label`) and calling function,
 //! timed to the response head; no response is an error, a response counts in its
 //! status class. The time is charged to the calling function (`waits`).
+//!
+//! With body timing (`http!(client, body = true)`, reqwest only) the response's body is
+//! re-wrapped so that its end is seen too: the time from the request's start to the end
+//! of the body goes to the second distribution (`body_ns`), and the time spent reading
+//! the body is charged to the function that read it. reqwest offers no other way in
+//! than out of the response and back (`http::Response<reqwest::Body>`), and each way
+//! wraps a body error once more: an error met while reading the body has two more
+//! `reqwest::Error`s (kind body) in its source chain, its text and kind unchanged;
+//! everything else about the response stays as it was.
 
 //!
 //! Without the `hotpath` feature the middleware only forwards the request.
@@ -34,7 +43,8 @@ pub(crate) struct Target<'a> {
     pub path: &'a str,
 }
 
-/// Records a finished request: `status` is `None` when no response came.
+/// Records a request's head: `status` is `None` when no response came. Returns what
+/// the end of its body is recorded with.
 #[cfg(not(feature = "hotpath"))]
 pub(crate) fn finish(
     _: Start,
@@ -42,10 +52,73 @@ pub(crate) fn finish(
     _: Option<&'static str>,
     _: Target<'_>,
     _: Option<u16>,
-) {
+) -> Option<BodyRec> {
+    None
 }
 
-/// Records a finished request: `status` is `None` when no response came.
+/// A response whose body's end is still to come (nothing without `hotpath`).
+#[cfg(not(feature = "hotpath"))]
+#[cfg_attr(
+    not(any(feature = "reqwest-0-12", feature = "reqwest-0-13")),
+    allow(dead_code)
+)]
+pub(crate) struct BodyRec(());
+
+/// A response whose body's end is still to come: its site and start, and who reads it.
+#[cfg(feature = "hotpath")]
+pub(crate) struct BodyRec {
+    site: &'static hotpath_core::CallSite,
+    t0: u64,
+    /// When the body was first polled (0: not yet).
+    first: u64,
+    /// The innermost measured function at the first poll: the body's reader.
+    reader: Option<&'static hotpath_core::CallSite>,
+}
+
+#[cfg_attr(
+    not(any(feature = "reqwest-0-12", feature = "reqwest-0-13")),
+    allow(dead_code)
+)]
+impl BodyRec {
+    /// Notes the body's first poll, and who polled it.
+    #[inline]
+    fn polled(&mut self) {
+        #[cfg(feature = "hotpath")]
+        if self.first == 0 {
+            self.first = hotpath_core::op::now().max(1);
+            self.reader = crate::service::innermost();
+        }
+    }
+
+    /// Records the end of the body: the time from the request's start, and the time
+    /// spent reading the body charged to its reader (`waits`).
+    fn finish(self) {
+        #[cfg(feature = "hotpath")]
+        hotpath_core::internal(|| {
+            let end = hotpath_core::op::now();
+            let Some(here) = hotpath_core::op::Here::get() else {
+                return;
+            };
+            let Some(slot) = here.slot(self.site) else {
+                return;
+            };
+            let total = end.saturating_sub(self.t0);
+            slot.record2(total);
+            slot.c.busy.add(total);
+            if self.first != 0 {
+                crate::service::charge(
+                    here,
+                    self.reader,
+                    hotpath_core::op::Wait::Http,
+                    end.saturating_sub(self.first),
+                );
+            }
+        });
+    }
+}
+
+/// Records a request's head: `status` is `None` when no response came. Returns what
+/// the end of its body is recorded with.
 #[cfg(feature = "hotpath")]
 pub(crate) fn finish(
     s: Start,
@@ -53,12 +126,12 @@ pub(crate) fn finish(
     label: Option<&'static str>,
     t: Target<'_>,
     status: Option<u16>,
-) {
+) -> Option<BodyRec> {
     use crate::service as svc;
     use hotpath_core::op::{Here, Wait};
     use hotpath_core::SiteKind;
     let dt = hotpath_core::op::now().saturating_sub(s.t0);
-    let Some(here) = Here::get() else { return };
+    let here = Here::get()?;
     let source = s.source;
     let port = t.port.map(|p| p.to_string()).unwrap_or_default();
     let site = svc::site(
@@ -75,7 +148,7 @@ pub(crate) fn finish(
             None => svc::normalize::endpoint(t.method, t.host, t.port, t.path),
         },
     );
-    let Some(slot) = here.slot(site) else { return };
+    let slot = here.slot(site)?;
     slot.record_op(dt);
     match status.and_then(svc::status_class) {
         Some(0) => slot.c.status_1xx.add(1),
@@ -86,6 +159,57 @@ pub(crate) fn finish(
         None => slot.c.errors.add(1),
     }
     svc::charge(here, source, Wait::Http, dt);
+    status.map(|_| BodyRec {
+        site,
+        t0: s.t0,
+        first: 0,
+        reader: None,
+    })
+}
+
+#[cfg(any(feature = "reqwest-0-12", feature = "reqwest-0-13"))]
+pin_project_lite::pin_project! {
+    /// A response body that records the end of its request's body (body timing).
+    struct TimedBody<B> {
+        #[pin]
+        inner: B,
+        rec: Option<BodyRec>,
+    }
+}
+
+#[cfg(any(feature = "reqwest-0-12", feature = "reqwest-0-13"))]
+impl<B: http_body::Body> http_body::Body for TimedBody<B> {
+    type Data = B::Data;
+    type Error = B::Error;
+
+    fn poll_frame(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
+        let mut this = self.project();
+        if let Some(rec) = this.rec.as_mut() {
+            rec.polled();
+        }
+        let r = std::task::ready!(this.inner.as_mut().poll_frame(cx));
+        let ended = match &r {
+            None | Some(Err(_)) => true,
+            Some(Ok(_)) => this.inner.is_end_stream(),
+        };
+        if ended {
+            if let Some(rec) = this.rec.take() {
+                rec.finish();
+            }
+        }
+        std::task::Poll::Ready(r)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.inner.size_hint()
+    }
 }
 
 macro_rules! reqwest_middleware_impl {
@@ -98,17 +222,33 @@ macro_rules! reqwest_middleware_impl {
             #[derive(Clone, Debug, Default)]
             pub struct ReqwestHttpMiddleware {
                 pub(crate) label: Option<&'static str>,
+                pub(crate) bodies: bool,
             }
 
             impl ReqwestHttpMiddleware {
                 /// Keys requests by method and URL template.
                 pub fn new() -> Self {
-                    ReqwestHttpMiddleware { label: None }
+                    ReqwestHttpMiddleware {
+                        label: None,
+                        bodies: false,
+                    }
                 }
 
                 /// Keys requests by method and `label`.
                 pub fn with_label(label: &'static str) -> Self {
-                    ReqwestHttpMiddleware { label: Some(label) }
+                    ReqwestHttpMiddleware {
+                        label: Some(label),
+                        bodies: false,
+                    }
+                }
+
+                /// Also times each response to the end of its body (`body_ns`), by
+                /// re-wrapping the body: an error met while reading the body then has
+                /// two more `reqwest::Error`s (kind body) in its source chain (its text
+                /// and kind unchanged). What `http!(client, body = true)` adds.
+                pub fn time_bodies(mut self) -> Self {
+                    self.bodies = true;
+                    self
                 }
             }
 
@@ -130,7 +270,7 @@ macro_rules! reqwest_middleware_impl {
                     );
                     let r = next.run(req, extensions).await;
                     let status = r.as_ref().ok().map(|r| r.status().as_u16());
-                    super::finish(
+                    let rec = super::finish(
                         start,
                         "reqwest",
                         self.label,
@@ -142,17 +282,51 @@ macro_rules! reqwest_middleware_impl {
                         },
                         status,
                     );
-                    r
+                    match (r, rec) {
+                        (Ok(resp), Some(rec)) if self.bodies => Ok(time_body(resp, rec)),
+                        (r, _) => r,
+                    }
                 }
             }
 
-            /// `http!(client)`: the client with the middleware.
+            /// Re-wraps `resp`'s body so that its end is recorded (`rec`). An empty
+            /// body ends now, and the response is returned as it came.
+            fn time_body(resp: Response, rec: super::BodyRec) -> Response {
+                use ::$reqwest::ResponseBuilderExt as _;
+                if resp.content_length() == Some(0) {
+                    rec.finish();
+                    return resp;
+                }
+                // The URL lives outside the parts; `From<http::Response<_>>` takes it
+                // back from this extension.
+                let url = ::http::Response::builder()
+                    .url(resp.url().clone())
+                    .body(())
+                    .map(|r| r.into_parts().0.extensions);
+                let (mut parts, body) =
+                    ::http::Response::<::$reqwest::Body>::from(resp).into_parts();
+                if let Ok(url) = url {
+                    parts.extensions.extend(url);
+                }
+                let body = super::TimedBody {
+                    inner: body,
+                    rec: Some(rec),
+                };
+                Response::from(::http::Response::from_parts(
+                    parts,
+                    ::$reqwest::Body::wrap(body),
+                ))
+            }
+
+            /// `http!(client)`: the client with the middleware; with `bodies`, it
+            /// times responses to the end of their bodies.
             pub fn instrument(
                 client: ::$reqwest::Client,
                 label: Option<&'static str>,
+                bodies: bool,
             ) -> ::$mw::ClientWithMiddleware {
                 ::$mw::ClientBuilder::new(client)
-                    .with(ReqwestHttpMiddleware { label })
+                    .with(ReqwestHttpMiddleware { label, bodies })
                     .build()
             }
         }
@@ -209,7 +383,7 @@ pub mod ureq_3 {
                 Err(ureq::Error::StatusCode(code)) => Some(*code),
                 Err(_) => None,
             };
-            super::finish(
+            let _ = super::finish(
                 start,
                 "ureq",
                 self.label,
@@ -234,11 +408,25 @@ pub trait InstrumentHttpClient {
     fn instrument(self, label: Option<&'static str>) -> Self::Output;
 }
 
+/// What `http!(client, body = true)` does to a client that can time response bodies
+/// (reqwest): adds the middleware with body timing.
+pub trait InstrumentHttpClientBodies: InstrumentHttpClient {
+    /// Adds the middleware with body timing, keyed by `label` when given.
+    fn instrument_timing_bodies(self, label: Option<&'static str>) -> Self::Output;
+}
+
 #[cfg(feature = "reqwest-0-12")]
 impl InstrumentHttpClient for ::reqwest_012::Client {
     type Output = ::reqwest_middleware_04::ClientWithMiddleware;
     fn instrument(self, label: Option<&'static str>) -> Self::Output {
-        reqwest_012::instrument(self, label)
+        reqwest_012::instrument(self, label, false)
+    }
+}
+
+#[cfg(feature = "reqwest-0-12")]
+impl InstrumentHttpClientBodies for ::reqwest_012::Client {
+    fn instrument_timing_bodies(self, label: Option<&'static str>) -> Self::Output {
+        reqwest_012::instrument(self, label, true)
     }
 }
 
@@ -246,7 +434,14 @@ impl InstrumentHttpClient for ::reqwest_012::Client {
 impl InstrumentHttpClient for ::reqwest_013::Client {
     type Output = ::reqwest_middleware_05::ClientWithMiddleware;
     fn instrument(self, label: Option<&'static str>) -> Self::Output {
-        reqwest_013::instrument(self, label)
+        reqwest_013::instrument(self, label, false)
+    }
+}
+
+#[cfg(feature = "reqwest-0-13")]
+impl InstrumentHttpClientBodies for ::reqwest_013::Client {
+    fn instrument_timing_bodies(self, label: Option<&'static str>) -> Self::Output {
+        reqwest_013::instrument(self, label, true)
     }
 }
 

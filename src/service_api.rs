@@ -111,6 +111,14 @@ macro_rules! __tokio_runtime_impl {
 /// `ConfigBuilder<AgentScope>` (feature `ureq-3`) to the builder with
 /// [`UreqHttpMiddleware`](crate::UreqHttpMiddleware) added. Forms: `http!(client)`,
 /// `http!(client, label = "billing")`. Without the `hotpath` feature: the client itself.
+///
+/// `http!(client, body = true)` and `http!(client, label = "billing", body = true)`
+/// (reqwest only) also time each response to the end of its body (`body_ns`), and
+/// charge the time spent reading it to the function that read it. The middleware sees
+/// only the head unless it re-wraps the body, and reqwest's only way to do that (out
+/// of the response and back) adds two `reqwest::Error`s (kind body) to the source chain
+/// of an error met while reading the body, its text and kind unchanged: hence opt-in.
+/// Status, headers, URL, length, extensions and data are unchanged.
 #[macro_export]
 macro_rules! http {
     ($client:expr $(,)?) => {
@@ -118,6 +126,12 @@ macro_rules! http {
     };
     ($client:expr, label = $label:expr $(,)?) => {
         $crate::__http_impl!($client, @some $label)
+    };
+    ($client:expr, body = true $(,)?) => {
+        $crate::__http_impl!($client, @none, body)
+    };
+    ($client:expr, label = $label:expr, body = true $(,)?) => {
+        $crate::__http_impl!($client, @some $label, body)
     };
 }
 
@@ -137,6 +151,18 @@ macro_rules! __http_impl {
             ::core::option::Option::Some($label),
         )
     };
+    ($client:expr, @none, body) => {
+        $crate::http_client::InstrumentHttpClientBodies::instrument_timing_bodies(
+            $client,
+            ::core::option::Option::None,
+        )
+    };
+    ($client:expr, @some $label:expr, body) => {
+        $crate::http_client::InstrumentHttpClientBodies::instrument_timing_bodies(
+            $client,
+            ::core::option::Option::Some($label),
+        )
+    };
 }
 
 #[cfg(not(all(
@@ -150,6 +176,13 @@ macro_rules! __http_impl {
         $client
     };
     ($client:expr, @some $label:expr) => {{
+        let _: &str = $label;
+        $client
+    }};
+    ($client:expr, @none, body) => {
+        $client
+    };
+    ($client:expr, @some $label:expr, body) => {{
         let _: &str = $label;
         $client
     }};

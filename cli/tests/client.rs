@@ -210,7 +210,7 @@ fn status_404_carries_the_api_error() {
 #[test]
 fn another_schema_version_is_incompatible() {
     let server = TestServer::start(|url| match url {
-        "/report" => (200, r#"{"schema_version":5,"caller":"app::main"}"#),
+        "/report" => (200, r#"{"schema_version":6,"caller":"app::main"}"#),
         _ => (200, "<html>not json</html>"),
     });
     let client = Client::new("127.0.0.1", server.port, None);
@@ -225,7 +225,7 @@ fn another_schema_version_is_incompatible() {
     );
     assert_eq!(
         e.to_string(),
-        "/report: report has schema_version 5; this build reads versions 1 to 4 (re-create the \
+        "/report: report has schema_version 6; this build reads versions 1 to 5 (re-create the \
          report with a matching hotpath version)"
     );
     let e = client.fetch_status().unwrap_err();

@@ -1323,3 +1323,48 @@ fn sql_rows_are_matched_by_query_and_source_and_compared_as_calls_and_times() {
     assert_eq!(d.added[0].shown, shown);
     assert_eq!(d.added[0].summary, "5 calls, 5.00 ms total");
 }
+
+/// `app::f` plus one HTTP client row of 20 requests whose heads took 1 ms each and
+/// whose bodies (`bodies` of them, with body timing) ended `body_mean` ns after the start.
+fn with_http(bodies: u64, body_mean: u64) -> Report {
+    let mut r = one(10, 1_000_000);
+    let d = |n: u64, m: u64| {
+        serde_json::json!({"total": n * m, "mean": m, "min": m, "max": m,
+                           "p50": m, "p95": m, "p99": m})
+    };
+    let e: hotpath::report::HttpEntry = serde_json::from_value(serde_json::json!({
+        "endpoint": "GET 127.0.0.1:{port}/feed", "label": null, "source": "app::f",
+        "client": "reqwest", "calls": 20, "errors": 0, "status_1xx": 0, "status_2xx": 20,
+        "status_3xx": 0, "status_4xx": 0, "status_5xx": 0, "ttfb_ns": d(20, 1_000_000),
+        "bodies": bodies, "body_ns": if bodies > 0 { d(bodies, body_mean) } else { serde_json::Value::Null }
+    }))
+    .unwrap();
+    r.http = Some(vec![e]);
+    r.sections.push(Section::Http);
+    r
+}
+
+#[test]
+fn http_body_times_are_a_row_of_their_own() {
+    let d = diff(&with_http(20, 10_000_000), &with_http(20, 30_000_000), 0.1);
+    let head = "http: GET 127.0.0.1:{port}/feed (app::f)";
+    let body = "http body: GET 127.0.0.1:{port}/feed (app::f)";
+    // The heads took as long in both (a time within the threshold); the bodies three
+    // times as long.
+    assert_eq!(d.find(head, "avg").unwrap().verdict, Verdict::Noise);
+    let avg = d.find(body, "avg").expect("body times compared");
+    assert_eq!(
+        (avg.base, avg.head, avg.verdict),
+        (
+            Some(Value::Int(10_000_000)),
+            Some(Value::Int(30_000_000)),
+            Verdict::Slower
+        )
+    );
+    // Body timing in one report only: its body row is added, the request row compared.
+    let d = diff(&with_http(0, 0), &with_http(20, 10_000_000), 0.1);
+    assert_eq!(d.added.len(), 1);
+    assert_eq!(d.added[0].shown, body);
+    assert_eq!(d.added[0].summary, "20 calls, 200 ms total");
+    assert!(d.find(head, "calls").is_some());
+}

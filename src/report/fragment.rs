@@ -301,6 +301,8 @@ mod tests {
                 errors: 0,
                 status: StatusClasses::from_array([0, 2, 0, 0, 0]),
                 ttfb_ns: Dist::default(),
+                bodies: 0,
+                body_ns: None,
             }]),
             server: Some(vec![ServerEntry {
                 route: "GET /users/{id}".into(),

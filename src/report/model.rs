@@ -16,7 +16,7 @@ pub use super::model_service::{
 use super::section::{known_sections, Section};
 
 /// Version of the JSON layout; bumped on any incompatible change.
-pub const SCHEMA_VERSION: u32 = 4;
+pub const SCHEMA_VERSION: u32 = 5;
 /// Oldest layout version readers accept: versions 2 and 3 only added keys and sections
 /// to version 1.
 pub const OLDEST_SCHEMA_VERSION: u32 = 1;

@@ -62,6 +62,14 @@ pub struct HttpEntry {
     /// Time to the response head, ns (what a client middleware sees: the body is read
     /// after it returns).
     pub ttfb_ns: Dist,
+    /// Responses read to the end of their body, with body timing
+    /// (`http!(client, body = true)`); 0 without it.
+    #[serde(default)]
+    pub bodies: u64,
+    /// Time from the request's start to the end of its response body, ns, over
+    /// `bodies`; `null` when no body was timed to its end.
+    #[serde(default)]
+    pub body_ns: Option<Dist>,
 }
 
 /// Responses by status class.

@@ -58,6 +58,11 @@ pub(super) fn http(r: &Report, limit: usize, bounds: &[f64], out: &mut Vec<Metri
         "Time from an HTTP client request to its response head.",
         MetricType::HISTOGRAM,
     );
+    let mut body = Family::new(
+        "hotpath_http_client_body_duration_seconds",
+        "Time from an HTTP client request to the end of its response body (body timing).",
+        MetricType::HISTOGRAM,
+    );
     for e in r.http.as_deref().unwrap_or(&[]).iter().take(limit) {
         let source = e.source.as_deref().unwrap_or("");
         for (class, n) in classes(&e.status) {
@@ -77,8 +82,13 @@ pub(super) fn http(r: &Report, limit: usize, bounds: &[f64], out: &mut Vec<Metri
         if let Some(h) = &e.ttfb_ns.hist {
             dur.histogram(&l, h, e.ttfb_ns.min, e.ttfb_ns.max, bounds);
         }
+        if let Some(d) = &e.body_ns {
+            if let Some(h) = &d.hist {
+                body.histogram(&l, h, d.min, d.max, bounds);
+            }
+        }
     }
-    for f in [total, errors, dur] {
+    for f in [total, errors, dur, body] {
         f.finish(out);
     }
 }
@@ -239,6 +249,8 @@ mod tests {
                     errors: 1,
                     status: StatusClasses::from_array([0, 10, 0, 1, 0]),
                     ttfb_ns: dist(11, 1_000_000),
+                    bodies: 9,
+                    body_ns: Some(dist(9, 4_000_000)),
                 },
                 HttpEntry {
                     endpoint: "POST billing".into(),
@@ -249,6 +261,8 @@ mod tests {
                     errors: 0,
                     status: StatusClasses::from_array([0, 0, 0, 0, 3]),
                     ttfb_ns: dist(3, 5_000_000),
+                    bodies: 0,
+                    body_ns: None,
                 },
             ]),
             server: Some(vec![
@@ -330,6 +344,8 @@ mod tests {
             "hotpath_http_client_errors_total{endpoint=\"GET 127.0.0.1:{port}/users/{id}\",source=\"app::client\"} 1",
             "hotpath_http_client_errors_total{endpoint=\"POST billing\",source=\"\"} 0",
             "hotpath_http_client_duration_seconds_count{endpoint=\"POST billing\",source=\"\"} 3",
+            "hotpath_http_client_body_duration_seconds_count{endpoint=\"GET 127.0.0.1:{port}/users/{id}\",source=\"app::client\"} 9",
+            "hotpath_http_client_body_duration_seconds_sum{endpoint=\"GET 127.0.0.1:{port}/users/{id}\",source=\"app::client\"} 0.036",
             "hotpath_http_server_requests_total{route=\"GET /users/{id}\",status_class=\"2xx\"} 59",
             "hotpath_http_server_requests_total{route=\"GET /users/{id}\",status_class=\"5xx\"} 1",
             "hotpath_http_server_requests_total{route=\"GET <unmatched>\",status_class=\"4xx\"} 10",
@@ -346,8 +362,15 @@ mod tests {
         ] {
             has(&text, line);
         }
-        // A status class no response had gets no series.
+        // A status class no response had gets no series; a client without body timing
+        // no body series.
         assert!(!text.contains("status_class=\"3xx\""), "{text}");
+        assert!(
+            !text.contains(
+                "hotpath_http_client_body_duration_seconds_count{endpoint=\"POST billing\""
+            ),
+            "{text}"
+        );
         assert!(!text.contains("status_class=\"1xx\""), "{text}");
     }
 

@@ -115,6 +115,8 @@ pub(super) fn build_http(ctx: &Ctx<'_>, r: &mut Report) -> bool {
                     errors: s.errors,
                     status: StatusClasses::from_array(s.status),
                     ttfb_ns: dist(ctx, &s.time, s.sum_ns),
+                    bodies: s.flow.busy.count(),
+                    body_ns: (s.flow.busy.count() > 0).then(|| dist(ctx, &s.flow.busy, s.busy_ns)),
                 }
             })
             .collect(),

@@ -87,6 +87,24 @@ pub fn http(r: &Report) -> Columns<'_, &HttpEntry> {
     c.push(Column::right("Total", |e: &&HttpEntry| {
         Cell::duration(e.ttfb_ns.total)
     }));
+    // With body timing: the time to the end of the body.
+    if r.http.iter().flatten().any(|e| e.body_ns.is_some()) {
+        c.push(Column::right("Body Avg", |e: &&HttpEntry| {
+            e.body_ns
+                .as_ref()
+                .map_or_else(Cell::missing, |d| Cell::duration(d.mean))
+        }));
+        for &p in &r.percentiles {
+            c.push(Column::right(
+                format!("Body {}", percentile_title(p)),
+                move |e: &&HttpEntry| {
+                    e.body_ns
+                        .as_ref()
+                        .map_or_else(Cell::missing, |d| Cell::opt(d.percentiles.get(p), duration))
+                },
+            ));
+        }
+    }
     c
 }
 

@@ -1024,6 +1024,10 @@ fn service_macros_are_the_identity() {
     assert_eq!(same, [1, 2]);
     let labelled: &str = hotpath::http!("client", label = "billing");
     assert_eq!(labelled, "client");
+    let timed: u32 = hotpath::http!(7u32, body = true);
+    assert_eq!(timed, 7);
+    let both: &str = hotpath::http!("client", label = "billing", body = true);
+    assert_eq!(both, "client");
     // Outside a runtime, with or without a handle-like value: nothing happens.
     hotpath::tokio_runtime!();
     let handle = 7u8;

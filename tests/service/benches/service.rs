@@ -18,7 +18,8 @@
 //!   request, `noop_middleware` − `bare` what reqwest-middleware itself costs.
 //! - `client_stub/{reqwest_noop,reqwest_http,ureq_bare,ureq_http}`: the same without a
 //!   network (a middleware at the end of the chain answers at once), so the difference
-//!   is not lost in the noise of a loopback request.
+//!   is not lost in the noise of a loopback request; `..._read` cases also read the body,
+//!   `reqwest_http_bodies_read` with body timing (`http!(client, body = true)`).
 use std::convert::Infallible;
 use std::hint::black_box;
 
@@ -207,6 +208,39 @@ fn client_stub(c: &mut Criterion) {
     ] {
         g.bench_function(name, |b| {
             b.iter(|| rt.block_on(async { black_box(client.get(url).send().await.unwrap()) }))
+        });
+    }
+    // The same with the body read to its end, and hotpath's with body timing (the
+    // response re-wrapped, its end recorded).
+    for (name, client) in [
+        (
+            "reqwest_noop_read",
+            reqwest_middleware_05::ClientBuilder::new(reqwest_013::Client::new())
+                .with(Noop)
+                .with(Stub)
+                .build(),
+        ),
+        (
+            "reqwest_http_read",
+            reqwest_middleware_05::ClientBuilder::new(reqwest_013::Client::new())
+                .with(hotpath::ReqwestHttpMiddleware::new())
+                .with(Stub)
+                .build(),
+        ),
+        (
+            "reqwest_http_bodies_read",
+            reqwest_middleware_05::ClientBuilder::new(reqwest_013::Client::new())
+                .with(hotpath::ReqwestHttpMiddleware::new().time_bodies())
+                .with(Stub)
+                .build(),
+        ),
+    ] {
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                rt.block_on(async {
+                    black_box(client.get(url).send().await.unwrap().bytes().await.unwrap())
+                })
+            })
         });
     }
     let stub = |_: http::Request<ureq::SendBody>, _: ureq::middleware::MiddlewareNext| {

@@ -100,9 +100,29 @@ async fn slow() -> &'static str {
     "slow"
 }
 
+/// A streamed body: 5 chunks 10 ms apart.
+async fn feed() -> axum::body::Body {
+    let chunks = futures_util::stream::unfold(0u32, |i| async move {
+        if i == 5 {
+            return None;
+        }
+        if i > 0 {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        let chunk = bytes::Bytes::from(format!("line {i}\n"));
+        Some((Ok::<_, std::convert::Infallible>(chunk), i + 1))
+    });
+    axum::body::Body::from_stream(chunks)
+}
+
 #[hotpath::measure]
 async fn client_run(base: &str) {
-    let client = hotpath::http!(reqwest_013::Client::new());
+    // `body = true`: each response read to its end is timed to the end of its body too.
+    let client = hotpath::http!(reqwest_013::Client::new(), body = true);
+    for _ in 0..3 {
+        let r = client.get(format!("{base}/feed")).send().await.unwrap();
+        r.text().await.unwrap();
+    }
     for id in 1..=40 {
         let r = client
             .get(format!("{base}/users/{id}"))
@@ -155,6 +175,7 @@ fn main() {
         let app = axum::Router::new()
             .route("/users/{id}", get(user))
             .route("/slow", get(slow))
+            .route("/feed", get(feed))
             .with_state(Arc::new(db));
         let app = hotpath::axum!(app);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();

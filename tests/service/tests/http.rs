@@ -73,14 +73,69 @@ fn clients_and_server_count_calls_classes_and_times() {
     assert_eq!(route(r, "GET /fail").status.status_5xx, 1);
     assert!(!run.json.contains("secret"));
 
-    // A streamed body: 10 chunks 20 ms apart. The head comes before the body, which
-    // ends at least 9 x 20 ms later.
+    // A streamed body: 10 chunks 20 ms apart (read twice, without and with client body
+    // timing). The head comes before the body, which ends at least 9 x 20 ms later.
     let st = route(r, "GET /stream");
-    assert_eq!(st.calls, 1);
+    assert_eq!(st.calls, 2);
     let (ttfb, total) = (st.ttfb_ns.max, st.total_ns.max);
     assert!(total >= 180 * MS, "total {total}");
     assert!(total - ttfb >= 180 * MS, "ttfb {ttfb} total {total}");
     assert!(run.stderr.contains("stream_bytes=1000"), "{}", run.stderr);
+    // Without body timing a client row has no body times.
+    assert_eq!((users.bodies, users.body_ns.is_none()), (0, true));
+    assert!(client(r, "/stream", "http::read_stream").body_ns.is_none());
+
+    // With body timing (`http!(client, body = true)`): the head before the first 20 ms
+    // gap, the body's end after the nine gaps; the wait for the head charged to the
+    // function that sent the request, the body's reading to the one that read it.
+    assert!(
+        run.stderr.contains("timed_stream_bytes=1000"),
+        "{}",
+        run.stderr
+    );
+    let ts = client(r, "/stream", "http::send_timed");
+    assert_eq!((ts.calls, ts.status.status_2xx, ts.bodies), (1, 1, 1));
+    let body = ts.body_ns.as_ref().unwrap();
+    assert!(ts.ttfb_ns.max < 20 * MS, "head {}", ts.ttfb_ns.max);
+    assert!(body.min >= 180 * MS, "body {}", body.min);
+    assert!(body.min - ts.ttfb_ns.max >= 170 * MS);
+    let http_wait = |name: &str| {
+        let f = r.functions.iter().find(|f| f.name == name).unwrap();
+        f.waits.as_ref().unwrap().http_ns
+    };
+    let (sender, reader) = (
+        http_wait("http::send_timed"),
+        http_wait("http::read_stream_timed"),
+    );
+    assert!(sender < 20 * MS, "sender {sender}");
+    // The reader's waits are its own, not its callee's: the body only.
+    assert!(reader >= 180 * MS, "reader {reader}");
+
+    // A body cut short: the same error to the program (text, kind), with two more links
+    // in its source chain (reqwest's body error, once per re-wrap: out of the response
+    // and back in); the body's end is recorded at the error.
+    let line = |tag: &str| {
+        run.stderr
+            .lines()
+            .find_map(|l| l.strip_prefix(tag))
+            .unwrap_or_else(|| panic!("no {tag} in {}", run.stderr))
+            .to_string()
+    };
+    let (plain, timed) = (line("truncated plain: "), line("truncated timed: "));
+    let (p_head, p_chain) = plain.split_once(" chain=").unwrap();
+    let (t_head, t_chain) = timed.split_once(" chain=").unwrap();
+    assert_eq!(p_head, t_head);
+    assert!(
+        p_head.contains("decode=true body=false timeout=false"),
+        "{p_head}"
+    );
+    let extra = "request or response body error <- ";
+    assert_eq!(t_chain, format!("{extra}{extra}{p_chain}"));
+    let short = client(r, "/short", "http::truncated");
+    assert_eq!(
+        (short.calls, short.status.status_2xx, short.bodies),
+        (1, 1, 1)
+    );
 
     // No response: a transport error, no status.
     let refused = r
@@ -129,7 +184,7 @@ fn wrapped_server_and_clients_behave_as_the_plain_ones() {
     let (wrapped, counts) = run(&["wrapped", report_path.to_str().unwrap()]);
     assert_eq!(plain.lines().count(), 160, "{plain}");
     for needle in [
-        "Reqwest13 Axum POST /echo 201 Some(\"1\") b\"HELLO\"",
+        "Reqwest13 Axum POST /echo 201 Some(\"1\") (\"/echo\", None, Some(5), HTTP/1.1, Some(127.0.0.1)) b\"HELLO\"",
         "Ureq Tower GET /chunks 200 Some(\"1\") \"aaabbbcccddd\"",
         "Refused GET /x error",
         "/empty 204",
@@ -160,6 +215,17 @@ fn wrapped_server_and_clients_behave_as_the_plain_ones() {
             .fold((0, 0), |(c, e), x| (c + x.calls, e + x.errors))
     };
     let v12 = sum(&|e| e.label.as_deref() == Some("v12"));
+    // reqwest 0.12's client times bodies: every response it got was read to its end.
+    let v12_bodies: u64 = http
+        .iter()
+        .filter(|e| e.label.as_deref() == Some("v12"))
+        .map(|e| e.bodies)
+        .sum();
+    assert_eq!(v12_bodies, v12.0 - v12.1, "{http:#?}");
+    assert!(http
+        .iter()
+        .filter(|e| e.label.as_deref() != Some("v12"))
+        .all(|e| e.bodies == 0 && e.body_ns.is_none()));
     let reqwest = sum(&|e| e.client == "reqwest");
     let ureq = sum(&|e| e.client == "ureq");
     assert_eq!(v12.0, count("Reqwest12"), "{http:#?}");
@@ -253,6 +319,21 @@ fn live_routes_and_prometheus_show_the_service_sections() {
         );
     }
     assert!(metrics.contains("hotpath_http_client_requests_total{endpoint=\"GET 127.0.0.1:"));
+    // The body-timing client's one body, and no body series for the others.
+    let bodies: Vec<&str> = metrics
+        .lines()
+        .filter(|l| l.starts_with("hotpath_http_client_body_duration_seconds_count{"))
+        .collect();
+    assert_eq!(bodies.len(), 2, "{metrics}");
+    for (source, n) in [("http::send_timed", 1), ("http::truncated", 1)] {
+        assert!(
+            bodies
+                .iter()
+                .any(|l| l.contains(&format!("source=\"{source}\"}} "))
+                    && l.ends_with(&format!(" {n}"))),
+            "{bodies:?}"
+        );
+    }
     assert!(metrics.contains(
         "hotpath_tokio_worker_busy_seconds_total{runtime=\"multi_thread\",worker=\"1\"}"
     ));

@@ -1,5 +1,5 @@
 //! The `sql`, `http` and `server` rows of two reports: calls, errors and times per
-//! query, endpoint and route.
+//! query, endpoint and route (and per endpoint's bodies, with client body timing).
 
 use hotpath::report::format::{count, duration};
 use hotpath::report::{Dist, Report};
@@ -37,6 +37,17 @@ fn rows(r: &Report) -> Vec<(Id, Row<'_>)> {
                 time: &e.ttfb_ns,
             },
         ));
+        // With body timing: the time to the end of the bodies, a row of its own.
+        if let Some(body) = &e.body_ns {
+            v.push((
+                ("http body", e.endpoint.clone(), e.source.clone()),
+                Row {
+                    calls: e.bodies,
+                    errors: None,
+                    time: body,
+                },
+            ));
+        }
     }
     for e in r.server.iter().flatten() {
         v.push((

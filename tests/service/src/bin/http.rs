@@ -4,6 +4,10 @@
 //! - `fetch_012` (reqwest 0.12) and `fetch_ureq` (ureq 3): 5 × `GET /users/{id}` each;
 //! - `misses`: 10 × `GET /missing?q=secret` (404), 1 × `GET /fail` (500);
 //! - `stream`: `GET /stream`, a body of 10 chunks 20 ms apart, read to the end;
+//! - `read_stream_timed`: the same through `http!(client, body = true)`, the request
+//!   sent by `send_timed` and its body read by `read_stream_timed`;
+//! - `truncated`: a response promising 100 bytes and sending 10, read by a plain and a
+//!   body-timing reqwest 0.13 client: both errors described on stderr (`truncated ...`);
 //! - `refused`: one request to a port bound and released (no response);
 //! - `abandon`: `GET /long` (10 chunks 20 ms apart), dropped after its first chunk; the
 //!   program waits until the server has dropped the body (a guard in the stream).
@@ -132,6 +136,81 @@ async fn read_stream(client: &reqwest_middleware_05::ClientWithMiddleware, base:
     r.bytes().await.unwrap().len()
 }
 
+/// Sends the request and returns the response, its body unread.
+#[hotpath::measure]
+async fn send_timed(
+    client: &reqwest_middleware_05::ClientWithMiddleware,
+    base: &str,
+) -> reqwest_013::Response {
+    client.get(format!("{base}/stream")).send().await.unwrap()
+}
+
+/// Reads the body of the response `send_timed` returned.
+#[hotpath::measure]
+async fn read_stream_timed(
+    client: &reqwest_middleware_05::ClientWithMiddleware,
+    base: &str,
+) -> usize {
+    let r = send_timed(client, base).await;
+    r.bytes().await.unwrap().len()
+}
+
+/// A server on loopback whose one response promises 100 bytes and sends 10.
+async fn short_server() -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        loop {
+            let (mut sock, _) = listener.accept().await.unwrap();
+            tokio::spawn(async move {
+                let mut buf = vec![0u8; 4096];
+                let mut got = Vec::new();
+                while !got.windows(4).any(|w| w == b"\r\n\r\n") {
+                    let n = sock.read(&mut buf).await.unwrap();
+                    if n == 0 {
+                        return;
+                    }
+                    got.extend_from_slice(&buf[..n]);
+                }
+                sock.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\n0123456789")
+                    .await
+                    .unwrap();
+            });
+        }
+    });
+    base
+}
+
+/// An error as a program can see it: its text, kind flags and source chain.
+fn describe(e: &reqwest_013::Error) -> String {
+    let mut chain = Vec::new();
+    let mut src = std::error::Error::source(e);
+    while let Some(s) = src {
+        chain.push(s.to_string());
+        src = s.source();
+    }
+    format!(
+        "{e} decode={} body={} timeout={} chain={}",
+        e.is_decode(),
+        e.is_body(),
+        e.is_timeout(),
+        chain.join(" <- ")
+    )
+}
+
+#[hotpath::measure]
+async fn truncated(timed: &reqwest_middleware_05::ClientWithMiddleware, base: &str) {
+    let plain = reqwest_013::Client::new();
+    let r = plain.get(format!("{base}/short")).send().await.unwrap();
+    let p = describe(&r.bytes().await.unwrap_err());
+    let r = timed.get(format!("{base}/short")).send().await.unwrap();
+    assert_eq!(r.content_length(), Some(100));
+    let t = describe(&r.bytes().await.unwrap_err());
+    eprintln!("truncated plain: {p}");
+    eprintln!("truncated timed: {t}");
+}
+
 #[hotpath::measure]
 async fn refused(client: &reqwest_middleware_05::ClientWithMiddleware) -> bool {
     let port = hotpath_service_tests::free_port();
@@ -172,6 +251,12 @@ fn main() {
             .unwrap();
         misses(&c13, &base).await;
         eprintln!("stream_bytes={}", read_stream(&c13, &base).await);
+        let timed = hotpath::http!(reqwest_013::Client::new(), body = true);
+        eprintln!(
+            "timed_stream_bytes={}",
+            read_stream_timed(&timed, &base).await
+        );
+        truncated(&timed, &short_server().await).await;
         assert!(refused(&c13).await);
         abandon(&c13, &base).await;
         // With HOTPATH_METRICS_PORT: the live routes and /metrics, as a scraper sees them.

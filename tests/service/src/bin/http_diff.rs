@@ -3,7 +3,8 @@
 //! connection) from reqwest 0.13, reqwest 0.12 and ureq 3 clients to two servers on
 //! loopback: an axum router, and a plain tower service (no axum routing) mounted as a
 //! router's fallback. Plain: no wrapper anywhere; wrapped: `axum!` on the router,
-//! `HttpServerLayer` on the tower service and `http!` on every client. Prints one line
+//! `HttpServerLayer` on the tower service and `http!` on every client (reqwest 0.12's
+//! with body timing). Prints one line
 //! per result on stdout: the two logs must be byte-identical. On stderr, the requests
 //! each client made and each server answered, for the wrapped run's report (JSON in
 //! REPORT) to be checked against.
@@ -223,7 +224,8 @@ fn main() {
         let c13 = reqwest_013::Client::new();
         let c13w = hotpath::http!(reqwest_013::Client::new());
         let c12 = reqwest_012::Client::new();
-        let c12w = hotpath::http!(reqwest_012::Client::new(), label = "v12");
+        // With body timing: its responses are re-wrapped, and must not differ either.
+        let c12w = hotpath::http!(reqwest_012::Client::new(), label = "v12", body = true);
         let agent: ureq::Agent = if wrapped {
             hotpath::http!(ureq::Agent::config_builder()).build().into()
         } else {
@@ -269,7 +271,14 @@ fn main() {
                                 .get("x-echo")
                                 .or(r.headers().get("x-items"))
                                 .cloned();
-                            format!("{status} {h:?} {:?}", r.bytes().await.unwrap())
+                            let what = (
+                                r.url().path().to_string(),
+                                r.url().query().map(str::to_string),
+                                r.content_length(),
+                                r.version(),
+                                r.remote_addr().map(|a| a.ip()),
+                            );
+                            format!("{status} {h:?} {what:?} {:?}", r.bytes().await.unwrap())
                         }
                         Err(connect) => format!("error connect={connect}"),
                     }
@@ -298,7 +307,14 @@ fn main() {
                                 .get("x-echo")
                                 .or(r.headers().get("x-items"))
                                 .cloned();
-                            format!("{status} {h:?} {:?}", r.bytes().await.unwrap())
+                            let what = (
+                                r.url().path().to_string(),
+                                r.url().query().map(str::to_string),
+                                r.content_length(),
+                                r.version(),
+                                r.remote_addr().map(|a| a.ip()),
+                            );
+                            format!("{status} {h:?} {what:?} {:?}", r.bytes().await.unwrap())
                         }
                         Err(connect) => format!("error connect={connect}"),
                     }
