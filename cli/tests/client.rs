@@ -218,7 +218,7 @@ fn another_schema_version_is_incompatible() {
     assert!(
         matches!(
             &e,
-            Error::Incompatible { route, source: ReadError::SchemaVersion { found: 5 } }
+            Error::Incompatible { route, source: ReadError::SchemaVersion { found: 6 } }
                 if route == "/report"
         ),
         "{e:?}"

@@ -178,6 +178,50 @@ impl tower_service::Service<http::Request<Body>> for Items {
     }
 }
 
+/// Sends one request of the script through a reqwest client (0.12 or 0.13, plain or
+/// with middleware: the same calls on other types).
+macro_rules! send {
+    ($client:expr, $post:expr, $url:expr) => {{
+        let b = if $post {
+            $client.post($url).body("hello")
+        } else {
+            $client.get($url)
+        };
+        b.send().await.map_err(|e| e.is_connect())
+    }};
+}
+
+/// One request through `$plain` or `$wrapped` and its log line: status, a header, what
+/// the response says of itself (URL, length, version, peer) and its body.
+macro_rules! reqwest_line {
+    ($plain:expr, $wrapped:expr, $use_wrapped:expr, $post:expr, $url:expr) => {{
+        let r = if $use_wrapped {
+            send!($wrapped, $post, $url)
+        } else {
+            send!($plain, $post, $url)
+        };
+        match r {
+            Ok(r) => {
+                let status = r.status().as_u16();
+                let h = r
+                    .headers()
+                    .get("x-echo")
+                    .or(r.headers().get("x-items"))
+                    .cloned();
+                let what = (
+                    r.url().path().to_string(),
+                    r.url().query().map(str::to_string),
+                    r.content_length(),
+                    r.version(),
+                    r.remote_addr().map(|a| a.ip()),
+                );
+                format!("{status} {h:?} {what:?} {:?}", r.bytes().await.unwrap())
+            }
+            Err(connect) => format!("error connect={connect}"),
+        }
+    }};
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let wrapped = args.get(1).map(String::as_str) == Some("wrapped");
@@ -247,78 +291,8 @@ fn main() {
                 *counts.entry(format!("{:?}", req.server)).or_default() += 1;
             }
             let line = match req.client {
-                Client::Reqwest13 => {
-                    let r = if wrapped {
-                        let b = if req.post {
-                            c13w.post(&url).body("hello")
-                        } else {
-                            c13w.get(&url)
-                        };
-                        b.send().await.map_err(|e| e.is_connect())
-                    } else {
-                        let b = if req.post {
-                            c13.post(&url).body("hello")
-                        } else {
-                            c13.get(&url)
-                        };
-                        b.send().await.map_err(|e| e.is_connect())
-                    };
-                    match r {
-                        Ok(r) => {
-                            let status = r.status().as_u16();
-                            let h = r
-                                .headers()
-                                .get("x-echo")
-                                .or(r.headers().get("x-items"))
-                                .cloned();
-                            let what = (
-                                r.url().path().to_string(),
-                                r.url().query().map(str::to_string),
-                                r.content_length(),
-                                r.version(),
-                                r.remote_addr().map(|a| a.ip()),
-                            );
-                            format!("{status} {h:?} {what:?} {:?}", r.bytes().await.unwrap())
-                        }
-                        Err(connect) => format!("error connect={connect}"),
-                    }
-                }
-                Client::Reqwest12 => {
-                    let r = if wrapped {
-                        let b = if req.post {
-                            c12w.post(&url).body("hello")
-                        } else {
-                            c12w.get(&url)
-                        };
-                        b.send().await.map_err(|e| e.is_connect())
-                    } else {
-                        let b = if req.post {
-                            c12.post(&url).body("hello")
-                        } else {
-                            c12.get(&url)
-                        };
-                        b.send().await.map_err(|e| e.is_connect())
-                    };
-                    match r {
-                        Ok(r) => {
-                            let status = r.status().as_u16();
-                            let h = r
-                                .headers()
-                                .get("x-echo")
-                                .or(r.headers().get("x-items"))
-                                .cloned();
-                            let what = (
-                                r.url().path().to_string(),
-                                r.url().query().map(str::to_string),
-                                r.content_length(),
-                                r.version(),
-                                r.remote_addr().map(|a| a.ip()),
-                            );
-                            format!("{status} {h:?} {what:?} {:?}", r.bytes().await.unwrap())
-                        }
-                        Err(connect) => format!("error connect={connect}"),
-                    }
-                }
+                Client::Reqwest13 => reqwest_line!(c13, c13w, wrapped, req.post, &url),
+                Client::Reqwest12 => reqwest_line!(c12, c12w, wrapped, req.post, &url),
                 Client::Ureq => {
                     let agent = agent.clone();
                     let post = req.post;
