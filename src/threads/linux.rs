@@ -342,6 +342,11 @@ impl Sampler {
             let Some(st) = parse_stat(&text) else {
                 continue;
             };
+            if st.exiting() {
+                // Gone for the program (a join may have returned already): not seen, so
+                // it retires below, its last ticks recovered from the process total.
+                continue;
+            }
             if let Some(t) = self.live.get_mut(&tid) {
                 if t.start_ticks == st.starttime {
                     let delta = (st.utime + st.stime).saturating_sub(t.cpu());

@@ -56,6 +56,8 @@ pub(crate) struct Stat<'a> {
     pub comm: &'a str,
     /// Field 3: `R`, `S`, `D`, `T`, `Z`, `X`, `I`, ...
     pub state: char,
+    /// Field 9: the kernel's `PF_*` flags.
+    pub flags: u64,
     /// Field 14: CPU time in user mode, clock ticks.
     pub utime: u64,
     /// Field 15: CPU time in the kernel, clock ticks.
@@ -77,8 +79,10 @@ pub(crate) fn parse_stat(line: &str) -> Option<Stat<'_>> {
     let comm = &line[open + 1..close];
     let mut rest = line[close + 1..].split_ascii_whitespace();
     let state = rest.next()?.chars().next()?;
-    // Fields 4 (ppid) to 13 (cmajflt).
-    let mut rest = rest.skip(10);
+    // Fields 4 (ppid) to 8 (tpgid), then 9.
+    let flags = rest.nth(5)?.parse().ok()?;
+    // Fields 10 (minflt) to 13 (cmajflt).
+    let mut rest = rest.skip(4);
     let utime = rest.next()?.parse().ok()?;
     let stime = rest.next()?.parse().ok()?;
     // Fields 16 (cutime) to 21 (itrealvalue), then 22.
@@ -87,10 +91,24 @@ pub(crate) fn parse_stat(line: &str) -> Option<Stat<'_>> {
         tid,
         comm,
         state,
+        flags,
         utime,
         stime,
         starttime,
     })
+}
+
+/// `PF_EXITING`: set when a thread starts to exit, before a thread joining it wakes.
+const PF_EXITING: u64 = 0x4;
+
+impl Stat<'_> {
+    /// Whether the thread has begun to exit: a thread another one joined may stay
+    /// listed, still `R`, for a moment after the join returned; this flag is set by
+    /// then.
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+    pub(crate) fn exiting(&self) -> bool {
+        self.flags & PF_EXITING != 0
+    }
 }
 
 /// The word for a state letter of `stat`.
@@ -203,6 +221,7 @@ mod tests {
                 tid: 1234,
                 comm: "worker",
                 state: 'S',
+                flags: 4194560,
                 utime: 37,
                 stime: 5,
                 starttime: 98765,
@@ -228,6 +247,11 @@ mod tests {
         let st = parse_stat(l).unwrap();
         assert_eq!((st.tid, st.comm, st.state), (1988, "cat", 'R'));
         assert_eq!((st.utime, st.stime, st.starttime), (0, 0, 520246));
+        assert!(!st.exiting());
+        // The same thread once it has begun to exit (PF_EXITING | PF_FORKNOEXEC ...).
+        let exiting = l.replace(" 4194304 ", " 4194308 ");
+        let st = parse_stat(&exiting).unwrap();
+        assert_eq!((st.flags, st.exiting()), (4194308, true));
     }
 
     #[test]
