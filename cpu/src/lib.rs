@@ -126,21 +126,35 @@ impl ClockSource {
     }
 }
 
-/// The calling thread's CPU-time clock.
+/// The calling thread's CPU-time clock. It stays on the thread that opened it (neither
+/// `Send` nor `Sync`): a perf fd counts its opener while `CLOCK_THREAD_CPUTIME_ID` counts
+/// the reader, so reading it elsewhere would mean two different things.
+///
+/// ```compile_fail
+/// fn send<T: Send>() {}
+/// send::<hotpath_cpu::ThreadCpuClock>();
+/// ```
 #[derive(Debug)]
 pub struct ThreadCpuClock {
     inner: sys::Clock,
+    _this_thread: std::marker::PhantomData<*const ()>,
 }
 
 impl ThreadCpuClock {
     /// perf_event `task-clock` for the calling thread.
     pub fn perf() -> Result<ThreadCpuClock, CpuError> {
-        sys::Clock::perf().map(|inner| ThreadCpuClock { inner })
+        sys::Clock::perf().map(|inner| ThreadCpuClock {
+            inner,
+            _this_thread: std::marker::PhantomData,
+        })
     }
 
     /// `clock_gettime(CLOCK_THREAD_CPUTIME_ID)`.
     pub fn thread_cputime() -> Result<ThreadCpuClock, CpuError> {
-        sys::Clock::thread_cputime().map(|inner| ThreadCpuClock { inner })
+        sys::Clock::thread_cputime().map(|inner| ThreadCpuClock {
+            inner,
+            _this_thread: std::marker::PhantomData,
+        })
     }
 
     /// perf_event `task-clock`, else `CLOCK_THREAD_CPUTIME_ID`; with the reason the
@@ -157,8 +171,7 @@ impl ThreadCpuClock {
         self.inner.source()
     }
 
-    /// CPU time the calling thread has used, ns. Must be called on the thread that
-    /// opened the clock.
+    /// CPU time the calling thread (the one that opened the clock) has used, ns.
     pub fn read_ns(&self) -> u64 {
         self.inner.read_ns()
     }
@@ -179,16 +192,26 @@ pub fn process_cpu_ns() -> Result<(u64, u64), CpuError> {
     sys::process_cpu_ns()
 }
 
-/// Hardware instruction and cycle counters of the calling thread.
+/// Hardware instruction and cycle counters of the calling thread, which they stay on
+/// (neither `Send` nor `Sync`, as [`ThreadCpuClock`]).
+///
+/// ```compile_fail
+/// fn sync<T: Sync>() {}
+/// sync::<hotpath_cpu::HwCounters>();
+/// ```
 #[derive(Debug)]
 pub struct HwCounters {
     inner: sys::Hw,
+    _this_thread: std::marker::PhantomData<*const ()>,
 }
 
 impl HwCounters {
     /// Opens instructions and cycles for the calling thread, user space only.
     pub fn open() -> Result<HwCounters, CpuError> {
-        sys::Hw::open().map(|inner| HwCounters { inner })
+        sys::Hw::open().map(|inner| HwCounters {
+            inner,
+            _this_thread: std::marker::PhantomData,
+        })
     }
 
     /// (instructions, cycles) so far.

@@ -1,8 +1,11 @@
 //! I/O meter of the [hotpath](https://docs.rs/hotpath) profiler.
 //!
-//! [`Instrumented<T>`] wraps a reader, writer or stream and behaves exactly like it: every
-//! trait method is delegated, errors, short reads and writes, `WouldBlock` and
-//! backpressure pass through unchanged, and it derefs to `T`. On the way it counts, per
+//! [`Instrumented<T>`] wraps a reader, writer or stream and behaves exactly like it: the
+//! required trait methods and the vectored, `BufRead` and seek ones are delegated to `T`;
+//! the provided ones (`read_exact`, `read_to_end`, `write_all`, ...) run the traits'
+//! defaults over those, with the same results but without `T`'s own versions of them
+//! (a `File`'s `read_to_end` sized from its length, for one). Errors, short reads and
+//! writes, `WouldBlock` and backpressure pass through unchanged, and it derefs to `T`. On the way it counts, per
 //! `io!` call site and wrapped type, operations, bytes actually transferred, errors and
 //! latency, and charges each operation's bytes and time to the innermost measured
 //! function on the thread (only the outermost operation, when one wrapped value calls
