@@ -8,8 +8,8 @@ use async_channel as raw;
 use async_channel::{RecvError, SendError, TryRecvError, TrySendError};
 
 use crate::chan::{
-    check_capacity, fmt_endpoint, recv_wait_start, recv_waited, recv_waiting, send_waiting, Depth,
-    Inst, IntoInstrumented, SendOp, Shape, Stamped,
+    check_capacity, recv_wait_start, recv_waited, recv_waiting, send_waiting, Depth, Inst,
+    IntoInstrumented, SendOp, Shape, Stamped,
 };
 use crate::FlowSite;
 
@@ -325,41 +325,5 @@ impl<T> Clone for Receiver<T> {
     }
 }
 
-macro_rules! clone_and_debug {
-    ($($ty:ident),*) => {$(
-        impl<T> std::fmt::Debug for $ty<T> {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                fmt_endpoint(f, stringify!($ty), &self.inst)
-            }
-        }
-    )*};
-}
-
-clone_and_debug!(Sender, Receiver, WeakSender, WeakReceiver);
-
-impl<T> Clone for Sender<T> {
-    fn clone(&self) -> Self {
-        Sender {
-            inner: self.inner.clone(),
-            inst: self.inst.clone(),
-        }
-    }
-}
-
-impl<T> Clone for WeakSender<T> {
-    fn clone(&self) -> Self {
-        WeakSender {
-            inner: self.inner.clone(),
-            inst: self.inst.clone(),
-        }
-    }
-}
-
-impl<T> Clone for WeakReceiver<T> {
-    fn clone(&self) -> Self {
-        WeakReceiver {
-            inner: self.inner.clone(),
-            inst: self.inst.clone(),
-        }
-    }
-}
+debug_endpoints!(Sender, Receiver, WeakSender, WeakReceiver);
+clone_endpoints!(Sender, WeakSender, WeakReceiver);

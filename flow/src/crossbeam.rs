@@ -9,8 +9,8 @@ use crossbeam_channel::{
 };
 
 use crate::chan::{
-    check_capacity, fmt_endpoint, recv_wait_start, recv_waited, Depth, Inst, IntoInstrumented,
-    SendOp, Shape, Stamped,
+    check_capacity, recv_wait_start, recv_waited, Depth, Inst, IntoInstrumented, SendOp, Shape,
+    Stamped,
 };
 use crate::FlowSite;
 
@@ -315,14 +315,7 @@ impl<'a, T> IntoIterator for &'a Receiver<T> {
     }
 }
 
-impl<T> Clone for Sender<T> {
-    fn clone(&self) -> Self {
-        Sender {
-            inner: self.inner.clone(),
-            inst: self.inst.clone(),
-        }
-    }
-}
+clone_endpoints!(Sender);
 
 impl<T> Clone for Receiver<T> {
     fn clone(&self) -> Self {
@@ -334,32 +327,5 @@ impl<T> Clone for Receiver<T> {
     }
 }
 
-impl<T> std::fmt::Debug for Sender<T> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        fmt_endpoint(f, "Sender", &self.inst)
-    }
-}
-
-impl<T> std::fmt::Debug for Receiver<T> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        fmt_endpoint(f, "Receiver", &self.inst)
-    }
-}
-
-impl<T> std::fmt::Debug for Iter<'_, T> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Iter").finish_non_exhaustive()
-    }
-}
-
-impl<T> std::fmt::Debug for TryIter<'_, T> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("TryIter").finish_non_exhaustive()
-    }
-}
-
-impl<T> std::fmt::Debug for IntoIter<T> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("IntoIter").finish_non_exhaustive()
-    }
-}
+debug_endpoints!(Sender, Receiver);
+debug_opaque!(Iter<'_>, TryIter<'_>, IntoIter);

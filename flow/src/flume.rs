@@ -16,8 +16,8 @@ use flume::r#async as raw_async;
 use flume::{RecvError, RecvTimeoutError, SendError, SendTimeoutError, TryRecvError, TrySendError};
 
 use crate::chan::{
-    check_capacity, fmt_endpoint, recv_wait_start, recv_waited, Depth, Inst, IntoInstrumented,
-    SendOp, Shape, Stamped,
+    check_capacity, recv_wait_start, recv_waited, Depth, Inst, IntoInstrumented, SendOp, Shape,
+    Stamped,
 };
 use crate::FlowSite;
 
@@ -793,23 +793,7 @@ impl<'a, T> IntoIterator for &'a Receiver<T> {
     }
 }
 
-impl<T> Clone for Sender<T> {
-    fn clone(&self) -> Self {
-        Sender {
-            inner: self.inner.clone(),
-            inst: self.inst.clone(),
-        }
-    }
-}
-
-impl<T> Clone for WeakSender<T> {
-    fn clone(&self) -> Self {
-        WeakSender {
-            inner: self.inner.clone(),
-            inst: self.inst.clone(),
-        }
-    }
-}
+clone_endpoints!(Sender, WeakSender);
 
 impl<T> Clone for Receiver<T> {
     fn clone(&self) -> Self {
@@ -821,17 +805,7 @@ impl<T> Clone for Receiver<T> {
     }
 }
 
-macro_rules! debug {
-    ($($ty:ident $(<$l:lifetime>)?),*) => {$(
-        impl<T> std::fmt::Debug for $ty<$($l,)? T> {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.debug_struct(stringify!($ty)).finish_non_exhaustive()
-            }
-        }
-    )*};
-}
-
-debug!(
+debug_opaque!(
     SendFut<'_>,
     SendSink<'_>,
     RecvFut<'_>,
@@ -842,20 +816,4 @@ debug!(
     IntoIter
 );
 
-impl<T> std::fmt::Debug for Sender<T> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        fmt_endpoint(f, "Sender", &self.inst)
-    }
-}
-
-impl<T> std::fmt::Debug for WeakSender<T> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        fmt_endpoint(f, "WeakSender", &self.inst)
-    }
-}
-
-impl<T> std::fmt::Debug for Receiver<T> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        fmt_endpoint(f, "Receiver", &self.inst)
-    }
-}
+debug_endpoints!(Sender, WeakSender, Receiver);

@@ -12,8 +12,8 @@ pub mod mpsc {
     use futures_channel::mpsc::{RecvError, SendError, TryRecvError};
 
     use crate::chan::{
-        check_capacity, fmt_endpoint, recv_wait_start, recv_waiting, Depth, Inst, IntoInstrumented,
-        SendOp, Shape, Stamped,
+        check_capacity, recv_wait_start, recv_waiting, Depth, Inst, IntoInstrumented, SendOp,
+        Shape, Stamped,
     };
     use crate::FlowSite;
 
@@ -472,11 +472,7 @@ pub mod mpsc {
                 }
             }
 
-            impl<T> std::fmt::Debug for $ty<T> {
-                fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                    fmt_endpoint(f, stringify!($ty), &self.inst)
-                }
-            }
+            debug_endpoints!($ty);
         };
     }
 
@@ -493,26 +489,8 @@ pub mod mpsc {
         }
     }
 
-    impl<T> Clone for UnboundedSender<T> {
-        fn clone(&self) -> Self {
-            UnboundedSender {
-                inner: self.inner.clone(),
-                inst: self.inst.clone(),
-            }
-        }
-    }
-
-    impl<T> std::fmt::Debug for Sender<T> {
-        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            fmt_endpoint(f, "Sender", &self.inst)
-        }
-    }
-
-    impl<T> std::fmt::Debug for UnboundedSender<T> {
-        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            fmt_endpoint(f, "UnboundedSender", &self.inst)
-        }
-    }
+    clone_endpoints!(UnboundedSender);
+    debug_endpoints!(Sender, UnboundedSender);
 }
 
 /// `futures_channel::oneshot`.
@@ -526,8 +504,7 @@ pub mod oneshot {
     use futures_channel::oneshot::Canceled;
 
     use crate::chan::{
-        check_capacity, fmt_endpoint, recv_wait_start, recv_waited, Depth, Inst, IntoInstrumented,
-        Shape, Stamped,
+        check_capacity, recv_wait_start, recv_waited, Depth, Inst, IntoInstrumented, Shape, Stamped,
     };
     use crate::FlowSite;
 
@@ -656,15 +633,5 @@ pub mod oneshot {
         }
     }
 
-    impl<T> std::fmt::Debug for Sender<T> {
-        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            fmt_endpoint(f, "Sender", &self.inst)
-        }
-    }
-
-    impl<T> std::fmt::Debug for Receiver<T> {
-        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            fmt_endpoint(f, "Receiver", &self.inst)
-        }
-    }
+    debug_endpoints!(Sender, Receiver);
 }

@@ -8,8 +8,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::chan::{
-    check_capacity, fmt_endpoint, recv_wait_start, recv_waited, Depth, Inst, IntoInstrumented,
-    SendOp, Shape, Stamped,
+    check_capacity, recv_wait_start, recv_waited, Depth, Inst, IntoInstrumented, SendOp, Shape,
+    Stamped,
 };
 use crate::FlowSite;
 
@@ -270,56 +270,6 @@ impl<'a, T> IntoIterator for &'a Receiver<T> {
     }
 }
 
-impl<T> Clone for Sender<T> {
-    fn clone(&self) -> Self {
-        Sender {
-            inner: self.inner.clone(),
-            inst: self.inst.clone(),
-        }
-    }
-}
-
-impl<T> Clone for SyncSender<T> {
-    fn clone(&self) -> Self {
-        SyncSender {
-            inner: self.inner.clone(),
-            inst: self.inst.clone(),
-        }
-    }
-}
-
-impl<T> std::fmt::Debug for Sender<T> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        fmt_endpoint(f, "Sender", &self.inst)
-    }
-}
-
-impl<T> std::fmt::Debug for SyncSender<T> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        fmt_endpoint(f, "SyncSender", &self.inst)
-    }
-}
-
-impl<T> std::fmt::Debug for Receiver<T> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        fmt_endpoint(f, "Receiver", &self.inst)
-    }
-}
-
-impl<T> std::fmt::Debug for Iter<'_, T> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Iter").finish_non_exhaustive()
-    }
-}
-
-impl<T> std::fmt::Debug for TryIter<'_, T> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("TryIter").finish_non_exhaustive()
-    }
-}
-
-impl<T> std::fmt::Debug for IntoIter<T> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("IntoIter").finish_non_exhaustive()
-    }
-}
+clone_endpoints!(Sender, SyncSender);
+debug_endpoints!(Sender, SyncSender, Receiver);
+debug_opaque!(Iter<'_>, TryIter<'_>, IntoIter);

@@ -15,8 +15,8 @@ pub mod mpsc {
     use tokio::sync::mpsc::error::{SendError, SendTimeoutError, TryRecvError, TrySendError};
 
     use crate::chan::{
-        check_capacity, fmt_endpoint, recv_wait_start, recv_waited, recv_waiting, send_waiting,
-        Depth, Inst, IntoInstrumented, Shape, Stamped,
+        check_capacity, recv_wait_start, recv_waited, recv_waiting, send_waiting, Depth, Inst,
+        IntoInstrumented, Shape, Stamped,
     };
     use crate::FlowSite;
 
@@ -522,11 +522,7 @@ pub mod mpsc {
                 }
             }
 
-            impl<T> std::fmt::Debug for $ty<T> {
-                fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                    fmt_endpoint(f, stringify!($ty), &self.inst)
-                }
-            }
+            debug_endpoints!($ty);
         };
     }
 
@@ -636,44 +632,10 @@ pub mod mpsc {
         }
     }
 
-    macro_rules! clone_and_debug {
-        ($($ty:ident),*) => {$(
-            impl<T> Clone for $ty<T> {
-                fn clone(&self) -> Self {
-                    $ty {
-                        inner: self.inner.clone(),
-                        inst: self.inst.clone(),
-                    }
-                }
-            }
+    clone_endpoints!(Sender, UnboundedSender, WeakSender, WeakUnboundedSender);
+    debug_endpoints!(Sender, UnboundedSender, WeakSender, WeakUnboundedSender);
 
-            impl<T> std::fmt::Debug for $ty<T> {
-                fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                    fmt_endpoint(f, stringify!($ty), &self.inst)
-                }
-            }
-        )*};
-    }
-
-    clone_and_debug!(Sender, UnboundedSender, WeakSender, WeakUnboundedSender);
-
-    impl<T> std::fmt::Debug for Permit<'_, T> {
-        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            fmt_endpoint(f, "Permit", self.inst)
-        }
-    }
-
-    impl<T> std::fmt::Debug for PermitIterator<'_, T> {
-        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            fmt_endpoint(f, "PermitIterator", self.inst)
-        }
-    }
-
-    impl<T> std::fmt::Debug for OwnedPermit<T> {
-        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            fmt_endpoint(f, "OwnedPermit", &self.inst)
-        }
-    }
+    debug_endpoints!(Permit<'_>, PermitIterator<'_>, OwnedPermit);
 }
 
 /// `tokio::sync::oneshot`.
@@ -687,8 +649,7 @@ pub mod oneshot {
     use tokio::sync::oneshot::error::{RecvError, TryRecvError};
 
     use crate::chan::{
-        check_capacity, fmt_endpoint, recv_wait_start, recv_waited, Depth, Inst, IntoInstrumented,
-        Shape, Stamped,
+        check_capacity, recv_wait_start, recv_waited, Depth, Inst, IntoInstrumented, Shape, Stamped,
     };
     use crate::FlowSite;
 
@@ -845,17 +806,7 @@ pub mod oneshot {
         }
     }
 
-    impl<T> std::fmt::Debug for Sender<T> {
-        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            fmt_endpoint(f, "Sender", &self.inst)
-        }
-    }
-
-    impl<T> std::fmt::Debug for Receiver<T> {
-        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            fmt_endpoint(f, "Receiver", &self.inst)
-        }
-    }
+    debug_endpoints!(Sender, Receiver);
 }
 
 /// `tokio::sync::broadcast`: every receiver gets every message; a receiver that falls
@@ -867,8 +818,8 @@ pub mod broadcast {
     use tokio::sync::broadcast::error::{RecvError, SendError, TryRecvError};
 
     use crate::chan::{
-        check_capacity, fmt_endpoint, recv_wait_start, recv_waited, recv_waiting, Depth, Inst,
-        IntoInstrumented, Shape, Stamped,
+        check_capacity, recv_wait_start, recv_waited, recv_waiting, Depth, Inst, IntoInstrumented,
+        Shape, Stamped,
     };
     use crate::FlowSite;
 
@@ -1106,41 +1057,8 @@ pub mod broadcast {
         }
     }
 
-    impl<T> Clone for Sender<T> {
-        fn clone(&self) -> Self {
-            Sender {
-                inner: self.inner.clone(),
-                inst: self.inst.clone(),
-            }
-        }
-    }
-
-    impl<T> Clone for WeakSender<T> {
-        fn clone(&self) -> Self {
-            WeakSender {
-                inner: self.inner.clone(),
-                inst: self.inst.clone(),
-            }
-        }
-    }
-
-    impl<T> std::fmt::Debug for Sender<T> {
-        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            fmt_endpoint(f, "Sender", &self.inst)
-        }
-    }
-
-    impl<T> std::fmt::Debug for WeakSender<T> {
-        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            fmt_endpoint(f, "WeakSender", &self.inst)
-        }
-    }
-
-    impl<T> std::fmt::Debug for Receiver<T> {
-        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            fmt_endpoint(f, "Receiver", &self.inst)
-        }
-    }
+    clone_endpoints!(Sender, WeakSender);
+    debug_endpoints!(Sender, WeakSender, Receiver);
 }
 
 /// `tokio::sync::watch`: one value, replaced by each send; a receiver that looks less
@@ -1153,9 +1071,7 @@ pub mod watch {
     use tokio::sync::watch::error::{RecvError, SendError};
     use tokio::sync::watch::Ref;
 
-    use crate::chan::{
-        check_capacity, fmt_endpoint, recv_waiting, Depth, Inst, IntoInstrumented, SendOp, Shape,
-    };
+    use crate::chan::{check_capacity, recv_waiting, Depth, Inst, IntoInstrumented, SendOp, Shape};
     use crate::FlowSite;
 
     /// `tokio::sync::watch::Sender`, instrumented.
@@ -1392,15 +1308,5 @@ pub mod watch {
         }
     }
 
-    impl<T> std::fmt::Debug for Sender<T> {
-        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            fmt_endpoint(f, "Sender", &self.inst)
-        }
-    }
-
-    impl<T> std::fmt::Debug for Receiver<T> {
-        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            fmt_endpoint(f, "Receiver", &self.inst)
-        }
-    }
+    debug_endpoints!(Sender, Receiver);
 }
