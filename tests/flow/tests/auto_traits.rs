@@ -139,3 +139,87 @@ fn endpoints_are_debug_for_any_message() {
         assert!(!s.is_empty());
     }
 }
+
+/// With the feature on, an endpoint's `Debug` names its type and its channel's entry
+/// (whatever the message type); an iterator, permit or future over it its type.
+#[cfg(feature = "hotpath")]
+#[test]
+fn endpoint_debug_names_the_type_and_the_channel() {
+    struct NoDebug;
+    let shown = |v: &dyn std::fmt::Debug, ty: &str, entry: &str| {
+        assert_eq!(
+            format!("{v:?}"),
+            format!("{ty} {{ channel: {entry:?}, .. }}")
+        );
+    };
+    let opaque = |v: &dyn std::fmt::Debug, ty: &str| {
+        assert_eq!(format!("{v:?}"), format!("{ty} {{ .. }}"));
+    };
+
+    let (tx, rx) = hotpath::channel!(std::sync::mpsc::channel::<NoDebug>(), label = "std");
+    let (stx, _srx) = hotpath::channel!(
+        std::sync::mpsc::sync_channel::<NoDebug>(1),
+        label = "std-sync"
+    );
+    shown(&tx, "Sender", "std");
+    shown(&stx, "SyncSender", "std-sync");
+    shown(&rx, "Receiver", "std");
+    opaque(&rx.iter(), "Iter");
+    opaque(&rx.try_iter(), "TryIter");
+    drop(tx);
+    opaque(&rx.into_iter(), "IntoIter");
+
+    let (tx, rx) = hotpath::channel!(crossbeam_channel::unbounded::<NoDebug>(), label = "cb");
+    shown(&tx, "Sender", "cb");
+    shown(&rx, "Receiver", "cb");
+    opaque(&rx.try_iter(), "TryIter");
+
+    let (tx, rx) = hotpath::channel!(flume::unbounded::<NoDebug>(), label = "fl");
+    shown(&tx, "Sender", "fl");
+    shown(&tx.downgrade(), "WeakSender", "fl");
+    shown(&rx, "Receiver", "fl");
+    opaque(&rx.drain(), "Drain");
+
+    let (tx, rx) = hotpath::channel!(async_channel::unbounded::<NoDebug>(), label = "ac");
+    shown(&tx, "Sender", "ac");
+    shown(&tx.downgrade(), "WeakSender", "ac");
+    shown(&rx, "Receiver", "ac");
+    shown(&rx.downgrade(), "WeakReceiver", "ac");
+
+    let (tx, rx) = hotpath::channel!(futures_channel::mpsc::channel::<NoDebug>(1), label = "fm");
+    let (utx, urx) = hotpath::channel!(futures_channel::mpsc::unbounded::<NoDebug>(), label = "fu");
+    shown(&tx, "Sender", "fm");
+    shown(&rx, "Receiver", "fm");
+    shown(&utx, "UnboundedSender", "fu");
+    shown(&urx, "UnboundedReceiver", "fu");
+    let (tx, rx) = hotpath::channel!(futures_channel::oneshot::channel::<NoDebug>(), label = "fo");
+    shown(&tx, "Sender", "fo");
+    shown(&rx, "Receiver", "fo");
+
+    let (tx, rx) = hotpath::channel!(tokio::sync::mpsc::channel::<NoDebug>(2), label = "tm");
+    shown(&tx, "Sender", "tm");
+    shown(&tx.downgrade(), "WeakSender", "tm");
+    shown(&rx, "Receiver", "tm");
+    shown(&tx.try_reserve().unwrap(), "Permit", "tm");
+    shown(
+        &tx.clone().try_reserve_owned().unwrap(),
+        "OwnedPermit",
+        "tm",
+    );
+    let (utx, urx) = hotpath::channel!(
+        tokio::sync::mpsc::unbounded_channel::<NoDebug>(),
+        label = "tu"
+    );
+    shown(&utx, "UnboundedSender", "tu");
+    shown(&utx.downgrade(), "WeakUnboundedSender", "tu");
+    shown(&urx, "UnboundedReceiver", "tu");
+    let (tx, rx) = hotpath::channel!(tokio::sync::oneshot::channel::<NoDebug>(), label = "to");
+    shown(&tx, "Sender", "to");
+    shown(&rx, "Receiver", "to");
+    let (tx, rx) = hotpath::channel!(tokio::sync::broadcast::channel::<u8>(4), label = "tb");
+    shown(&tx, "Sender", "tb");
+    shown(&rx, "Receiver", "tb");
+    let (tx, rx) = hotpath::channel!(tokio::sync::watch::channel(NoDebug), label = "tw");
+    shown(&tx, "Sender", "tw");
+    shown(&rx, "Receiver", "tw");
+}
