@@ -63,11 +63,7 @@ fn main() {
         let mut slowdown = Vec::with_capacity(ROUNDS);
         let mut used = "none";
         for r in 0..ROUNDS {
-            let cfg = SamplerConfig {
-                hz,
-                force: source,
-                simulate_perf_denied: false,
-            };
+            let cfg = SamplerConfig { hz, force: source };
             let mut timed = |on: bool| {
                 if on {
                     used = hotpath_cpu::start_sampling(&cfg)

@@ -66,7 +66,6 @@ impl CpuRun {
                 let sc = SamplerConfig {
                     hz: cfg.cpu_hz,
                     force,
-                    simulate_perf_denied: false,
                 };
                 match hotpath_cpu::start_sampling(&sc) {
                     Ok(info) => Some(CpuRun {

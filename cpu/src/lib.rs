@@ -272,8 +272,6 @@ pub struct SamplerConfig {
     pub hz: u32,
     /// Use this source instead of trying perf_event first.
     pub force: Option<SamplerSource>,
-    /// Behave as if perf_event were denied (to test the fallback).
-    pub simulate_perf_denied: bool,
 }
 
 impl Default for SamplerConfig {
@@ -281,7 +279,6 @@ impl Default for SamplerConfig {
         SamplerConfig {
             hz: 1000,
             force: None,
-            simulate_perf_denied: false,
         }
     }
 }

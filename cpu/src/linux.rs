@@ -625,9 +625,6 @@ fn disarm_current() {
 }
 
 pub(crate) fn start_sampling(cfg: &SamplerConfig) -> Result<SamplingInfo, CpuError> {
-    if cfg.simulate_perf_denied {
-        SIMULATE_DENIED.store(true, Relaxed);
-    }
     let hz = cfg.hz.clamp(1, 100_000);
     let period = 1_000_000_000 / hz as u64;
     install_handler()?;
