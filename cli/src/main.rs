@@ -217,10 +217,12 @@ fn main() -> ExitCode {
             weight,
             output,
         } => export(&file, format, weight, output.as_deref()),
-        Command::Report { file, limit } => hotpath_cli::read_report(&file).map(|r| {
-            print!("{}", r.to_table(limit));
-            ExitCode::SUCCESS
-        }),
+        Command::Report { file, limit } => hotpath_cli::read_report(&file)
+            .map(|r| {
+                print!("{}", r.to_table(limit));
+                ExitCode::SUCCESS
+            })
+            .map_err(|e| e.to_string()),
         Command::Diff {
             base,
             head,
@@ -256,7 +258,7 @@ fn export(
 ) -> Result<ExitCode, String> {
     use hotpath::report::export::Weight;
     use hotpath_cli::export::Format;
-    let report = hotpath_cli::read_report(file)?;
+    let report = hotpath_cli::read_report(file).map_err(|e| e.to_string())?;
     let format = match format {
         ExportFormat::Folded => Format::Folded,
         ExportFormat::Svg => Format::Svg,
@@ -311,7 +313,8 @@ fn diff(
             "--significance: {significance} is not a p-value between 0 and 1, such as 0.01"
         ));
     }
-    let (base, head) = (hotpath_cli::read_runs(base)?, hotpath_cli::read_runs(head)?);
+    let read = |p| hotpath_cli::read_runs(p).map_err(|e| e.to_string());
+    let (base, head) = (read(base)?, read(head)?);
     let d = hotpath_cli::diff::diff_runs(&base, &head, threshold, min_delta, significance)
         .ok_or("a side without a run")?;
     match format {

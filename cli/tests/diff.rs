@@ -10,7 +10,7 @@ mod common;
 
 use hotpath_cli::diff::{
     diff, diff_runs, diff_with_floor, parse_min_delta, parse_threshold, Delta, Diff, Direction,
-    Metric, RowKey, ThresholdError, Value, Verdict, SIGNIFICANCE,
+    Metric, MinDeltaError, RowKey, ThresholdError, Value, Verdict, SIGNIFICANCE,
 };
 
 // ---------------------------------------------------------------- report builders
@@ -491,20 +491,34 @@ fn min_delta_parses_with_a_unit() {
     assert_eq!(parse_min_delta("20µs"), Ok(20_000));
     assert_eq!(parse_min_delta(" 1.5ms "), Ok(1_500_000));
     assert_eq!(parse_min_delta("2s"), Ok(2_000_000_000));
+    let refused = |s: &str| parse_min_delta(s).unwrap_err();
+    assert_eq!(refused("100"), MinDeltaError::NoUnit("100".into()));
     assert_eq!(
-        parse_min_delta("100"),
-        Err("\"100\" has no unit: write for example 500ns, 20us, 1.5ms or 2s".into())
+        refused("100").to_string(),
+        "\"100\" has no unit: write for example 500ns, 20us, 1.5ms or 2s"
     );
     assert_eq!(
-        parse_min_delta("3min"),
-        Err("unknown unit \"min\" in \"3min\": use ns, us (or µs), ms or s".into())
+        refused("3min"),
+        MinDeltaError::UnknownUnit("min".into(), "3min".into())
     );
     assert_eq!(
-        parse_min_delta("ms"),
-        Err("\"ms\" is not a duration: write for example 500ns, 20us, 1.5ms or 2s".into())
+        refused("3min").to_string(),
+        "unknown unit \"min\" in \"3min\": use ns, us (or µs), ms or s"
     );
-    assert!(parse_min_delta("-1ms").is_err());
-    assert!(parse_min_delta("1.2.3ms").is_err());
+    assert_eq!(refused("ms"), MinDeltaError::NotADuration("ms".into()));
+    assert_eq!(
+        refused("ms").to_string(),
+        "\"ms\" is not a duration: write for example 500ns, 20us, 1.5ms or 2s"
+    );
+    // A sign is not a digit: the whole text is taken for the unit.
+    assert_eq!(
+        refused("-1ms"),
+        MinDeltaError::UnknownUnit("-1ms".into(), "-1ms".into())
+    );
+    assert_eq!(
+        refused("1.2.3ms"),
+        MinDeltaError::NotADuration("1.2.3ms".into())
+    );
 }
 
 #[test]

@@ -62,7 +62,7 @@ mod threshold;
 
 pub use compare::{diff, diff_with_floor};
 pub use runs::{diff_runs, SIGNIFICANCE};
-pub use threshold::{parse_min_delta, parse_threshold, ThresholdError};
+pub use threshold::{parse_min_delta, parse_threshold, MinDeltaError, ThresholdError};
 
 /// Identity of a compared row.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

@@ -79,35 +79,63 @@ pub fn parse_threshold(s: &str) -> Result<f64, ThresholdError> {
     }
 }
 
+/// Why a `--min-delta` was refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MinDeltaError {
+    /// A number other than 0 without a unit.
+    NoUnit(String),
+    /// A unit other than ns, us (µs), ms and s: the unit, and the whole value.
+    UnknownUnit(String, String),
+    /// The part before the unit is not a non-negative finite number.
+    NotADuration(String),
+}
+
+impl fmt::Display for MinDeltaError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MinDeltaError::NoUnit(t) => write!(
+                f,
+                "{t:?} has no unit: write for example 500ns, 20us, 1.5ms or 2s"
+            ),
+            MinDeltaError::UnknownUnit(unit, t) => {
+                write!(
+                    f,
+                    "unknown unit {unit:?} in {t:?}: use ns, us (or µs), ms or s"
+                )
+            }
+            MinDeltaError::NotADuration(t) => write!(
+                f,
+                "{t:?} is not a duration: write for example 500ns, 20us, 1.5ms or 2s"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for MinDeltaError {}
+
 /// Parses an absolute time floor (`--min-delta`): `0`, `500ns`, `20us` (or `20µs`),
 /// `1.5ms`, `2s` → nanoseconds. A bare number other than 0 is refused: the unit is part
 /// of the value.
-pub fn parse_min_delta(s: &str) -> Result<u64, String> {
+pub fn parse_min_delta(s: &str) -> Result<u64, MinDeltaError> {
     let t = s.trim();
     if t == "0" {
         return Ok(0);
     }
     let split = t
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .ok_or_else(|| format!("{t:?} has no unit: write for example 500ns, 20us, 1.5ms or 2s"))?;
+        .ok_or_else(|| MinDeltaError::NoUnit(t.to_string()))?;
     let (number, unit) = t.split_at(split);
     let scale = match unit.trim() {
         "ns" => 1.0,
         "us" | "µs" => 1e3,
         "ms" => 1e6,
         "s" => 1e9,
-        other => {
-            return Err(format!(
-                "unknown unit {other:?} in {t:?}: use ns, us (or µs), ms or s"
-            ))
-        }
+        other => return Err(MinDeltaError::UnknownUnit(other.to_string(), t.to_string())),
     };
     let v: f64 = number
         .parse()
         .ok()
         .filter(|v: &f64| v.is_finite())
-        .ok_or_else(|| {
-            format!("{t:?} is not a duration: write for example 500ns, 20us, 1.5ms or 2s")
-        })?;
+        .ok_or_else(|| MinDeltaError::NotADuration(t.to_string()))?;
     Ok((v * scale).round() as u64)
 }
