@@ -214,11 +214,7 @@ fn first_poll_slow<F: Future>(
             let r = inner.poll(cx);
             if r.is_ready() {
                 // Ready at the first poll, on this thread: the slot just found.
-                st.mode = DONE;
-                slot.c.counted.add(1);
-                if st.flow {
-                    slot.c.polls.add(st.polls);
-                }
+                counted_done(Some(slot), st);
             }
             r
         }
@@ -366,15 +362,22 @@ fn poll_extras(
 
 fn count_when_ready<T>(r: Poll<T>, st: &mut State, site: &'static CallSite) -> Poll<T> {
     if r.is_ready() {
-        st.mode = DONE;
-        if let Some(slot) = Shard::current().and_then(|s| s.slot(site.id())) {
-            slot.c.counted.add(1);
-            if st.flow {
-                slot.c.polls.add(st.polls);
-            }
-        }
+        counted_done(Shard::current().and_then(|s| s.slot(site.id())), st);
     }
     r
+}
+
+/// A counted call is over: counted in `slot` (this thread's slot of its site, when
+/// there is one) with its polls if it is a `future!`.
+#[inline(always)]
+fn counted_done(slot: Option<&Slot>, st: &mut State) {
+    st.mode = DONE;
+    if let Some(slot) = slot {
+        slot.c.counted.add(1);
+        if st.flow {
+            slot.c.polls.add(st.polls);
+        }
+    }
 }
 
 /// Pops the frame of a poll if the inner poll unwinds; [`PollFrame::disarm`] gives the

@@ -178,6 +178,11 @@ impl tower_service::Service<http::Request<Body>> for Items {
     }
 }
 
+/// The header a handler marks its answer with (`x-echo` or `x-items`), if any.
+fn marker(h: &http::HeaderMap) -> Option<http::HeaderValue> {
+    h.get("x-echo").or(h.get("x-items")).cloned()
+}
+
 /// Sends one request of the script through a reqwest client (0.12 or 0.13, plain or
 /// with middleware: the same calls on other types).
 macro_rules! send {
@@ -203,11 +208,7 @@ macro_rules! reqwest_line {
         match r {
             Ok(r) => {
                 let status = r.status().as_u16();
-                let h = r
-                    .headers()
-                    .get("x-echo")
-                    .or(r.headers().get("x-items"))
-                    .cloned();
+                let h = marker(r.headers());
                 let what = (
                     r.url().path().to_string(),
                     r.url().query().map(str::to_string),
@@ -305,11 +306,7 @@ fn main() {
                         match r {
                             Ok(mut r) => {
                                 let status = r.status().as_u16();
-                                let h = r
-                                    .headers()
-                                    .get("x-echo")
-                                    .or(r.headers().get("x-items"))
-                                    .cloned();
+                                let h = marker(r.headers());
                                 format!(
                                     "{status} {h:?} {:?}",
                                     r.body_mut().read_to_string().unwrap()
