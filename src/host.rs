@@ -21,8 +21,11 @@
 //!   the thread `hotpath-signals` reads it, writes the report, restores the default
 //!   disposition and sends the signal again, so the process ends as it would have,
 //!   with the same status. A handler the program installs later replaces the session's
-//!   and is never disturbed. In a forked child the handler restores the default and
-//!   re-raises at once.
+//!   and is never disturbed, also when it calls the handler it replaced (as tokio's
+//!   `signal::ctrl_c()` and signal-hook do): the session's handler then sees that the
+//!   disposition is no longer its own and does nothing, so the program's own shutdown
+//!   runs and its guard writes the report. In a forked child the handler restores the
+//!   default and re-raises at once.
 //!
 //! # Safety invariants
 //!
@@ -145,6 +148,13 @@ mod unix {
     const SIGNALS: [libc::c_int; 2] = [libc::SIGTERM, libc::SIGINT];
 
     extern "C" fn on_signal(sig: libc::c_int) {
+        // Called while our handler is no longer the disposition: the program installed
+        // its own later (tokio's `signal::ctrl_c()`, signal-hook) and that one chains to
+        // the handler it found. The program handles the signal: its shutdown runs and
+        // its guard writes the report; neither a report here nor the default action.
+        if current(sig) != handler() {
+            return;
+        }
         // SAFETY: getpid is async-signal-safe and cannot fail.
         let me = unsafe { libc::getpid() };
         let w = PIPE_W.load(Relaxed);
