@@ -273,6 +273,8 @@ pub(crate) mod on {
     use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
     use std::sync::{Mutex, MutexGuard, OnceLock};
 
+    use hotpath_core::fork;
+
     use super::{MAX_ENTRIES, MAX_TEXT};
 
     /// Which macro made an entry.
@@ -363,6 +365,20 @@ pub(crate) mod on {
 
     static REGISTRY: Mutex<Option<Registry>> = Mutex::new(None);
 
+    /// The registry's part in `fork()`: its lock, then every entry's
+    /// ([`fork_prepare`], [`fork_release`]), registered at the registry's first use.
+    static FORK: fork::Hooks = fork::Hooks::new(
+        fork::Rank::DebugValues,
+        |_| fork_prepare(),
+        |_| fork_release(),
+        |_| fork_release(),
+    );
+
+    fn registry() -> MutexGuard<'static, Option<Registry>> {
+        FORK.register();
+        REGISTRY.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     thread_local! {
         /// The registry's lock and every entry's, held by the thread calling `fork()`
         /// between [`fork_prepare`] and [`fork_release`].
@@ -376,7 +392,7 @@ pub(crate) mod on {
     /// Before `fork()` (a `pthread_atfork` prepare handler): takes the registry's lock,
     /// then every entry's, so that no other thread holds one when the address space is
     /// copied (a child updating or reporting that entry would wait forever).
-    pub(crate) fn fork_prepare() {
+    fn fork_prepare() {
         let g = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());
         let _ = FORK_CELLS.try_with(|held| {
             let mut held = held.borrow_mut();
@@ -392,7 +408,7 @@ pub(crate) mod on {
 
     /// After `fork()`, in the parent or the child: releases what [`fork_prepare`] took
     /// (the list of held entries keeps its memory: nothing is freed).
-    pub(crate) fn fork_release() {
+    fn fork_release() {
         let _ = FORK_CELLS.try_with(|held| held.borrow_mut().clear());
         let _ = FORK_REGISTRY.try_with(|h| h.borrow_mut().take());
     }
@@ -427,7 +443,7 @@ pub(crate) mod on {
         line: u32,
     ) -> Option<&'static Cell> {
         hotpath_core::internal(|| {
-            let mut g = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());
+            let mut g = registry();
             let r = g.get_or_insert_with(Registry::default);
             if let Some(c) = r.by_key.get(&(kind, key.to_string())) {
                 return Some(*c);
@@ -467,7 +483,7 @@ pub(crate) mod on {
                 return *c;
             }
             hotpath_core::internal(|| {
-                let mut g = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());
+                let mut g = registry();
                 *self.cell.get_or_init(|| {
                     let r = g.get_or_insert_with(Registry::default);
                     new_cell(r, Kind::Dbg, self.expr, self.file, self.line)
@@ -480,7 +496,7 @@ pub(crate) mod on {
             match self.cell() {
                 Some(c) => c.set_text(value, (self.file, self.line)),
                 None => {
-                    let mut g = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());
+                    let mut g = registry();
                     if let Some(r) = g.as_mut() {
                         r.dropped += 1;
                     }
@@ -491,7 +507,7 @@ pub(crate) mod on {
 
     /// Every entry with at least one update, and the updates of entries not kept.
     pub(crate) fn entries() -> (Vec<crate::report::DebugEntry>, u64) {
-        let g = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());
+        let g = registry();
         let Some(r) = g.as_ref() else {
             return (Vec::new(), 0);
         };

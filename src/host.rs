@@ -2,14 +2,11 @@
 //! `exit()`, and the terminating signals SIGTERM and SIGINT (Unix).
 //!
 //! * **fork.** `pthread_atfork` handlers take every lock of the profiler before the
-//!   address space is copied, in one fixed order (sqlx's span table, SQL and HTTP rows,
-//!   tokio runtimes, lock sites, debug values and each of their entries, I/O entries,
-//!   channel and stream entries, call sites, the shard registry, the profiler-thread
-//!   lists, the allocation readers and baseline, the CPU signal handler, the live
-//!   session), and release them after it in both processes;
-//!   in the child they also stop CPU sampling and retire the shards of the threads that
-//!   were not copied (see `hotpath_core::fork`). So no lock of the profiler can be held
-//!   forever in a child. The session itself knows the pid it started in: a child that
+//!   address space is copied and release them after it in both processes: each registry
+//!   registered its lock with `hotpath_core::fork` at its first use, with its rank in the
+//!   one lock order (`hotpath_core::fork::Rank`); in the child they also stop CPU
+//!   sampling and retire the shards of the threads that were not copied. So no lock of
+//!   the profiler can be held forever in a child. The session itself knows the pid it started in: a child that
 //!   ends it joins no thread (the parent's threads do not exist there) and writes no
 //!   report, unless `HOTPATH_REPORT_FORKS=1` asks for one per process.
 //! * **exit.** An `atexit` handler writes the report of a session still running when the
@@ -84,55 +81,18 @@ mod unix {
         });
     }
 
+    // The profiler's registries registered themselves with the core at first use, each
+    // with its rank in the one lock order (`hotpath_core::fork::Rank`).
     extern "C" fn prepare() {
-        crate::service::fork_prepare();
-        #[cfg(feature = "tokio")]
-        crate::tokio_rt::fork_prepare();
-        hotpath_lock::fork_prepare();
-        crate::debug::fork_prepare();
-        hotpath_io::fork_prepare();
-        hotpath_flow::fork_prepare();
         hotpath_core::fork::prepare();
-        crate::threads::fork_prepare();
-        #[cfg(feature = "hotpath-alloc")]
-        hotpath_alloc::fork_prepare();
-        #[cfg(feature = "hotpath-cpu")]
-        hotpath_cpu::fork_prepare();
-        crate::runtime::fork_prepare();
     }
 
     extern "C" fn parent() {
-        crate::runtime::fork_release();
-        #[cfg(feature = "hotpath-cpu")]
-        hotpath_cpu::fork_parent();
-        #[cfg(feature = "hotpath-alloc")]
-        hotpath_alloc::fork_parent();
-        crate::threads::fork_release();
         hotpath_core::fork::parent();
-        hotpath_flow::fork_release();
-        hotpath_io::fork_release();
-        crate::debug::fork_release();
-        hotpath_lock::fork_release();
-        #[cfg(feature = "tokio")]
-        crate::tokio_rt::fork_release();
-        crate::service::fork_release();
     }
 
     extern "C" fn child() {
-        crate::runtime::fork_release();
-        #[cfg(feature = "hotpath-cpu")]
-        hotpath_cpu::fork_child();
-        #[cfg(feature = "hotpath-alloc")]
-        hotpath_alloc::fork_child();
-        crate::threads::fork_release();
         hotpath_core::fork::child();
-        hotpath_flow::fork_release();
-        hotpath_io::fork_release();
-        crate::debug::fork_release();
-        hotpath_lock::fork_release();
-        #[cfg(feature = "tokio")]
-        crate::tokio_rt::fork_release();
-        crate::service::fork_release();
     }
 
     extern "C" fn at_exit() {

@@ -16,24 +16,12 @@ use crate::Format;
 static ACTIVE: AtomicBool = AtomicBool::new(false);
 
 /// The running session, for the process's exit and signal hooks (`crate::host`).
-static LIVE: Mutex<Option<Weak<Shared>>> = Mutex::new(None);
-
-hotpath_core::fork_held! {
-    /// Before `fork()`: takes [`LIVE`] (the last lock of the fixed order in `crate::host`).
-    pub(crate) fn fork_prepare;
-    /// After `fork()`, in either process: releases it.
-    pub(crate) fn fork_release;
-    std::sync::MutexGuard<'static, Option<Weak<Shared>>> =
-        LIVE.lock().unwrap_or_else(|e| e.into_inner())
-}
+static LIVE: hotpath_core::fork::Mutex<Option<Weak<Shared>>> =
+    hotpath_core::fork::Mutex::new(hotpath_core::fork::Rank::Session, None);
 
 /// The running session, if there is one and no other thread is starting or ending it.
 fn live() -> Option<Arc<Shared>> {
-    let g = match LIVE.try_lock() {
-        Ok(g) => g,
-        Err(std::sync::TryLockError::Poisoned(e)) => e.into_inner(),
-        Err(std::sync::TryLockError::WouldBlock) => return None,
-    };
+    let g = LIVE.try_lock()?;
     g.as_ref().and_then(Weak::upgrade)
 }
 
@@ -182,7 +170,7 @@ impl Session {
                 .cfg
                 .mcp_port
                 .and_then(|port| start_mcp(port, &shared));
-            *LIVE.lock().unwrap_or_else(|e| e.into_inner()) = Some(Arc::downgrade(&shared));
+            *LIVE.lock() = Some(Arc::downgrade(&shared));
             let signals = crate::host::Signals::install();
             Some(Session {
                 shared,
@@ -316,7 +304,7 @@ impl Session {
         if self.shared.cfg.report_forks {
             emit_child(&self.shared);
         }
-        *LIVE.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        *LIVE.lock() = None;
         // The monitor in `Shared` would join its thread when dropped.
         std::mem::forget(self.shared.clone());
         ACTIVE.store(false, Ordering::Release);
@@ -332,7 +320,7 @@ impl Drop for Session {
         // Stopping the profiler's threads is the profiler's work: what it allocates is
         // not the program's (the report below is made after it).
         hotpath_core::internal(|| {
-            *LIVE.lock().unwrap_or_else(|e| e.into_inner()) = None;
+            *LIVE.lock() = None;
             if let Some(signals) = self.signals.take() {
                 signals.uninstall();
             }

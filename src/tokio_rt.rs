@@ -9,7 +9,7 @@
 //! `--cfg tokio_unstable` (polls, steals, local queues, blocking threads) are reported as
 //! `null`, with a note.
 
-use std::sync::Mutex;
+use hotpath_core::fork;
 use std::time::{Duration, Instant};
 
 use tokio::runtime::{Handle, RuntimeFlavor};
@@ -71,23 +71,16 @@ struct State {
     notes: Vec<String>,
 }
 
-static STATE: Mutex<State> = Mutex::new(State {
-    runtimes: Vec::new(),
-    notes: Vec::new(),
-});
+static STATE: fork::Mutex<State> = fork::Mutex::new(
+    fork::Rank::TokioRuntimes,
+    State {
+        runtimes: Vec::new(),
+        notes: Vec::new(),
+    },
+);
 
 fn state() -> std::sync::MutexGuard<'static, State> {
-    STATE.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-hotpath_core::fork_held! {
-    /// Before `fork()` (a `pthread_atfork` prepare handler): takes the runtimes' lock so
-    /// that no other thread (the threads monitor sampling them, the metrics server
-    /// building a report) holds it when the address space is copied. Does not allocate.
-    pub(crate) fn fork_prepare;
-    /// After `fork()`, in the parent or the child: releases the lock [`fork_prepare`] took.
-    pub(crate) fn fork_release;
-    std::sync::MutexGuard<'static, State> = state()
+    STATE.lock()
 }
 
 /// Most runtimes registered; later registrations are refused with a warning.

@@ -35,11 +35,11 @@
 //!   during those is still counted.
 #![deny(missing_docs)]
 
+use hotpath_core::fork::{Mutex, Rank};
 use std::sync::atomic::{
     AtomicBool, AtomicPtr, AtomicU64,
     Ordering::{AcqRel, Acquire, Relaxed, Release},
 };
-use std::sync::Mutex;
 
 use hotpath_core::meter::alloc::{with_counters, Counters, COUNTING, IGNORE};
 
@@ -92,7 +92,7 @@ static SLOTS: [AtomicPtr<Counters>; MAX_THREADS] =
 /// registered later), so that per-thread figures are per session like the process's.
 static BASE: [[AtomicU64; 4]; MAX_THREADS] =
     [const { [const { AtomicU64::new(0) }; 4] }; MAX_THREADS];
-static READERS: Mutex<()> = Mutex::new(());
+static READERS: Mutex<()> = Mutex::new(Rank::AllocReaders, ());
 static RETIRED: [AtomicU64; 4] = [const { AtomicU64::new(0) }; 4];
 static OVERFLOW: [AtomicU64; 4] = [const { AtomicU64::new(0) }; 4];
 static SEEN: AtomicBool = AtomicBool::new(false);
@@ -181,7 +181,7 @@ fn register(c: &Counters) -> bool {
 
 /// Folds a thread's counters into the retired totals and frees its slot.
 fn retire(ptr: *mut Counters) {
-    let _g = READERS.lock().unwrap_or_else(|e| e.into_inner());
+    let _g = READERS.lock();
     for slot in &SLOTS {
         if slot.load(Relaxed) == ptr {
             // SAFETY: `ptr` is the exiting thread's own counters, still alive: the key
@@ -212,7 +212,7 @@ fn retire(ptr: *mut Counters) {
 /// before the thread's own code runs) are not the program's. Everything such a thread
 /// allocates afterwards is ignored anyway (`hotpath_core::internal`).
 pub fn forget_current_thread() {
-    let _g = READERS.lock().unwrap_or_else(|e| e.into_inner());
+    let _g = READERS.lock();
     let _ = with_counters(|c| {
         if c.mode() & COUNTING != 0 {
             c.reset();
@@ -241,31 +241,15 @@ pub fn process_totals() -> Totals {
     t
 }
 
-static BASELINE: Mutex<Totals> = Mutex::new(Totals {
-    allocs: 0,
-    bytes: 0,
-    frees: 0,
-    freed: 0,
-});
-
-hotpath_core::fork_held! {
-    /// Before `fork()` (a `pthread_atfork` prepare handler): takes this crate's locks, the
-    /// readers' lock first, so that no other thread holds one when the address space is
-    /// copied. The counters of threads that are not copied stay registered in the child,
-    /// frozen at the fork; they are still in its process totals. Does not allocate.
-    pub fn fork_prepare;
-    /// After `fork()`, in the parent: releases the locks [`fork_prepare`] took.
-    pub fn fork_parent;
-    (std::sync::MutexGuard<'static, ()>, std::sync::MutexGuard<'static, Totals>) = (
-        READERS.lock().unwrap_or_else(|e| e.into_inner()),
-        BASELINE.lock().unwrap_or_else(|e| e.into_inner()),
-    )
-}
-
-/// After `fork()`, in the child: releases the locks [`fork_prepare`] took.
-pub fn fork_child() {
-    fork_parent();
-}
+static BASELINE: Mutex<Totals> = Mutex::new(
+    Rank::AllocBaseline,
+    Totals {
+        allocs: 0,
+        bytes: 0,
+        frees: 0,
+        freed: 0,
+    },
+);
 
 /// The index of `slot` in [`SLOTS`].
 fn slot_index(slot: &AtomicPtr<Counters>) -> usize {
@@ -276,7 +260,7 @@ fn slot_index(slot: &AtomicPtr<Counters>) -> usize {
 /// Starts counting a session: [`session_totals`] and the per-thread figures of
 /// [`session_threads`] are measured from now.
 pub fn begin_session() {
-    let _g = READERS.lock().unwrap_or_else(|e| e.into_inner());
+    let _g = READERS.lock();
     SESSION.fetch_add(1, Relaxed);
     let mut now = Totals::default();
     for (slot, base) in SLOTS.iter().zip(&BASE) {
@@ -294,7 +278,7 @@ pub fn begin_session() {
     let r = |a: &[AtomicU64; 4]| Totals::of(std::array::from_fn(|i| a[i].load(Relaxed)));
     now.add(r(&RETIRED));
     now.add(r(&OVERFLOW));
-    *BASELINE.lock().unwrap_or_else(|e| e.into_inner()) = now;
+    *BASELINE.lock() = now;
 }
 
 /// Allocations of the session thread by thread: they add up to [`session_totals`].
@@ -315,7 +299,7 @@ pub struct Session {
 /// The session's allocations per thread (live and exited), read at one time under the
 /// registry lock.
 pub fn session_threads() -> Session {
-    let _g = READERS.lock().unwrap_or_else(|e| e.into_inner());
+    let _g = READERS.lock();
     let session = SESSION.load(Relaxed);
     let mut out = Session::default();
     for (slot, base) in SLOTS.iter().zip(&BASE) {
@@ -351,13 +335,13 @@ pub fn session_threads() -> Session {
 
 /// Counters of the whole process since the session began.
 pub fn session_totals() -> Totals {
-    let base = *BASELINE.lock().unwrap_or_else(|e| e.into_inner());
+    let base = *BASELINE.lock();
     process_totals().since(base)
 }
 
 /// Calls `f(thread id, counters)` for every live registered thread.
 pub fn for_each_thread(mut f: impl FnMut(u64, Totals)) {
-    let _g = READERS.lock().unwrap_or_else(|e| e.into_inner());
+    let _g = READERS.lock();
     for slot in &SLOTS {
         let p = slot.load(Acquire);
         if !p.is_null() {

@@ -33,6 +33,7 @@ mod cell;
 pub mod clock;
 #[allow(unsafe_code)]
 mod dist;
+#[allow(unsafe_code)]
 pub mod fork;
 mod future;
 #[allow(unsafe_code)]

@@ -7,9 +7,9 @@
 //! registry lock while they read, so a shard is never reassigned under a reader. Memory
 //! is bounded by (call sites × most threads alive at once).
 
-use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering::Relaxed};
-use std::sync::{Mutex, MutexGuard};
+
+use crate::fork::{Mutex, Rank};
 
 use crate::holders::HolderMap;
 use crate::meter::Delta;
@@ -53,59 +53,47 @@ pub(crate) struct Collected {
     pub(crate) stacks: Option<crate::stacks::Merged>,
 }
 
-static REGISTRY: Mutex<Registry> = Mutex::new(Registry {
-    live: Vec::new(),
-    free: Vec::new(),
-    retired: Retired {
-        sites: Vec::new(),
-        holders: None,
-        deep_calls: 0,
-        top: Delta::ZERO,
-        #[cfg(feature = "cpu")]
-        samples: (0, 0),
-        stacks: None,
+static REGISTRY: Mutex<Registry> = Mutex::new(
+    Rank::Shards,
+    Registry {
+        live: Vec::new(),
+        free: Vec::new(),
+        retired: Retired {
+            sites: Vec::new(),
+            holders: None,
+            deep_calls: 0,
+            top: Delta::ZERO,
+            #[cfg(feature = "cpu")]
+            samples: (0, 0),
+            stacks: None,
+        },
+        next_serial: 1,
     },
-    next_serial: 1,
-});
+)
+.in_child(|_| forked_child());
 
 fn registry() -> std::sync::MutexGuard<'static, Registry> {
-    let mut r = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());
+    let mut r = REGISTRY.lock();
     if FORKED.swap(false, Relaxed) {
         r.adopt_orphans();
     }
     r
 }
 
-/// Set in a forked child (by [`fork_unlock`]): the shards of the parent's other threads
+/// Set in a forked child (by [`forked_child`]): the shards of the parent's other threads
 /// are still registered as live, and the next holder of the lock retires them.
 static FORKED: AtomicBool = AtomicBool::new(false);
 /// The shard of the thread that called `fork()`: the only one alive in the child.
 static SURVIVOR: AtomicPtr<Shard> = AtomicPtr::new(std::ptr::null_mut());
 
-thread_local! {
-    /// The registry lock, held by the thread calling `fork()` from [`fork_lock`] until
-    /// [`fork_unlock`], in the parent and in the child.
-    static HELD: RefCell<Option<MutexGuard<'static, Registry>>> = const { RefCell::new(None) };
-}
-
-/// Takes the registry lock before `fork()` (a `pthread_atfork` prepare handler): no
-/// other thread then holds it when the address space is copied.
-pub(crate) fn fork_lock() {
-    let g = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());
-    let _ = HELD.try_with(|h| *h.borrow_mut() = Some(g));
-}
-
-/// Releases the lock taken by [`fork_lock`], in the parent or (`child`) in the child,
-/// where the shards of threads that were not copied are marked for retirement. Does
-/// not allocate.
-pub(crate) fn fork_unlock(child: bool) {
-    if child {
-        let me = crate::shard::current_raw()
-            .map_or(std::ptr::null_mut(), |s| s as *const Shard as *mut Shard);
-        SURVIVOR.store(me, Relaxed);
-        FORKED.store(true, Relaxed);
-    }
-    let _ = HELD.try_with(|h| h.borrow_mut().take());
+/// In a forked child, with the registry lock still held by the fork handler: the
+/// shards of the threads that were not copied are marked for retirement. Does not
+/// allocate.
+fn forked_child() {
+    let me = crate::shard::current_raw()
+        .map_or(std::ptr::null_mut(), |s| s as *const Shard as *mut Shard);
+    SURVIVOR.store(me, Relaxed);
+    FORKED.store(true, Relaxed);
 }
 
 impl Registry {

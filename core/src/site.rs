@@ -2,7 +2,8 @@
 //! first use.
 
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
-use std::sync::Mutex;
+
+use crate::fork::{Mutex, Rank};
 
 /// Most call sites one process can number, the overflow rows included. A site first
 /// used after the others took every number shares the overflow row of its kind
@@ -216,7 +217,7 @@ impl CallSite {
     #[cold]
     #[inline(never)]
     fn register(&'static self) -> u32 {
-        let mut sites = SITES.lock().unwrap_or_else(|e| e.into_inner());
+        let mut sites = SITES.lock();
         let id = self.id.load(Relaxed);
         if id != 0 {
             return id;
@@ -338,35 +339,17 @@ enum Name {
 }
 
 static PLACEHOLDER: CallSite = CallSite::new(|| "", None, "", 0, SiteKind::Internal);
-static SITES: Mutex<Vec<&'static CallSite>> = Mutex::new(Vec::new());
-
-thread_local! {
-    /// The sites lock, held by the thread calling `fork()` between [`fork_lock`] and
-    /// [`fork_unlock`].
-    static HELD: std::cell::RefCell<Option<std::sync::MutexGuard<'static, Vec<&'static CallSite>>>> =
-        const { std::cell::RefCell::new(None) };
-}
-
-/// Takes the sites lock before `fork()` (see [`crate::fork`]).
-pub(crate) fn fork_lock() {
-    let g = SITES.lock().unwrap_or_else(|e| e.into_inner());
-    let _ = HELD.try_with(|h| *h.borrow_mut() = Some(g));
-}
-
-/// Releases the lock taken by [`fork_lock`] (parent or child).
-pub(crate) fn fork_unlock() {
-    let _ = HELD.try_with(|h| h.borrow_mut().take());
-}
+static SITES: Mutex<Vec<&'static CallSite>> = Mutex::new(Rank::CallSites, Vec::new());
 
 /// Every numbered site, indexed by id (index 0 is a placeholder).
 pub(crate) fn all() -> Vec<&'static CallSite> {
-    let sites = SITES.lock().unwrap_or_else(|e| e.into_inner());
+    let sites = SITES.lock();
     crate::internal(|| sites.clone())
 }
 
 /// The site numbered `id` (as [`CallSite::id`] gave it), if there is one.
 pub fn site_by_id(id: u32) -> Option<&'static CallSite> {
-    let sites = SITES.lock().unwrap_or_else(|e| e.into_inner());
+    let sites = SITES.lock();
     sites.get(id as usize).copied().filter(|_| id != 0)
 }
 

@@ -21,7 +21,6 @@ use std::sync::atomic::{
     AtomicU32, AtomicU64,
     Ordering::{Acquire, Relaxed, Release},
 };
-use std::sync::Mutex;
 
 use crate::cell::Cnt;
 use crate::shard::Shard;
@@ -162,10 +161,13 @@ fn thread_ids() -> (u64, String) {
     (tid, name)
 }
 
-static RETIRED: Mutex<Retired> = Mutex::new(Retired {
-    rings: VecDeque::new(),
-    freed: 0,
-});
+static RETIRED: crate::fork::Mutex<Retired> = crate::fork::Mutex::new(
+    crate::fork::Rank::TraceRings,
+    Retired {
+        rings: VecDeque::new(),
+        freed: 0,
+    },
+);
 
 struct Retired {
     rings: VecDeque<Box<Ring>>,
@@ -174,27 +176,7 @@ struct Retired {
 }
 
 fn retired() -> std::sync::MutexGuard<'static, Retired> {
-    RETIRED.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-thread_local! {
-    /// The retired rings' lock, held by the thread calling `fork()` from [`fork_lock`]
-    /// until [`fork_unlock`], in the parent and in the child.
-    static HELD: std::cell::RefCell<Option<std::sync::MutexGuard<'static, Retired>>> =
-        const { std::cell::RefCell::new(None) };
-}
-
-/// Takes the retired rings' lock before `fork()` (after the registry's: retiring a ring
-/// takes it under the registry lock), so that no other thread holds it when the address
-/// space is copied.
-pub(crate) fn fork_lock() {
-    let g = retired();
-    let _ = HELD.try_with(|h| *h.borrow_mut() = Some(g));
-}
-
-/// Releases the lock taken by [`fork_lock`], in the parent or in the child.
-pub(crate) fn fork_unlock() {
-    let _ = HELD.try_with(|h| h.borrow_mut().take());
+    RETIRED.lock()
 }
 
 impl Shard {

@@ -335,26 +335,6 @@ pub fn monotonic_ns() -> u64 {
     sys::monotonic_ns()
 }
 
-/// Before `fork()` (a `pthread_atfork` prepare handler): takes this crate's lock (the
-/// one that guards installing the signal handler).
-pub fn fork_prepare() {
-    sys::fork_prepare()
-}
-
-/// After `fork()`, in the parent: releases it.
-pub fn fork_parent() {
-    sys::fork_release()
-}
-
-/// After `fork()`, in the child: releases it and stops sampling there. The sampler of
-/// the thread that forked belongs to the parent's thread (a perf_event file the child
-/// holds a copy of, or a timer that does not exist in the child): the copy is closed,
-/// the timer forgotten, and no thread of the child arms one. Async-signal-safe.
-pub fn fork_child() {
-    sys::fork_child();
-    sys::fork_release()
-}
-
 /// What exact mode reads.
 #[derive(Clone, Debug)]
 pub struct ExactInfo {

@@ -26,10 +26,10 @@
 //! * Every file descriptor and timer belongs to one thread and is closed by that thread
 //!   (at thread exit, or when the session ends).
 
+use hotpath_core::fork::{self, Rank};
 use std::cell::Cell;
 use std::io;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, AtomicU8, Ordering::Relaxed};
-use std::sync::Mutex;
 use std::time::Duration;
 
 use hotpath_core::meter::cpu::{self as core_cpu, CpuDelta};
@@ -342,11 +342,17 @@ const TIMER: u8 = 2;
 static SAMPLING: AtomicBool = AtomicBool::new(false);
 static SOURCE: AtomicU8 = AtomicU8::new(NONE);
 static PERIOD_NS: AtomicU64 = AtomicU64::new(1_000_000);
-static HANDLER: Mutex<bool> = Mutex::new(false);
+/// Whether the signal handler is installed. In a forked child, with it still held,
+/// sampling stops ([`in_fork_child`]).
+static HANDLER: fork::Mutex<bool> =
+    fork::Mutex::new(Rank::CpuHandler, false).in_child(in_fork_child);
 /// The sampling signal (0 until the handler is installed).
 static SIGNAL: AtomicI32 = AtomicI32::new(0);
 /// Every armed sampler: (source, perf fd or timer id, thread id).
-static ALL_ARMED: Mutex<Vec<(u8, i64, libc::pid_t)>> = Mutex::new(Vec::new());
+/// In a forked child the list is the parent's threads': cleared before the lock is
+/// released there (plain integers: clearing frees nothing, nothing is allocated).
+static ALL_ARMED: fork::Mutex<Vec<(u8, i64, libc::pid_t)>> =
+    fork::Mutex::new(Rank::CpuArmed, Vec::new()).in_child(|all| all.clear());
 /// Threads that exited with the sampling signal blocked, since sampling started.
 static BLOCKED_EXITED: AtomicU64 = AtomicU64::new(0);
 /// `CLOCK_MONOTONIC` ns when sampling stopped because the program took the signal over
@@ -450,7 +456,7 @@ fn free_signal() -> Option<libc::c_int> {
 
 /// Installs the sampling signal's handler once, on a real-time signal nobody handles.
 fn install_handler() -> Result<(), CpuError> {
-    let mut installed = HANDLER.lock().unwrap_or_else(|e| e.into_inner());
+    let mut installed = HANDLER.lock();
     if *installed {
         let sig = SIGNAL.load(Relaxed);
         if handler_of(sig) == our_handler() {
@@ -583,11 +589,7 @@ fn set_armed(a: (u8, i64)) {
     let _ = CREDITED.try_with(|c| c.set((thread_cpu_ns().unwrap_or(0), 0)));
     let _ = ARMED.try_with(|c| c.set(a));
     let tid = gettid();
-    hotpath_core::internal(|| lock(&ALL_ARMED).push((a.0, a.1, tid)));
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
+    hotpath_core::internal(|| ALL_ARMED.lock().push((a.0, a.1, tid)));
 }
 
 /// Whether the calling thread blocks the sampling signal.
@@ -607,7 +609,7 @@ fn disarm_current() {
     };
     if kind != NONE {
         let tid = gettid();
-        let mut all = lock(&ALL_ARMED);
+        let mut all = ALL_ARMED.lock();
         let before = all.len();
         all.retain(|&(k, i, t)| !(k == kind && i == id && t == tid));
         if all.len() < before && SAMPLING.load(Relaxed) && signal_blocked_here() {
@@ -668,41 +670,16 @@ pub(crate) fn start_sampling(cfg: &SamplerConfig) -> Result<SamplingInfo, CpuErr
     })
 }
 
-thread_local! {
-    /// [`HANDLER`], held by the thread calling `fork()` between `fork_prepare` and
-    /// `fork_release`.
-    #[allow(clippy::type_complexity)]
-    static FORK_HELD: std::cell::RefCell<Option<(std::sync::MutexGuard<'static, bool>, std::sync::MutexGuard<'static, Vec<(u8, i64, libc::pid_t)>>)>> =
-        const { std::cell::RefCell::new(None) };
-}
-
-pub(crate) fn fork_prepare() {
-    let g = HANDLER.lock().unwrap_or_else(|e| e.into_inner());
-    let a = ALL_ARMED.lock().unwrap_or_else(|e| e.into_inner());
-    let _ = FORK_HELD.try_with(|h| *h.borrow_mut() = Some((g, a)));
-}
-
-pub(crate) fn fork_release() {
-    let _ = FORK_HELD.try_with(|h| h.borrow_mut().take());
-}
-
 /// In a forked child: no sampling. The perf_event file is a copy of the parent's (it
 /// samples the parent's thread): close it; a CPU-time timer is not inherited, so its id
 /// must not be deleted (it could name a timer the child makes later).
-pub(crate) fn fork_child() {
+/// Async-signal-safe; registered with the fork handlers by [`HANDLER`]'s first use.
+fn in_fork_child(_installed: &mut bool) {
     SAMPLING.store(false, Relaxed);
     core_cpu::set_thread_hooks(None, None);
     if let Ok((PERF, fd)) = ARMED.try_with(|c| c.replace((NONE, 0))) {
         close(fd as libc::c_int);
     }
-    // The parent's samplers: their list is cleared before the lock is released (the
-    // caller releases it after this), without freeing (no allocation in the child).
-    FORK_HELD.with(|h| {
-        if let Some((_, all)) = h.borrow_mut().as_mut() {
-            // Plain integers: clearing frees nothing.
-            all.clear();
-        }
-    });
     // Exact mode: the counters are copies of the parent thread's too; without them the
     // child's thread reads its own CPU clock.
     EXACT_HW.store(false, Relaxed);
@@ -721,7 +698,7 @@ pub(crate) fn stop_sampling() {
 /// again), so that no sampling signal arrives after sampling stopped. `forget`: the
 /// list is emptied (the session ends); else it is kept for [`blocked_threads`].
 fn disarm_all(forget: bool) {
-    let mut all = lock(&ALL_ARMED);
+    let mut all = ALL_ARMED.lock();
     for &(kind, id, _) in all.iter() {
         disable_in_handler(kind, id);
     }
@@ -767,7 +744,7 @@ pub(crate) fn blocked_threads() -> u64 {
     if sig == 0 {
         return 0;
     }
-    let tids: Vec<libc::pid_t> = lock(&ALL_ARMED).iter().map(|a| a.2).collect();
+    let tids: Vec<libc::pid_t> = ALL_ARMED.lock().iter().map(|a| a.2).collect();
     let live = tids
         .into_iter()
         .filter(|tid| {

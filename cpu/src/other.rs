@@ -66,12 +66,6 @@ pub(crate) fn monotonic_ns() -> u64 {
     0
 }
 
-pub(crate) fn fork_prepare() {}
-
-pub(crate) fn fork_release() {}
-
-pub(crate) fn fork_child() {}
-
 pub(crate) fn simulate_failures(_: bool, _: bool) {}
 
 pub(crate) fn start_exact(_: Option<ClockSource>) -> Result<ExactInfo, CpuError> {

@@ -49,8 +49,8 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use std::sync::Mutex;
 
+use hotpath_core::fork::{Mutex, Rank};
 use hotpath_core::{CallSite, SiteKind};
 
 /// `Debug` for endpoint types holding an `inst`: the type's name and its channel's
@@ -195,18 +195,7 @@ struct Registry {
     all: Vec<&'static Entry>,
 }
 
-static REGISTRY: Mutex<Option<Registry>> = Mutex::new(None);
-
-hotpath_core::fork_held! {
-    /// Before `fork()` (a `pthread_atfork` prepare handler): takes the entries' lock so
-    /// that no other thread holds it when the address space is copied (a child creating a
-    /// channel or writing its report would wait forever).
-    pub fn fork_prepare;
-    /// After `fork()`, in the parent or the child: releases the lock [`fork_prepare`] took.
-    pub fn fork_release;
-    std::sync::MutexGuard<'static, Option<Registry>> =
-        REGISTRY.lock().unwrap_or_else(|e| e.into_inner())
-}
+static REGISTRY: Mutex<Option<Registry>> = Mutex::new(Rank::FlowEntries, None);
 
 /// The entry of `site` for `T`, created on first use, with one more instance. Called
 /// once per channel or stream created, not per message.
@@ -220,7 +209,7 @@ pub(crate) fn entry<T>(
     let type_name = std::any::type_name::<T>();
     let cap = capacity.map_or(u64::MAX, |c| c as u64);
     hotpath_core::internal(|| {
-        let mut guard = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());
+        let mut guard = REGISTRY.lock();
         let reg = guard.get_or_insert_with(|| Registry {
             by_key: HashMap::new(),
             all: Vec::new(),
@@ -279,6 +268,6 @@ pub(crate) fn entry<T>(
 
 /// Every entry created so far, in order of creation.
 pub fn entries() -> Vec<&'static Entry> {
-    let guard = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());
+    let guard = REGISTRY.lock();
     hotpath_core::internal(|| guard.as_ref().map(|r| r.all.clone()).unwrap_or_default())
 }

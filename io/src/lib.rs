@@ -42,8 +42,8 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use std::sync::Mutex;
 
+use hotpath_core::fork::{Mutex, Rank};
 use hotpath_core::{CallSite, SiteKind};
 
 pub mod op;
@@ -113,7 +113,7 @@ struct Registry {
     all: Vec<&'static IoEntry>,
 }
 
-static REGISTRY: Mutex<Option<Registry>> = Mutex::new(None);
+static REGISTRY: Mutex<Option<Registry>> = Mutex::new(Rank::IoEntries, None);
 
 fn leak_site(name: &'static str, label: Option<&'static str>, site: &IoSite) -> &'static CallSite {
     Box::leak(Box::new(CallSite::dynamic(
@@ -130,7 +130,7 @@ fn leak_site(name: &'static str, label: Option<&'static str>, site: &IoSite) -> 
 pub fn entry<T>(site: &'static IoSite) -> &'static IoEntry {
     let type_name = std::any::type_name::<T>();
     hotpath_core::internal(|| {
-        let mut guard = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());
+        let mut guard = REGISTRY.lock();
         let reg = guard.get_or_insert_with(|| Registry {
             by_key: HashMap::new(),
             all: Vec::new(),
@@ -174,19 +174,9 @@ pub fn entry<T>(site: &'static IoSite) -> &'static IoEntry {
     })
 }
 
-hotpath_core::fork_held! {
-    /// Before `fork()` (a `pthread_atfork` prepare handler): takes the entries' lock so
-    /// that no other thread holds it when the address space is copied. Does not allocate.
-    pub fn fork_prepare;
-    /// After `fork()`, in the parent or the child: releases the lock [`fork_prepare`] took.
-    pub fn fork_release;
-    std::sync::MutexGuard<'static, Option<Registry>> =
-        REGISTRY.lock().unwrap_or_else(|e| e.into_inner())
-}
-
 /// Every entry created so far, in order of creation.
 pub fn entries() -> Vec<&'static IoEntry> {
-    let guard = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());
+    let guard = REGISTRY.lock();
     hotpath_core::internal(|| guard.as_ref().map(|r| r.all.clone()).unwrap_or_default())
 }
 

@@ -43,8 +43,9 @@
 #![deny(unsafe_code)]
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
+use hotpath_core::fork::{self, Rank};
 use hotpath_core::op::{now, Here, Sampler, Wait};
 use hotpath_core::{CallSite, SiteKind};
 
@@ -183,32 +184,16 @@ pub enum Mode {
     Upgradable = 2,
 }
 
-static SITES: Mutex<Vec<&'static LockSite>> = Mutex::new(Vec::new());
+static SITES: fork::Mutex<Vec<&'static LockSite>> = fork::Mutex::new(Rank::LockSites, Vec::new());
 
 /// Sites of the `hotpath::wrap` constructors, by source location (see `site_at`).
 type Key = (&'static str, u32, u32, bool);
-static BY_LOCATION: Mutex<Option<std::collections::HashMap<Key, &'static LockSite>>> =
-    Mutex::new(None);
-
-hotpath_core::fork_held! {
-    /// Before `fork()` (a `pthread_atfork` prepare handler): takes the registries' locks
-    /// so that no other thread holds one when the address space is copied. Does not
-    /// allocate.
-    pub fn fork_prepare;
-    /// After `fork()`, in the parent or the child: releases the locks [`fork_prepare`] took.
-    pub fn fork_release;
-    (
-        std::sync::MutexGuard<'static, Option<std::collections::HashMap<Key, &'static LockSite>>>,
-        std::sync::MutexGuard<'static, Vec<&'static LockSite>>,
-    ) = (
-        BY_LOCATION.lock().unwrap_or_else(|e| e.into_inner()),
-        SITES.lock().unwrap_or_else(|e| e.into_inner()),
-    )
-}
+static BY_LOCATION: fork::Mutex<Option<std::collections::HashMap<Key, &'static LockSite>>> =
+    fork::Mutex::new(Rank::LockLocations, None);
 
 /// Every lock site with a lock acquired so far, in order of first acquisition.
 pub fn sites() -> Vec<&'static LockSite> {
-    let sites = SITES.lock().unwrap_or_else(|e| e.into_inner());
+    let sites = SITES.lock();
     hotpath_core::internal(|| sites.clone())
 }
 
@@ -265,9 +250,9 @@ impl<L: ?Sized> Lock<L> {
         }
         let site = self.site;
         let name = public_path(std::any::type_name::<L>());
-        // Under the sites lock, which `fork_prepare` takes: no `fork()` copies the
+        // Under the sites lock, which the fork handlers take: no `fork()` copies the
         // process while the type name is being set (a child would wait for it forever).
-        let mut sites = SITES.lock().unwrap_or_else(|e| e.into_inner());
+        let mut sites = SITES.lock();
         let _ = site.type_name.set(name);
         if site.instances.fetch_add(1, Relaxed) == 0 {
             hotpath_core::internal(|| sites.push(site));
@@ -309,7 +294,7 @@ fn public_path(raw: &'static str) -> &'static str {
 
 /// The site of a source location, made (and leaked) on first use.
 fn site_at(loc: &'static std::panic::Location<'static>, kind: LockKind) -> &'static LockSite {
-    let mut map = BY_LOCATION.lock().unwrap_or_else(|e| e.into_inner());
+    let mut map = BY_LOCATION.lock();
     hotpath_core::internal(|| {
         let key = (
             loc.file(),

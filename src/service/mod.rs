@@ -28,8 +28,9 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::hash::{BuildHasher, Hasher};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Mutex, OnceLock};
+use std::sync::OnceLock;
 
+use hotpath_core::fork;
 use hotpath_core::op::{Here, Wait};
 use hotpath_core::{CallSite, SiteKind};
 
@@ -58,19 +59,21 @@ struct Interned {
     distinct: HashMap<SiteKind, usize>,
 }
 
-static INTERNED: OnceLock<Mutex<Interned>> = OnceLock::new();
+static INTERNED: OnceLock<fork::Mutex<Interned>> = OnceLock::new();
 
 fn interned() -> std::sync::MutexGuard<'static, Interned> {
     INTERNED
         .get_or_init(|| {
-            Mutex::new(Interned {
-                sites: HashMap::new(),
-                info: HashMap::new(),
-                distinct: HashMap::new(),
-            })
+            fork::Mutex::new(
+                fork::Rank::ServiceRows,
+                Interned {
+                    sites: HashMap::new(),
+                    info: HashMap::new(),
+                    distinct: HashMap::new(),
+                },
+            )
         })
         .lock()
-        .unwrap_or_else(|e| e.into_inner())
 }
 
 /// Distinct keys per kind before they fold into `<other>` (`HOTPATH_ENTRIES_LIMIT`).
@@ -82,30 +85,6 @@ fn entries_limit() -> usize {
             .and_then(|v| v.trim().parse().ok())
             .unwrap_or(1000)
     })
-}
-
-hotpath_core::fork_held! {
-    fn hold_interned;
-    fn release_interned;
-    Option<std::sync::MutexGuard<'static, Interned>> =
-        INTERNED.get().map(|m| m.lock().unwrap_or_else(|e| e.into_inner()))
-}
-
-/// Before `fork()` (a `pthread_atfork` prepare handler): takes sqlx's span table and the
-/// interned rows' locks, in the order the event path takes them, so that no other thread
-/// holds one when the address space is copied (a report built in the child reads the
-/// rows, a query made there interns one). Does not allocate.
-pub(crate) fn fork_prepare() {
-    #[cfg(feature = "sqlx")]
-    sqlx::fork_prepare();
-    hold_interned();
-}
-
-/// After `fork()`, in the parent or the child: releases the locks [`fork_prepare`] took.
-pub(crate) fn fork_release() {
-    release_interned();
-    #[cfg(feature = "sqlx")]
-    sqlx::fork_release();
 }
 
 /// Where `site` came from: its backend, source function and label.

@@ -9,8 +9,8 @@
 //! enters a span of that function (target `sqlx::query`, name `hotpath`, DEBUG), and the
 //! layer finds the function from the span on the driver thread.
 
+use hotpath_core::fork;
 use std::collections::HashMap;
-use std::sync::RwLock;
 
 use hotpath_core::hook::PollHook;
 use hotpath_core::CallSite;
@@ -27,23 +27,14 @@ struct Spans {
     by_id: HashMap<u64, &'static CallSite>,
 }
 
-static SPANS: RwLock<Option<Spans>> = RwLock::new(None);
-
-hotpath_core::fork_held! {
-    /// Before `fork()`: takes the span table's lock (for writing: no reader either).
-    pub(super) fn fork_prepare;
-    /// After `fork()`, in the parent or the child: releases it.
-    pub(super) fn fork_release;
-    std::sync::RwLockWriteGuard<'static, Option<Spans>> =
-        SPANS.write().unwrap_or_else(|e| e.into_inner())
-}
+static SPANS: fork::RwLock<Option<Spans>> = fork::RwLock::new(fork::Rank::SqlxSpans, None);
 
 fn enter(site: &'static CallSite) -> u64 {
     let key = site as *const _ as usize;
     let found = SPANS
         .read()
-        .ok()
-        .and_then(|g| g.as_ref()?.by_site.get(&key).cloned());
+        .as_ref()
+        .and_then(|s| s.by_site.get(&key).cloned());
     let span = match found {
         Some(s) => s,
         None => hotpath_core::internal(|| {
@@ -56,7 +47,7 @@ fn enter(site: &'static CallSite) -> u64 {
             // A span the subscriber disabled (or made before one was set) is not kept:
             // the next poll tries again.
             if let Some(id) = span.id() {
-                let mut g = SPANS.write().unwrap_or_else(|e| e.into_inner());
+                let mut g = SPANS.write();
                 let spans = g.get_or_insert_with(|| Spans {
                     by_site: HashMap::new(),
                     by_id: HashMap::new(),
@@ -180,7 +171,7 @@ where
     S: Subscriber + for<'a> LookupSpan<'a>,
 {
     let current = ctx.lookup_current()?;
-    let g = SPANS.read().ok()?;
+    let g = SPANS.read();
     let spans = g.as_ref()?;
     current
         .scope()

@@ -4,6 +4,8 @@ use std::collections::{HashMap, VecDeque};
 use std::fmt::Write as _;
 use std::io::Read as _;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+
+use hotpath_core::fork;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -11,7 +13,8 @@ use super::{parse_memory, parse_stat, share, state_word, ThreadsSnapshot, MAX_EX
 use crate::report::ThreadRow;
 
 /// Thread ids of the profiler's own threads (a few per session).
-static PROFILER_TIDS: Mutex<Vec<u64>> = Mutex::new(Vec::new());
+static PROFILER_TIDS: fork::Mutex<Vec<u64>> =
+    fork::Mutex::new(fork::Rank::ProfilerThreadIds, Vec::new());
 const MAX_PROFILER_TIDS: usize = 1024;
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -26,7 +29,7 @@ pub(crate) fn register_profiler_thread() {
     hotpath_alloc::forget_current_thread();
     let tid = sys::gettid();
     hotpath_core::internal(|| {
-        let mut tids = lock(&PROFILER_TIDS);
+        let mut tids = PROFILER_TIDS.lock();
         if !tids.contains(&tid) {
             if tids.len() >= MAX_PROFILER_TIDS {
                 tids.remove(0);
@@ -39,30 +42,20 @@ pub(crate) fn register_profiler_thread() {
 /// Names that only the profiler's threads carry: a thread a library might start on
 /// the profiler's behalf inherits the name of the thread that started it, and is
 /// recognised by it (the metrics server registers `hotpath-metrics`).
-static PROFILER_NAMES: Mutex<Vec<&'static str>> = Mutex::new(Vec::new());
+static PROFILER_NAMES: fork::Mutex<Vec<&'static str>> =
+    fork::Mutex::new(fork::Rank::ProfilerThreadNames, Vec::new());
 
 pub(crate) fn register_profiler_thread_name(name: &'static str) {
     hotpath_core::internal(|| {
-        let mut names = lock(&PROFILER_NAMES);
+        let mut names = PROFILER_NAMES.lock();
         if !names.contains(&name) {
             names.push(name);
         }
     })
 }
 
-hotpath_core::fork_held! {
-    /// Before `fork()`: takes the registration locks (ids, then names, the order of
-    /// [`is_profiler`]). A monitor's own locks are not taken: a forked child never uses
-    /// the parent's monitor (its thread does not exist there).
-    pub(crate) fn fork_prepare;
-    /// After `fork()`, in the parent or the child: releases them.
-    pub(crate) fn fork_release;
-    (MutexGuard<'static, Vec<u64>>, MutexGuard<'static, Vec<&'static str>>) =
-        (lock(&PROFILER_TIDS), lock(&PROFILER_NAMES))
-}
-
 fn is_profiler(tid: u64, name: &str) -> bool {
-    lock(&PROFILER_TIDS).contains(&tid) || lock(&PROFILER_NAMES).contains(&name)
+    PROFILER_TIDS.lock().contains(&tid) || PROFILER_NAMES.lock().contains(&name)
 }
 
 pub(crate) fn start_monitor(interval: Duration) -> Option<Monitor> {

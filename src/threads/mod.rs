@@ -23,8 +23,7 @@ use std::time::Duration;
 use crate::report::{ProcessMemory, ThreadRow};
 
 pub(crate) use imp::{
-    fork_prepare, fork_release, register_profiler_thread, register_profiler_thread_name,
-    start_monitor, Monitor,
+    register_profiler_thread, register_profiler_thread_name, start_monitor, Monitor,
 };
 
 /// Shortest window the maximum CPU share is computed over.
@@ -172,10 +171,6 @@ mod imp {
     }
 
     pub(crate) fn register_profiler_thread_name(_name: &'static str) {}
-
-    pub(crate) fn fork_prepare() {}
-
-    pub(crate) fn fork_release() {}
 
     pub(crate) fn start_monitor(_interval: Duration) -> Option<Monitor> {
         Some(Monitor)
