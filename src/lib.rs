@@ -100,6 +100,8 @@ pub use hotpath_macros::{channel, future, stream};
 pub use hotpath_macros::{future_fn, main, measure, measure_all, skip};
 
 pub mod alloc;
+#[cfg(feature = "hotpath")]
+mod builders;
 mod config;
 #[cfg(feature = "hotpath-cpu")]
 mod cpu;
@@ -118,7 +120,8 @@ mod lock;
 #[cfg(feature = "hotpath")]
 mod overhead;
 #[cfg(feature = "report")]
-pub mod report;
+#[doc(inline)]
+pub use hotpath_report as report;
 #[cfg(feature = "hotpath")]
 mod runtime;
 #[cfg(feature = "hotpath")]

@@ -349,7 +349,7 @@ impl Drop for Session {
 
 /// The report of the session so far.
 fn build(shared: &Shared) -> Report {
-    crate::report::build::report(&crate::report::build::Inputs {
+    crate::builders::report(&crate::builders::Inputs {
         cfg: &shared.cfg,
         // The run ends now; taking the snapshot may wait for the tick calibration.
         elapsed_ns: shared.start.elapsed().as_nanos() as u64,
@@ -375,7 +375,7 @@ fn build_child(shared: &Shared) -> Report {
         )],
     ]
     .concat();
-    crate::report::build::report(&crate::report::build::Inputs {
+    crate::builders::report(&crate::builders::Inputs {
         cfg: &shared.cfg,
         elapsed_ns: shared.start.elapsed().as_nanos() as u64,
         overhead: &shared.overhead,

@@ -1,7 +1,7 @@
 //! A small blocking client of the metrics server that a profiled program runs on
 //! `HOTPATH_METRICS_HOST:HOTPATH_METRICS_PORT`.
 //!
-//! Every answer is read into the typed models of [`hotpath::report`], which refuse other
+//! Every answer is read into the typed models of [`hotpath_report`], which refuse other
 //! schema versions; failures come back as an [`Error`] whose variants say what to do.
 //!
 //! ```no_run
@@ -16,7 +16,7 @@ use std::fmt;
 use std::io;
 use std::time::Duration;
 
-use hotpath::report::{ApiError, Fragment, ProfilerStatus, ReadError, Report};
+use hotpath_report::{ApiError, Fragment, ProfilerStatus, ReadError, Report};
 
 /// Connect and read timeout of [`Client::new`]: a program that does not answer within
 /// it is treated as gone.

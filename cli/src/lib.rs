@@ -14,7 +14,7 @@ pub mod init;
 
 use std::path::{Path, PathBuf};
 
-use hotpath::report::{ReadError, Report};
+use hotpath_report::{ReadError, Report};
 
 /// Why a saved report (or a directory of them) could not be read. The message names
 /// the file.

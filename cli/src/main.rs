@@ -256,8 +256,8 @@ fn export(
     weight: ExportWeight,
     output: Option<&std::path::Path>,
 ) -> Result<ExitCode, String> {
-    use hotpath::report::export::Weight;
     use hotpath_cli::export::Format;
+    use hotpath_report::export::Weight;
     let report = hotpath_cli::read_report(file).map_err(|e| e.to_string())?;
     let format = match format {
         ExportFormat::Folded => Format::Folded,

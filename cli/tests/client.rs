@@ -5,8 +5,8 @@ use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use hotpath::report::{ApiError, ReadError};
 use hotpath_cli::client::{Client, Error, Unreachable};
+use hotpath_report::{ApiError, ReadError};
 
 const REPORT: &str = r#"{"schema_version":1,"caller":"app::main","elapsed_ns":1500000000,
 "sections":["timing"],"percentiles":[50.0,99.0],"overhead_per_call_ns":24.6,"overhead_ns":1000,

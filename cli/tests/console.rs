@@ -4,7 +4,7 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use hotpath::report::{
+use hotpath_report::{
     AllocTotal, CpuInfo, Function, FunctionAlloc, FunctionCpu, FunctionIo, IoDirection, IoEntry,
     Percentiles, ProcessMemory, ProfilerStatus, Report, Section, StackPath, ThreadRow, WallNs,
     SCHEMA_VERSION,
@@ -800,7 +800,7 @@ fn selection_stays_within_the_table() {
 
 /// A report with one channel, one stream and one future.
 fn data_flow_report() -> Report {
-    use hotpath::report::{ChannelEntry, DistNs, FutureEntry, SendBlocked, StreamEntry};
+    use hotpath_report::{ChannelEntry, DistNs, FutureEntry, SendBlocked, StreamEntry};
     let dist = |mean: u64| DistNs {
         count: 10,
         total: mean * 10,

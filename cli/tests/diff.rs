@@ -2,7 +2,7 @@
 //! regression flag, threshold parsing, and the table and Markdown outputs as snapshots
 //! (`cargo insta review` after a deliberate change).
 
-use hotpath::report::{
+use hotpath_report::{
     AllocTotal, CpuInfo, Function, FunctionAlloc, FunctionCpu, IoDirection, IoEntry, Percentiles,
     Report, Section, WallNs,
 };
@@ -1069,8 +1069,8 @@ fn markdown_escapes_pipes_and_has_no_ansi() {
 // ---------------------------------------------------------------- data flow
 
 /// A channel entry with `sent` messages and a mean latency.
-fn channel_entry(name: &str, sent: u64, latency_mean: u64) -> hotpath::report::ChannelEntry {
-    hotpath::report::ChannelEntry {
+fn channel_entry(name: &str, sent: u64, latency_mean: u64) -> hotpath_report::ChannelEntry {
+    hotpath_report::ChannelEntry {
         name: name.into(),
         label: Some(name.into()),
         file: "src/main.rs".into(),
@@ -1086,8 +1086,8 @@ fn channel_entry(name: &str, sent: u64, latency_mean: u64) -> hotpath::report::C
         unread: 0,
         max_depth: 8,
         lagged: 0,
-        send_blocked: hotpath::report::SendBlocked::default(),
-        latency_ns: Some(hotpath::report::DistNs {
+        send_blocked: hotpath_report::SendBlocked::default(),
+        latency_ns: Some(hotpath_report::DistNs {
             count: sent,
             total: latency_mean * sent,
             mean: latency_mean,
@@ -1144,7 +1144,7 @@ fn with_stream_and_future(
     life_ns: u64,
 ) -> Report {
     let mut r = report(vec![func("app::main", 1, wall(100, 100, 1, &[]))]);
-    let dist = |count: u64, v: u64| hotpath::report::DistNs {
+    let dist = |count: u64, v: u64| hotpath_report::DistNs {
         count,
         total: v * count,
         mean: v,
@@ -1153,7 +1153,7 @@ fn with_stream_and_future(
         percentiles: Percentiles(vec![]),
         hist: None,
     };
-    r.streams = Some(vec![hotpath::report::StreamEntry {
+    r.streams = Some(vec![hotpath_report::StreamEntry {
         name: "rows".into(),
         label: Some("rows".into()),
         file: "src/db.rs".into(),
@@ -1168,7 +1168,7 @@ fn with_stream_and_future(
         first_item_ns: Some(dist(1, 1_000)),
         busy_ns,
     }]);
-    r.futures = Some(vec![hotpath::report::FutureEntry {
+    r.futures = Some(vec![hotpath_report::FutureEntry {
         name: "app::fetch".into(),
         label: Some("fetch".into()),
         file: "src/net.rs".into(),
@@ -1226,12 +1226,12 @@ fn streams_and_futures_are_compared_by_entry() {
 /// `contended` waited `wait_ns` in all, and `app::f`'s waits.
 fn with_lock(acquisitions: u64, contended: u64, wait_ns: u64) -> Report {
     let mut r = one(10, 1_000_000);
-    let dist = |total: u64| hotpath::report::LockDist {
+    let dist = |total: u64| hotpath_report::LockDist {
         total,
         mean: total / acquisitions,
         ..Default::default()
     };
-    r.mutexes = Some(vec![hotpath::report::MutexEntry {
+    r.mutexes = Some(vec![hotpath_report::MutexEntry {
         name: "state".into(),
         label: Some("state".into()),
         file: "src/main.rs".into(),
@@ -1239,7 +1239,7 @@ fn with_lock(acquisitions: u64, contended: u64, wait_ns: u64) -> Report {
         backend: "std".into(),
         type_name: "std::sync::Mutex<u64>".into(),
         instances: 1,
-        lock: hotpath::report::LockMode {
+        lock: hotpath_report::LockMode {
             acquisitions,
             contended,
             timed: acquisitions,
@@ -1248,7 +1248,7 @@ fn with_lock(acquisitions: u64, contended: u64, wait_ns: u64) -> Report {
             ..Default::default()
         },
     }]);
-    r.functions[0].waits = Some(hotpath::report::FunctionWaits {
+    r.functions[0].waits = Some(hotpath_report::FunctionWaits {
         own_ns: 10_000_000,
         lock_ns: wait_ns,
         other_ns: 10_000_000 - wait_ns,
@@ -1300,7 +1300,7 @@ fn locks_are_matched_by_name_type_and_mode_and_more_contention_is_a_regression()
 /// `app::f` plus one SQL row of `calls` queries of `mean` ns each, from `app::f`.
 fn with_sql(calls: u64, mean: u64) -> Report {
     let mut r = one(10, 1_000_000);
-    let e: hotpath::report::SqlEntry = serde_json::from_value(serde_json::json!({
+    let e: hotpath_report::SqlEntry = serde_json::from_value(serde_json::json!({
         "query": "SELECT a FROM t WHERE id = ?", "source": "app::f", "backend": "sqlx",
         "calls": calls, "errors": null, "rows_returned": calls, "rows_affected": 0,
         "per_source_call": calls as f64 / 10.0,
@@ -1346,7 +1346,7 @@ fn with_http(bodies: u64, body_mean: u64) -> Report {
         serde_json::json!({"total": n * m, "mean": m, "min": m, "max": m,
                            "p50": m, "p95": m, "p99": m})
     };
-    let e: hotpath::report::HttpEntry = serde_json::from_value(serde_json::json!({
+    let e: hotpath_report::HttpEntry = serde_json::from_value(serde_json::json!({
         "endpoint": "GET 127.0.0.1:{port}/feed", "label": null, "source": "app::f",
         "client": "reqwest", "calls": 20, "errors": 0, "status_1xx": 0, "status_2xx": 20,
         "status_3xx": 0, "status_4xx": 0, "status_5xx": 0, "ttfb_ns": d(20, 1_000_000),

@@ -5,7 +5,7 @@
 use std::io::{Read, Write};
 use std::process::{Command, Output, Stdio};
 
-use hotpath::report::{Report, Section, StackPath};
+use hotpath_report::{Report, Section, StackPath};
 
 mod common;
 

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use hotpath::report::{Function, Percentiles, Report, WallNs};
+use hotpath_report::{Function, Percentiles, Report, WallNs};
 
 mod common;
 

@@ -4,7 +4,7 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use hotpath::report::{format, ProfilerStatus, Report};
+use hotpath_report::{format, ProfilerStatus, Report};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 pub use super::tables::View;

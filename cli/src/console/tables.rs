@@ -1,15 +1,15 @@
 //! The console's tables as data: for each view, its columns, formatted cells, the
 //! value each cell sorts by, and what to say when the report has no such section.
 //!
-//! The columns are the report's own (`hotpath::report::columns`), the ones the exit
+//! The columns are the report's own (`hotpath_report::columns`), the ones the exit
 //! report prints: the console shows those marked for it.
 
 use std::cmp::Ordering;
 
-pub(crate) use hotpath::report::columns::Key;
-use hotpath::report::columns::{self, Columns};
-use hotpath::report::format::{bytes, count, duration, percent};
-use hotpath::report::{Function, ProfilerStatus, Report, Section};
+pub(crate) use hotpath_report::columns::Key;
+use hotpath_report::columns::{self, Columns};
+use hotpath_report::format::{bytes, count, duration, percent};
+use hotpath_report::{Function, ProfilerStatus, Report, Section};
 
 use super::trend::{sparkline, Trend, WINDOW};
 

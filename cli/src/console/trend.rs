@@ -9,7 +9,7 @@
 
 use std::collections::{HashMap, VecDeque};
 
-use hotpath::report::Report;
+use hotpath_report::Report;
 
 /// Reports kept: the sparkline shows `WINDOW - 1` intervals.
 pub(crate) const WINDOW: usize = 21;
@@ -31,7 +31,7 @@ impl Trend {
         &mut self,
         pid: u32,
         report: &Report,
-        id: impl Fn(&hotpath::report::Function) -> String,
+        id: impl Fn(&hotpath_report::Function) -> String,
     ) {
         let restarted = self.pid != Some(pid)
             || self

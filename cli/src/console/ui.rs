@@ -4,9 +4,9 @@
 //! Pure with respect to the app: the same state draws the same screen, which is what
 //! the snapshot tests rely on.
 
-use hotpath::report::columns;
-use hotpath::report::format::{bytes, count, duration, percent, signed_bytes};
-use hotpath::report::{percentile_label, Function, IoEntry, Report, Section, ThreadRow};
+use hotpath_report::columns;
+use hotpath_report::format::{bytes, count, duration, percent, signed_bytes};
+use hotpath_report::{percentile_label, Function, IoEntry, Report, Section, ThreadRow};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style, Stylize};
 use ratatui::text::{Line, Span, Text};
@@ -367,7 +367,7 @@ fn draw_inspect(frame: &mut Frame, area: Rect, app: &App) {
                 kv("at", format!("{}:{}", e.file, e.line)),
                 kv("message", e.type_name.clone()),
                 kv("backend", e.backend.clone()),
-                kv("kind", hotpath::report::columns::channel_kind(e)),
+                kv("kind", hotpath_report::columns::channel_kind(e)),
                 kv("instances", count(e.instances)),
                 kv("sent", count(e.sent)),
                 kv("received", count(e.received)),
@@ -515,7 +515,7 @@ fn source_of(app: &App) -> Option<Source> {
 }
 
 /// The lock mode a mutex or rw-lock row stands for.
-fn lock_mode(r: &Report, source: Source) -> Option<&hotpath::report::LockMode> {
+fn lock_mode(r: &Report, source: Source) -> Option<&hotpath_report::LockMode> {
     match source {
         Source::Mutex(i) => Some(&r.mutexes.as_ref()?.get(i)?.lock),
         Source::RwLock(i, mode) => r

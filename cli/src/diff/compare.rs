@@ -2,8 +2,8 @@
 
 use std::collections::HashMap;
 
-use hotpath::report::format::{bytes, count, duration, short_type};
-use hotpath::report::{percentile_label, Function, IoEntry, Report, Section};
+use hotpath_report::format::{bytes, count, duration, short_type};
+use hotpath_report::{percentile_label, Function, IoEntry, Report, Section};
 
 use flow::FlowRow;
 
@@ -242,7 +242,7 @@ impl Compare {
         // A quantity equal to the total in both reports says nothing the total does not:
         // self time without measured children, and every per-call time of a function
         // called once on both sides.
-        let no_children = |w: &hotpath::report::WallNs| w.self_ == w.total;
+        let no_children = |w: &hotpath_report::WallNs| w.self_ == w.total;
         if !(bw.is_some_and(no_children) && hw.is_some_and(no_children)) {
             push(
                 Metric::SelfTime,
@@ -357,8 +357,8 @@ impl Compare {
 mod flow {
     use std::collections::HashMap;
 
-    use hotpath::report::format::{count, short_type};
-    use hotpath::report::Report;
+    use hotpath_report::format::{count, short_type};
+    use hotpath_report::Report;
 
     use super::super::{RowKey, Unmatched};
 

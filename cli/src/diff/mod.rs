@@ -41,7 +41,7 @@
 //! # Usage
 //!
 //! ```
-//! # fn run(base: &hotpath::report::Report, head: &hotpath::report::Report) {
+//! # fn run(base: &hotpath_report::Report, head: &hotpath_report::Report) {
 //! let threshold = hotpath_cli::diff::parse_threshold("10%").unwrap();
 //! let d = hotpath_cli::diff::diff(base, head, threshold);
 //! print!("{}", d.to_table());
@@ -53,7 +53,7 @@
 
 use std::fmt;
 
-use hotpath::report::{percentile_label, IoDirection, IoEntry};
+use hotpath_report::{percentile_label, IoDirection, IoEntry};
 
 mod compare;
 mod render;

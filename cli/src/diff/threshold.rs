@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use hotpath::report::percentile_label;
+use hotpath_report::percentile_label;
 
 /// Why a `--threshold` was refused.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -2,7 +2,7 @@
 //! `HOTPATH_STACKS=1`) in other tools' formats.
 //!
 //! * `folded`: folded stacks, one line per path, for inferno, `flamegraph.pl`,
-//!   speedscope (the facade's `hotpath::report::export::folded`);
+//!   speedscope (the facade's `hotpath_report::export::folded`);
 //! * `svg`: a flame graph, drawn by inferno from the folded stacks;
 //! * `pprof`: pprof's `profile.proto`, gzipped, for `go tool pprof` ([`pprof`]);
 //! * `chrome`: the tree as a flame chart in the Trace Event Format, for Perfetto.
@@ -11,8 +11,8 @@
 
 pub mod pprof;
 
-use hotpath::report::export::{self, ExportError, Weight};
-use hotpath::report::Report;
+use hotpath_report::export::{self, ExportError, Weight};
+use hotpath_report::Report;
 
 /// An output format of `hotpath export`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

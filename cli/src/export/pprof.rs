@@ -11,8 +11,8 @@
 use std::collections::HashMap;
 use std::io::Write;
 
-use hotpath::report::export::{self, ExportError, Weight};
-use hotpath::report::Report;
+use hotpath_report::export::{self, ExportError, Weight};
+use hotpath_report::Report;
 
 /// `Profile`: the whole file.
 #[derive(Clone, PartialEq, prost::Message)]

@@ -1,9 +1,7 @@
 //! Report builders shared by the CLI tests.
 #![allow(dead_code)]
 
-use hotpath::report::{
-    Function, FunctionCpu, Percentiles, Report, Section, WallNs, SCHEMA_VERSION,
-};
+use hotpath_report::{Function, FunctionCpu, Percentiles, Report, Section, WallNs, SCHEMA_VERSION};
 
 /// Function `name` at `src/main.rs:10`, sync, every call timed, timing only.
 pub fn function(name: &str, calls: u64, wall_ns: Option<WallNs>) -> Function {

@@ -1,8 +1,8 @@
 //! The console's `Waits`, `Mutexes`, `RwLocks` and `Debug` tables.
 
-use hotpath::report::columns;
-use hotpath::report::format::percent;
-use hotpath::report::{ProfilerStatus, Report, Section};
+use hotpath_report::columns;
+use hotpath_report::format::percent;
+use hotpath_report::{ProfilerStatus, Report, Section};
 
 use super::{function_id, missing, Source, Table};
 

@@ -1,7 +1,7 @@
 //! The console's `SQL`, `HTTP`, `Server` and `Tokio` tables.
 
-use hotpath::report::columns;
-use hotpath::report::{ProfilerStatus, Report, Section};
+use hotpath_report::columns;
+use hotpath_report::{ProfilerStatus, Report, Section};
 
 use super::{missing, Source, Table};
 

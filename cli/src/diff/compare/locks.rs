@@ -2,8 +2,8 @@
 
 use std::collections::HashMap;
 
-use hotpath::report::format::count;
-use hotpath::report::{Function, LockMode, Report};
+use hotpath_report::format::count;
+use hotpath_report::{Function, LockMode, Report};
 
 use super::{Compare, Matching};
 use crate::diff::{Metric, RowKey, Unmatched, Value};

@@ -1,8 +1,8 @@
 //! The `sql`, `http` and `server` rows of two reports: calls, errors and times per
 //! query, endpoint and route (and per endpoint's bodies, with client body timing).
 
-use hotpath::report::format::{count, duration};
-use hotpath::report::{Dist, Report};
+use hotpath_report::format::{count, duration};
+use hotpath_report::{Dist, Report};
 
 use super::{Compare, Matching};
 use crate::diff::{Metric, RowKey, Unmatched, Value};

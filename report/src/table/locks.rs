@@ -3,9 +3,9 @@
 use std::fmt::Write as _;
 
 use super::table;
-use crate::report::columns;
-use crate::report::format::{shown, take};
-use crate::report::model::Report;
+use crate::columns;
+use crate::format::{shown, take};
+use crate::model::Report;
 
 pub(super) fn waits(r: &Report, limit: usize, out: &mut String) {
     let rows = columns::waits_rows(r);
@@ -29,7 +29,7 @@ fn sampling(rate: Option<f64>) -> String {
         Some(r) if r <= 0.0 => "; count only, no acquisition timed".to_string(),
         Some(r) if r < 1.0 => format!(
             "; holds timed for each lock's first {} acquisitions, then 1 in {} (and every contended one); every one counted",
-            crate::report::SAMPLING_WARM_UP,
+            crate::SAMPLING_WARM_UP,
             (1.0 / r).round()
         ),
         _ => String::new(),

@@ -27,6 +27,9 @@ use hotpath_core::{SiteKind, SiteStats, Snapshot};
 use crate::config::Config;
 use crate::report::{Function, Report, Section, SCHEMA_VERSION};
 
+// The report's data-flow and lock tables describe the recording side's warm-up.
+const _: () = assert!(crate::report::SAMPLING_WARM_UP == hotpath_core::WARM_UP);
+
 /// What a report is made from besides the snapshot: the session's configuration and
 /// the state of its meters.
 pub(crate) struct Inputs<'a> {

@@ -261,13 +261,13 @@ impl Report {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::{Dist, FunctionWaits, StatusClasses, TokioGauge};
+    use crate::{Dist, FunctionWaits, StatusClasses, TokioGauge};
 
     /// A report with one row in each service section and a function that waited on
     /// SQL and HTTP.
     fn report() -> Report {
         Report {
-            schema_version: crate::report::SCHEMA_VERSION,
+            schema_version: crate::SCHEMA_VERSION,
             caller: "app::main".into(),
             elapsed_ns: 1_000,
             functions: vec![Function {

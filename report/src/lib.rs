@@ -1,16 +1,17 @@
-//! The report: its sections, model, JSON (v2; v1 is read too) and renderers.
+//! The report: its sections, model, JSON (schema version [`SCHEMA_VERSION`]; versions
+//! from [`OLDEST_SCHEMA_VERSION`] are read too) and renderers.
 //!
 //! One pipeline for every kind of measurement: a snapshot of the profiler's numbers
-//! becomes a [`Report`] (`build`, one builder per [`Section`], with the `hotpath`
-//! feature), and every renderer works from the report alone: the text tables
+//! becomes a [`Report`] (in the `hotpath` facade, one builder per [`Section`]), and
+//! every renderer works from the report alone: the text tables
 //! ([`render_table`], from the column model in [`columns`]), JSON, the live routes'
 //! fragments ([`Report::fragment`]), Prometheus, and the CLI's console and diff.
 //!
-//! Available with the `report` feature alone (no profiling runtime), so tools can read
-//! and render saved JSON reports.
+//! A crate of its own (re-exported by the `hotpath` facade as `hotpath::report`), with
+//! no profiling runtime, so tools can read and render saved JSON reports.
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
 
-#[cfg(feature = "hotpath")]
-pub(crate) mod build;
 pub mod columns;
 pub mod export;
 pub mod format;
@@ -35,10 +36,9 @@ pub use model::{ChannelEntry, DistNs, FutureEntry, SendBlocked, StreamEntry};
 pub use section::Section;
 
 /// Events of a data-flow or lock site timed in full before its sampling rate applies
-/// (the tables say so); the recording side's `hotpath_core::WARM_UP`.
-pub(crate) const SAMPLING_WARM_UP: u64 = 256;
-#[cfg(feature = "hotpath")]
-const _: () = assert!(SAMPLING_WARM_UP == hotpath_core::WARM_UP);
+/// (the tables say so); the recording side's `hotpath_core::WARM_UP` (the facade asserts
+/// they are equal).
+pub const SAMPLING_WARM_UP: u64 = 256;
 pub use table::{render as render_table, render_with as render_table_with, Limits};
 
 /// Why a JSON report could not be read.

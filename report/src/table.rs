@@ -601,7 +601,7 @@ fn flow_sampling(rate: Option<f64>, what: &str, times: &str, out: &mut String) {
         Some(r) if r < 1.0 => wrapped(
             &format!(
                 "{times}: each site's first {} {what} timed, then 1 in {} (each standing for {}); counts are exact",
-                crate::report::SAMPLING_WARM_UP,
+                crate::SAMPLING_WARM_UP,
                 (1.0 / r).round(),
                 (1.0 / r).round()
             ),

@@ -1,8 +1,8 @@
 //! Columns of the `waits`, `mutexes`, `rw_locks` and `debug` tables.
 
 use super::{percentile_title, Cell, Column, Columns, Key, Show};
-use crate::report::format::{duration, percent};
-use crate::report::model::{
+use crate::format::{duration, percent};
+use crate::model::{
     DebugEntry, Function, FunctionWaits, LockHolder, LockMode, MutexEntry, Report, RwLockEntry,
 };
 

@@ -1,8 +1,8 @@
 //! Columns of the `sql`, `http`, `server` and `tokio` tables.
 
 use super::{percentile_title, Cell, Column, Columns};
-use crate::report::format::{count, duration, percent};
-use crate::report::model::{
+use crate::format::{count, duration, percent};
+use crate::model::{
     HttpEntry, Report, ServerEntry, SqlEntry, StatusClasses, TokioRuntime, TokioWorker,
 };
 
@@ -13,7 +13,7 @@ fn opt_count(v: Option<u64>) -> Cell {
 fn dist_columns<'a, R: 'a>(
     r: &Report,
     prefix: &'static str,
-    d: impl Fn(&R) -> &crate::report::Dist + Copy + 'a,
+    d: impl Fn(&R) -> &crate::Dist + Copy + 'a,
 ) -> Columns<'a, R> {
     let mut c: Columns<'a, R> = vec![Column::right(format!("{prefix}Avg"), move |x: &R| {
         Cell::duration(d(x).mean)

@@ -3,9 +3,9 @@
 use std::fmt::Write as _;
 
 use super::table;
-use crate::report::columns;
-use crate::report::format::{count, duration, shown, take};
-use crate::report::model::Report;
+use crate::columns;
+use crate::format::{count, duration, shown, take};
+use crate::model::Report;
 
 pub(super) fn sql(r: &Report, limit: usize, out: &mut String) {
     let rows = columns::sql_rows(r);
