@@ -119,7 +119,7 @@ mod live;
 mod lock;
 #[cfg(feature = "hotpath")]
 mod overhead;
-#[cfg(feature = "report")]
+#[cfg(any(feature = "report", feature = "hotpath"))]
 #[doc(inline)]
 pub use hotpath_report as report;
 #[cfg(feature = "hotpath")]

@@ -10,7 +10,7 @@ use hotpath_core::state::Sampler;
 
 use crate::config::{warn, Config};
 use crate::overhead::Overhead;
-use crate::report::{Report, Section, SCHEMA_VERSION};
+use crate::report::{Report, Section};
 use crate::Format;
 
 static ACTIVE: AtomicBool = AtomicBool::new(false);
@@ -44,21 +44,21 @@ pub(crate) fn at_signal(_sig: i32) {
     at_exit();
 }
 
-/// State shared with the timeout thread.
+/// State shared with the timeout thread and the live servers.
 #[derive(Debug)]
-struct Shared {
-    cfg: Config,
+pub(crate) struct Shared {
+    pub(crate) cfg: Config,
     /// The process the session started in (a forked child has another).
     pid: u32,
-    start: Instant,
+    pub(crate) start: Instant,
     /// Clock reading at the start: the trace's time zero.
     origin: u64,
     overhead: Overhead,
     reported: AtomicBool,
     notes: Vec<String>,
     #[cfg(feature = "hotpath-cpu")]
-    cpu: Option<crate::cpu::CpuRun>,
-    threads: Option<crate::threads::Monitor>,
+    pub(crate) cpu: Option<crate::cpu::CpuRun>,
+    pub(crate) threads: Option<crate::threads::Monitor>,
 }
 
 /// Set to stop the timeout thread early.
@@ -69,8 +69,7 @@ type StopFlag = Arc<(Mutex<bool>, Condvar)>;
 pub(crate) struct Session {
     shared: Arc<Shared>,
     timer: Option<(StopFlag, JoinHandle<()>)>,
-    server: Option<crate::live::Server>,
-    mcp: Option<crate::live::Server>,
+    live: crate::live::Servers,
     signals: Option<crate::host::Signals>,
 }
 
@@ -155,139 +154,16 @@ impl Session {
                     .expect("spawn the hotpath timeout thread");
                 (stop, handle)
             });
-            let server = shared.cfg.metrics_port.and_then(|port| {
-                crate::live::start_metrics(
-                    crate::live::Options {
-                        host: shared.cfg.metrics_host.clone(),
-                        port,
-                        token: shared.cfg.metrics_token.clone(),
-                        allowed_hosts: shared.cfg.metrics_allowed_hosts.clone(),
-                    },
-                    shared.clone(),
-                )
-            });
-            let mcp = shared
-                .cfg
-                .mcp_port
-                .and_then(|port| start_mcp(port, &shared));
+            let live = crate::live::Servers::start(&shared);
             *LIVE.lock() = Some(Arc::downgrade(&shared));
             let signals = crate::host::Signals::install();
             Some(Session {
                 shared,
                 timer,
-                server,
-                mcp,
+                live,
                 signals,
             })
         })
-    }
-}
-
-/// The MCP server on `port`, when the build has it and its token is usable.
-#[cfg(feature = "hotpath-mcp")]
-fn start_mcp(port: u16, shared: &Arc<Shared>) -> Option<crate::live::Server> {
-    let token = shared.cfg.mcp_token.clone();
-    if token
-        .as_deref()
-        .is_some_and(|t| !crate::config::valid_token(t))
-    {
-        warn(
-            "the MCP server's auth token is not valid (accepted: a non-empty token of \
-             visible ASCII characters, no spaces); the MCP server is not started, so that \
-             it is never open without it",
-        );
-        return None;
-    }
-    crate::live::mcp::start(
-        crate::live::Options {
-            host: shared.cfg.mcp_host.clone(),
-            port,
-            token,
-            // The MCP server checks `Host` itself (rmcp's allowed hosts).
-            allowed_hosts: Vec::new(),
-        },
-        shared.clone(),
-    )
-}
-
-/// Without the feature: one warning, and the program runs on.
-#[cfg(not(feature = "hotpath-mcp"))]
-fn start_mcp(_port: u16, _shared: &Arc<Shared>) -> Option<crate::live::Server> {
-    warn(
-        "the MCP server (HOTPATH_MCP_PORT, mcp_port) needs the feature hotpath-mcp of \
-         hotpath; running without it",
-    );
-    None
-}
-
-impl crate::live::Source for Shared {
-    fn report(&self) -> Report {
-        build(self)
-    }
-
-    fn metrics_limit(&self) -> usize {
-        self.cfg.metrics_limit
-    }
-
-    fn status(&self) -> crate::report::ProfilerStatus {
-        let mut features = vec!["hotpath".to_string()];
-        for (on, name) in [
-            (cfg!(feature = "hotpath-alloc"), "hotpath-alloc"),
-            (cfg!(feature = "hotpath-cpu"), "hotpath-cpu"),
-            (cfg!(feature = "hotpath-prometheus"), "hotpath-prometheus"),
-            (cfg!(feature = "hotpath-mcp"), "hotpath-mcp"),
-            (cfg!(feature = "tokio"), "tokio"),
-            (cfg!(feature = "futures-io"), "futures-io"),
-            (cfg!(feature = "parking_lot"), "parking_lot"),
-            (cfg!(feature = "async-lock"), "async-lock"),
-            (cfg!(feature = "sqlx"), "sqlx"),
-            (cfg!(feature = "diesel"), "diesel"),
-            (cfg!(feature = "reqwest-0-12"), "reqwest-0-12"),
-            (cfg!(feature = "reqwest-0-13"), "reqwest-0-13"),
-            (cfg!(feature = "ureq-3"), "ureq-3"),
-            (cfg!(feature = "axum-0-8"), "axum-0-8"),
-        ] {
-            if on {
-                features.push(name.to_string());
-            }
-        }
-        #[cfg(feature = "hotpath-cpu")]
-        let cpu = self.cpu.as_ref().map(|c| c.mode_and_source());
-        #[cfg(not(feature = "hotpath-cpu"))]
-        let cpu: Option<(&str, &str)> = None;
-        crate::report::ProfilerStatus {
-            schema_version: SCHEMA_VERSION,
-            version: env!("CARGO_PKG_VERSION").to_string(),
-            pid: std::process::id(),
-            caller: self.cfg.caller.to_string(),
-            uptime_ns: self.start.elapsed().as_nanos() as u64,
-            sections: self.sections(),
-            features,
-            cpu_mode: cpu.map(|(m, _)| m.to_string()),
-            cpu_source: cpu.map(|(_, s)| s.to_string()),
-            clock: hotpath_core::clock::source().name().to_string(),
-            time_sampling_rate: hotpath_core::sampling_rate(),
-        }
-    }
-
-    fn sections(&self) -> Vec<Section> {
-        self.cfg
-            .sections
-            .iter()
-            .copied()
-            .filter(|s| match s {
-                Section::Cpu => {
-                    #[cfg(feature = "hotpath-cpu")]
-                    let on = self.cpu.is_some();
-                    #[cfg(not(feature = "hotpath-cpu"))]
-                    let on = false;
-                    on
-                }
-                Section::Threads => self.threads.is_some(),
-                Section::Stacks => self.cfg.stacks,
-                _ => true,
-            })
-            .collect()
     }
 }
 
@@ -297,8 +173,7 @@ impl Session {
     /// that refers to them is leaked. The report is written only when
     /// `HOTPATH_REPORT_FORKS=1` asks for one per process.
     fn end_in_fork_child(&mut self) {
-        std::mem::forget(self.server.take());
-        std::mem::forget(self.mcp.take());
+        self.live.forget();
         std::mem::forget(self.timer.take());
         std::mem::forget(self.signals.take());
         if self.shared.cfg.report_forks {
@@ -325,9 +200,7 @@ impl Drop for Session {
                 signals.uninstall();
             }
             // No request is answered from a session that is ending.
-            for mut server in [self.server.take(), self.mcp.take()].into_iter().flatten() {
-                server.stop();
-            }
+            self.live.stop();
             if let Some((stop, handle)) = self.timer.take() {
                 let (lock, cv) = &*stop;
                 *lock.lock().unwrap_or_else(|e| e.into_inner()) = true;
@@ -348,7 +221,7 @@ impl Drop for Session {
 }
 
 /// The report of the session so far.
-fn build(shared: &Shared) -> Report {
+pub(crate) fn build(shared: &Shared) -> Report {
     crate::builders::report(&crate::builders::Inputs {
         cfg: &shared.cfg,
         // The run ends now; taking the snapshot may wait for the tick calibration.

@@ -86,3 +86,10 @@ pub fn internal<R>(f: impl FnOnce() -> R) -> R {
         f()
     }
 }
+
+/// Writes one warning line on stderr, prefixed `[hotpath] warning:`: what every crate of
+/// hotpath says about a setting it cannot apply (and what it does instead).
+pub fn warn(msg: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr().lock(), "[hotpath] warning: {msg}");
+}

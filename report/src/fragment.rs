@@ -4,18 +4,23 @@
 //! report (see `docs/report-schema.md`) that belong to one section, under the same names,
 //! cut from the report by [`Report::fragment`].
 
-use serde::{Deserialize, Serialize};
+#[cfg(feature = "read")]
+use serde::Deserialize;
+use serde::Serialize;
 
 use super::model::{
     AllocTotal, ChannelEntry, CpuInfo, DebugEntry, Function, FutureEntry, HttpEntry, IoEntry,
     MutexEntry, ProcessMemory, Report, RwLockEntry, ServerEntry, SqlEntry, StackPath, StreamEntry,
     ThreadRow, TokioRuntime,
 };
-use super::section::{known_sections, Section};
+#[cfg(feature = "read")]
+use super::section::known_sections;
+use super::section::Section;
 
 /// One section of the report so far: `GET /functions_timing`, `/functions_alloc`,
 /// `/functions_cpu`, `/io`, `/channels`, `/streams`, `/futures`, `/threads`, `/stacks`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct Fragment {
     /// Layout version, [`super::SCHEMA_VERSION`].
     pub schema_version: u32,
@@ -102,7 +107,8 @@ pub struct Fragment {
 }
 
 /// `GET /profiler_status`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct ProfilerStatus {
     /// Layout version, [`super::SCHEMA_VERSION`].
     pub schema_version: u32,
@@ -131,7 +137,8 @@ pub struct ProfilerStatus {
 }
 
 /// The body of every error answer (4xx).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct ApiError {
     /// What went wrong, for a person.
     pub error: String,

@@ -3,9 +3,12 @@
 //! Serialized as JSON v2 (see `docs/report-schema.md`): numbers in base units
 //! (nanoseconds, bytes), keys in declaration order.
 
+#[cfg(feature = "read")]
 use serde::de::{MapAccess, Visitor};
 use serde::ser::SerializeMap;
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+#[cfg(feature = "read")]
+use serde::{Deserialize, Deserializer};
+use serde::{Serialize, Serializer};
 
 pub use super::model_locks::{
     DebugEntry, FunctionWaits, LockDist, LockHolder, LockMode, MutexEntry, RwLockEntry,
@@ -13,7 +16,9 @@ pub use super::model_locks::{
 pub use super::model_service::{
     Dist, HttpEntry, ServerEntry, SqlEntry, StatusClasses, TokioGauge, TokioRuntime, TokioWorker,
 };
-use super::section::{known_sections, Section};
+#[cfg(feature = "read")]
+use super::section::known_sections;
+use super::section::Section;
 
 /// Version of the JSON layout; bumped on any incompatible change.
 pub const SCHEMA_VERSION: u32 = 5;
@@ -23,7 +28,8 @@ pub const OLDEST_SCHEMA_VERSION: u32 = 1;
 
 /// A whole report. `Default` is an empty report of no schema version, for building
 /// reports in tests and tools.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct Report {
     /// Layout version, [`SCHEMA_VERSION`].
     pub schema_version: u32,
@@ -139,7 +145,8 @@ pub struct Report {
 
 /// One path of the calling-context tree (section `stacks`): the functions from the
 /// outermost measured one to this one, and what ran on exactly this path.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct StackPath {
     /// Display names (label or name) from the outermost function; `[truncated]` stands
     /// for paths past the per-thread node budget.
@@ -172,7 +179,8 @@ impl Report {
 
 /// One measured function or block. `Default` is an empty row (no name, no calls, nothing
 /// measured), for building reports in tests and tools.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct Function {
     /// Path, e.g. `my_app::parser::Parser::parse` or `<my_app::P as core::fmt::Display>::fmt`;
     /// for a `measure_block!`, the path of the enclosing function.
@@ -233,7 +241,8 @@ pub struct Function {
 }
 
 /// Calls of a function in progress when the report was made.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct RunningCalls {
     /// Calls in progress (a recursion counts once).
     pub calls: u64,
@@ -258,7 +267,8 @@ impl Function {
 }
 
 /// Sums over a sampled function's timed calls, not scaled to all calls.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct TimedSums {
     /// Inclusive wall time, outermost calls, ns.
     pub wall_total_ns: u64,
@@ -276,7 +286,8 @@ pub struct TimedSums {
 
 /// The histogram behind a distribution's percentiles, for exports that need the whole
 /// shape (Prometheus buckets). Values are in the distribution's base unit.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct Histogram {
     /// Sum of every recorded value.
     pub sum: u64,
@@ -310,7 +321,8 @@ impl Histogram {
 }
 
 /// One thread seen during the session (section `threads`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct ThreadRow {
     /// The thread's name as the OS knows it (at most 15 bytes on Linux).
     pub name: String,
@@ -337,7 +349,8 @@ pub struct ThreadRow {
 }
 
 /// Memory of the whole process at the end of the session.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct ProcessMemory {
     /// Resident set size, bytes.
     pub rss_bytes: u64,
@@ -353,7 +366,8 @@ impl ThreadRow {
 }
 
 /// I/O charged to one function.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct FunctionIo {
     /// Bytes read by those operations.
     pub read_bytes: u64,
@@ -365,7 +379,8 @@ pub struct FunctionIo {
 
 /// One row of the I/O section: an `io!` call site and the type it wrapped (or one
 /// instance, with `iter = true`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct IoEntry {
     /// The label, or `file:line`; `label-2`, ... for later `iter` instances.
     pub name: String,
@@ -404,7 +419,8 @@ impl IoEntry {
 }
 
 /// Operations of one kind on one I/O entry.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct IoDirection {
     /// Completed operations.
     pub ops: u64,
@@ -431,7 +447,8 @@ pub struct IoDirection {
 }
 
 /// How CPU time was measured, and the process's CPU time during the session.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct CpuInfo {
     /// `sampled` or `exact`.
     pub mode: String,
@@ -454,7 +471,8 @@ pub struct CpuInfo {
 }
 
 /// CPU time of one function's calls.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct FunctionCpu {
     /// CPU time, inclusive of measured children; recursion counts the outermost call.
     pub cpu_ns: u64,
@@ -483,7 +501,8 @@ pub struct FunctionCpu {
 }
 
 /// Allocations of the whole process during the session.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct AllocTotal {
     /// Allocations.
     pub count: u64,
@@ -500,7 +519,8 @@ pub struct AllocTotal {
 }
 
 /// Allocations of one function, over its timed calls (scaled to all calls when sampled).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct FunctionAlloc {
     /// Allocations, inclusive of measured children; recursion counts the outermost call.
     pub count: u64,
@@ -545,7 +565,8 @@ impl Function {
 }
 
 /// Wall-time statistics of one function, ns.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct WallNs {
     /// Inclusive wall time; recursion counts the outermost call only. Scaled up to all
     /// calls when sampled.
@@ -601,6 +622,7 @@ impl Serialize for Percentiles {
     }
 }
 
+#[cfg(feature = "read")]
 impl<'de> Deserialize<'de> for Percentiles {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
@@ -628,7 +650,8 @@ impl<'de> Deserialize<'de> for Percentiles {
 // ---------------------------------------------------------------------------------------
 
 /// A distribution of durations, ns: the same keys as [`WallNs`] without self time.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct DistNs {
     /// Values recorded (timed operations).
     pub count: u64,
@@ -649,7 +672,8 @@ pub struct DistNs {
 }
 
 /// Sends that found their channel full and waited for room.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct SendBlocked {
     /// Such sends (every one, timed or not).
     pub count: u64,
@@ -661,7 +685,8 @@ pub struct SendBlocked {
 
 /// One row of the channels section: a `channel!` call site and message type (or one
 /// instance, with `iter = true`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct ChannelEntry {
     /// The label, or `file:line`; `label-2`, ... for later `iter` instances.
     pub name: String,
@@ -703,7 +728,8 @@ pub struct ChannelEntry {
 }
 
 /// One row of the streams section: a `stream!` call site and item type.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct StreamEntry {
     /// The label, or `file:line`.
     pub name: String,
@@ -735,7 +761,8 @@ pub struct StreamEntry {
 
 /// One row of the futures section: a `future!`, a `#[future_fn]`, or an async
 /// `#[measure(future = true)]`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct FutureEntry {
     /// The enclosing function (`future!`) or the function's path.
     pub name: String,

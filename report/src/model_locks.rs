@@ -1,12 +1,15 @@
 //! The report's lock, waits and debug parts as data (sections `mutexes`, `rw_locks`,
 //! `waits`, `debug`; see `docs/report-schema.md`).
 
-use serde::{Deserialize, Serialize};
+#[cfg(feature = "read")]
+use serde::Deserialize;
+use serde::Serialize;
 
 use super::model::{Histogram, Percentiles};
 
 /// One `mutex!` call site (and the type it wrapped): a row of the `mutexes` section.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct MutexEntry {
     /// The label, or `file:line` of the `mutex!`.
     pub name: String,
@@ -28,7 +31,8 @@ pub struct MutexEntry {
 }
 
 /// One `rw_lock!` call site: a row of the `rw_locks` section, reads and writes apart.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct RwLockEntry {
     /// The label, or `file:line` of the `rw_lock!`.
     pub name: String,
@@ -66,7 +70,8 @@ impl RwLockEntry {
 
 /// The acquisitions of one lock site in one mode (a mutex's, or an rw-lock's reads,
 /// writes or upgradable reads).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct LockMode {
     /// Acquisitions, counted when released; exact whatever the sampling rate.
     pub acquisitions: u64,
@@ -91,7 +96,8 @@ pub struct LockMode {
 }
 
 /// A distribution of durations, ns.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct LockDist {
     /// Sum over the timed acquisitions.
     pub total: u64,
@@ -110,7 +116,8 @@ pub struct LockDist {
 }
 
 /// The acquisitions one function made on one lock site in one mode.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct LockHolder {
     /// The innermost measured function when the lock was acquired (its label, else its
     /// path); `(no measured function)` for acquisitions outside every measured function;
@@ -129,7 +136,8 @@ pub struct LockHolder {
 /// Where one function's own time went (section `waits`): its wall time less the time of
 /// its measured children, split into computing and each kind of waiting the wrappers
 /// timed while it was the innermost measured function.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct FunctionWaits {
     /// Own time: `wall_ns.total` minus the inclusive time of measured children (sync:
     /// `wall_ns.self`; async: first poll to `Ready` minus children, suspension included).
@@ -174,7 +182,8 @@ impl FunctionWaits {
 }
 
 /// One debug value (section `debug`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct DebugEntry {
     /// `dbg`, `val` or `gauge`.
     pub kind: String,

@@ -2,7 +2,9 @@
 //! and tokio runtimes (sections `sql`, `http`, `server`, `tokio`; see
 //! `docs/report-schema.md`).
 
-use serde::{Deserialize, Serialize};
+#[cfg(feature = "read")]
+use serde::Deserialize;
+use serde::Serialize;
 
 use super::model_locks::LockDist;
 
@@ -10,7 +12,8 @@ use super::model_locks::LockDist;
 pub type Dist = LockDist;
 
 /// One normalised query issued from one function: a row of the `sql` section.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct SqlEntry {
     /// The query with its literals, placeholders and `IN` lists folded to `?` and its
     /// whitespace collapsed; `<other>` for the queries past the entries limit.
@@ -41,7 +44,8 @@ pub struct SqlEntry {
 }
 
 /// One HTTP client endpoint called from one function: a row of the `http` section.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct HttpEntry {
     /// `METHOD host:port/path` with ids folded to `{id}` (never the query string), or
     /// `METHOD label` for a labelled client.
@@ -73,7 +77,8 @@ pub struct HttpEntry {
 }
 
 /// Responses by status class.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct StatusClasses {
     /// 1xx responses.
     pub status_1xx: u64,
@@ -101,7 +106,8 @@ impl StatusClasses {
 }
 
 /// One route of the HTTP server: a row of the `server` section.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct ServerEntry {
     /// `METHOD /users/{id}`: the matched route (axum's `MatchedPath`), never the raw
     /// path; `METHOD <unmatched>` for requests no route matched.
@@ -123,7 +129,8 @@ pub struct ServerEntry {
 }
 
 /// One tokio runtime registered with `tokio_runtime!`: a row of the `tokio` section.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct TokioRuntime {
     /// The `label = ...` given, or `null`.
     pub label: Option<String>,
@@ -160,7 +167,8 @@ impl TokioRuntime {
 }
 
 /// A sampled gauge.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct TokioGauge {
     /// The last sample.
     pub last: u64,
@@ -173,7 +181,8 @@ pub struct TokioGauge {
 }
 
 /// One worker thread of a runtime.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct TokioWorker {
     /// Worker index, from 0.
     pub index: u64,

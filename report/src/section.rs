@@ -2,7 +2,9 @@
 //! here once. Configuration (`HOTPATH_REPORT`), the JSON `sections` array, the live
 //! routes, the table renderer and the console all go through this type.
 
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+#[cfg(feature = "read")]
+use serde::{Deserialize, Deserializer};
+use serde::{Serialize, Serializer};
 
 /// One section of the report.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -187,6 +189,7 @@ impl Serialize for Section {
     }
 }
 
+#[cfg(feature = "read")]
 impl<'de> Deserialize<'de> for Section {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let name = String::deserialize(d)?;
@@ -197,6 +200,7 @@ impl<'de> Deserialize<'de> for Section {
 
 /// Reads a `sections` array, leaving out names this build does not know (a report from
 /// a newer hotpath), as readers ignore unknown keys.
+#[cfg(feature = "read")]
 pub(crate) fn known_sections<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Section>, D::Error> {
     let names: Vec<String> = Vec::deserialize(d)?;
     Ok(names.iter().filter_map(|n| Section::parse(n)).collect())

@@ -459,9 +459,5 @@ mod on {
         )
     }
 
-    /// One line on stderr, prefixed `[hotpath]`.
-    pub(crate) fn warn(msg: &str) {
-        use std::io::Write;
-        let _ = writeln!(std::io::stderr().lock(), "[hotpath] warning: {msg}");
-    }
+    pub(crate) use hotpath_core::warn;
 }

@@ -45,6 +45,7 @@ pub(crate) fn register_profiler_thread() {
 static PROFILER_NAMES: fork::Mutex<Vec<&'static str>> =
     fork::Mutex::new(fork::Rank::ProfilerThreadNames, Vec::new());
 
+#[cfg(feature = "hotpath-live")]
 pub(crate) fn register_profiler_thread_name(name: &'static str) {
     hotpath_core::internal(|| {
         let mut names = PROFILER_NAMES.lock();

@@ -22,9 +22,9 @@ use std::time::Duration;
 
 use crate::report::{ProcessMemory, ThreadRow};
 
-pub(crate) use imp::{
-    register_profiler_thread, register_profiler_thread_name, start_monitor, Monitor,
-};
+#[cfg(feature = "hotpath-live")]
+pub(crate) use imp::register_profiler_thread_name;
+pub(crate) use imp::{register_profiler_thread, start_monitor, Monitor};
 
 /// Shortest window the maximum CPU share is computed over.
 #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
@@ -170,6 +170,7 @@ mod imp {
         hotpath_alloc::forget_current_thread();
     }
 
+    #[cfg(feature = "hotpath-live")]
     pub(crate) fn register_profiler_thread_name(_name: &'static str) {}
 
     pub(crate) fn start_monitor(_interval: Duration) -> Option<Monitor> {

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::report::{percentile_key, Function, Report};
+use hotpath_report::{percentile_key, Function, Report};
 
 /// The comparison.
 #[derive(Debug, Serialize)]
@@ -178,7 +178,7 @@ fn run(r: &Report) -> Run {
 }
 
 fn compare_function(b: &Function, c: &Function, percentiles: &[f64], threshold: f64) -> Row {
-    let wall = |f: &Function, get: fn(&crate::report::WallNs) -> u64| f.wall_ns.as_ref().map(get);
+    let wall = |f: &Function, get: fn(&hotpath_report::WallNs) -> u64| f.wall_ns.as_ref().map(get);
     let mean_ns = Pair::new(wall(b, |w| w.mean), wall(c, |w| w.mean));
     let verdict = match (&b.wall_ns, &c.wall_ns, mean_ns.change_percent) {
         (Some(_), Some(_), Some(pct)) if pct > threshold => "slower",

@@ -7,7 +7,7 @@ use hyper::body::{Bytes, Incoming};
 use hyper::{Method, Request, Response, StatusCode};
 
 use super::{Source, MAX_HEADERS, MAX_URL};
-use crate::report::{ApiError, Section};
+use hotpath_report::{ApiError, Section};
 
 /// A response: status, content type, body.
 #[derive(Debug, PartialEq)]
@@ -140,7 +140,7 @@ pub(crate) fn route(
     }
 }
 
-#[cfg(feature = "hotpath-prometheus")]
+#[cfg(feature = "prometheus")]
 fn metrics(source: &dyn Source) -> Answer {
     Answer {
         status: 200,
@@ -150,7 +150,7 @@ fn metrics(source: &dyn Source) -> Answer {
     }
 }
 
-#[cfg(not(feature = "hotpath-prometheus"))]
+#[cfg(not(feature = "prometheus"))]
 fn metrics(_source: &dyn Source) -> Answer {
     Answer::error(
         404,
@@ -175,14 +175,16 @@ fn to_json<T: serde::Serialize>(v: &T) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::{
+    use hotpath_report::{
         ChannelEntry, Fragment, Function, FutureEntry, ProfilerStatus, Report, SendBlocked,
         StreamEntry, WallNs, SCHEMA_VERSION,
     };
 
-    /// A session with one function of 3 calls.
+    /// A session with one function of 3 calls, of a build without the sections in
+    /// `missing`.
     struct Fake {
         sections: Vec<Section>,
+        missing: Vec<Section>,
     }
 
     impl Source for Fake {
@@ -215,7 +217,7 @@ mod tests {
                         mean: 100,
                         min: 90,
                         max: 110,
-                        percentiles: crate::report::Percentiles(vec![(50.0, 100)]),
+                        percentiles: hotpath_report::Percentiles(vec![(50.0, 100)]),
                         hist: None,
                     }),
                     ..Function::default()
@@ -297,10 +299,13 @@ mod tests {
         fn metrics_limit(&self) -> usize {
             200
         }
+
+        fn compiled(&self, section: Section) -> bool {
+            !self.missing.contains(&section)
+        }
     }
 
-    /// A session that collects every section: whether a route answers is then up to
-    /// what this build compiled in, which the tests state from `cfg!` themselves.
+    /// A session of a build with every section, collecting these.
     fn fake() -> Fake {
         Fake {
             sections: vec![
@@ -310,6 +315,7 @@ mod tests {
                 Section::Io,
                 Section::Threads,
             ],
+            missing: vec![],
         }
     }
 
@@ -350,24 +356,33 @@ mod tests {
 
     #[test]
     fn sections_not_compiled_in_name_their_feature() {
-        for (url, feature, on) in [
+        for (url, section, feature, on) in [
             (
                 "/functions_alloc",
+                Some(Section::Alloc),
                 "hotpath-alloc",
-                cfg!(feature = "hotpath-alloc"),
+                true,
             ),
             (
-                "/functions_cpu",
-                "hotpath-cpu",
-                cfg!(feature = "hotpath-cpu"),
+                "/functions_alloc",
+                Some(Section::Alloc),
+                "hotpath-alloc",
+                false,
             ),
+            ("/functions_cpu", Some(Section::Cpu), "hotpath-cpu", true),
+            ("/functions_cpu", Some(Section::Cpu), "hotpath-cpu", false),
             (
                 "/metrics",
+                None,
                 "hotpath-prometheus",
-                cfg!(feature = "hotpath-prometheus"),
+                cfg!(feature = "prometheus"),
             ),
         ] {
-            let a = get(url, &[], None);
+            let mut source = fake();
+            if !on {
+                source.missing.extend(section);
+            }
+            let a = route(&Method::GET, url, &[], None, &source);
             if on {
                 assert_eq!(a.status, 200, "{url}: {}", a.body);
             } else {
@@ -381,45 +396,26 @@ mod tests {
 
     #[test]
     fn service_sections_answer_their_fragment_or_name_their_feature() {
-        let source = Fake {
-            sections: vec![
-                Section::Timing,
-                Section::Sql,
-                Section::Http,
-                Section::Server,
-                Section::Tokio,
-            ],
-        };
         for (url, section, feature, on) in [
-            (
-                "/sql",
-                Section::Sql,
-                "sqlx",
-                cfg!(any(feature = "sqlx", feature = "diesel")),
-            ),
-            (
-                "/http",
-                Section::Http,
-                "reqwest-0-13",
-                cfg!(any(
-                    feature = "reqwest-0-12",
-                    feature = "reqwest-0-13",
-                    feature = "ureq-3"
-                )),
-            ),
-            (
-                "/server",
-                Section::Server,
-                "axum-0-8",
-                cfg!(feature = "axum-0-8"),
-            ),
-            (
-                "/tokio_runtime",
-                Section::Tokio,
-                "tokio",
-                cfg!(feature = "tokio"),
-            ),
+            ("/sql", Section::Sql, "sqlx", true),
+            ("/sql", Section::Sql, "sqlx", false),
+            ("/http", Section::Http, "reqwest-0-13", true),
+            ("/http", Section::Http, "reqwest-0-13", false),
+            ("/server", Section::Server, "axum-0-8", true),
+            ("/server", Section::Server, "axum-0-8", false),
+            ("/tokio_runtime", Section::Tokio, "tokio", true),
+            ("/tokio_runtime", Section::Tokio, "tokio", false),
         ] {
+            let source = Fake {
+                sections: vec![
+                    Section::Timing,
+                    Section::Sql,
+                    Section::Http,
+                    Section::Server,
+                    Section::Tokio,
+                ],
+                missing: if on { vec![] } else { vec![section] },
+            };
             let a = route(&Method::GET, url, &[], None, &source);
             if on {
                 assert_eq!(a.status, 200, "{url}: {}", a.body);
@@ -452,6 +448,7 @@ mod tests {
                 Section::Streams,
                 Section::Futures,
             ],
+            missing: vec![],
         };
         let fragment = |url: &str| {
             let a = route(&Method::GET, url, &[], None, &source);
@@ -471,6 +468,7 @@ mod tests {
         // A session that leaves the section out answers 404.
         let without = Fake {
             sections: vec![Section::Timing],
+            missing: vec![],
         };
         let a = route(&Method::GET, "/channels", &[], None, &without);
         assert_eq!(a.status, 404);
@@ -481,6 +479,7 @@ mod tests {
     fn sections_turned_off_answer_404() {
         let source = Fake {
             sections: vec![Section::Timing],
+            missing: vec![],
         };
         let a = route(&Method::GET, "/io", &[], None, &source);
         assert_eq!(a.status, 404);

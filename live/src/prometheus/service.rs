@@ -5,7 +5,7 @@
 use prometheus::proto::{MetricFamily, MetricType};
 
 use super::Family;
-use crate::report::{Report, StatusClasses};
+use hotpath_report::{Report, StatusClasses};
 
 fn classes(s: &StatusClasses) -> [(&'static str, u64); 5] {
     [
@@ -183,7 +183,7 @@ pub(super) fn tokio(r: &Report, out: &mut Vec<MetricFamily>) {
 
 #[cfg(test)]
 mod tests {
-    use crate::report::{
+    use hotpath_report::{
         Dist, Function, FunctionWaits, Histogram, HttpEntry, Report, ServerEntry, SqlEntry,
         StatusClasses, TokioGauge, TokioRuntime, TokioWorker,
     };

@@ -14,8 +14,8 @@ mod flow;
 mod locks;
 mod service;
 
-use crate::report::format::{twin_names, Twin};
-use crate::report::{Histogram as Hist, Report};
+use hotpath_report::format::{twin_names, Twin};
+use hotpath_report::{Histogram as Hist, Report};
 
 /// Upper bounds of the duration histograms, seconds: 1, 2.5 and 5 per decade from
 /// 100 ns to 10 s.

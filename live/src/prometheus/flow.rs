@@ -3,8 +3,8 @@
 use prometheus::proto::{MetricFamily, MetricType};
 
 use super::{unique, Family};
-use crate::report::format::Twin;
-use crate::report::Report;
+use hotpath_report::format::Twin;
+use hotpath_report::Report;
 
 /// Channels, streams and futures: at most `limit` entries of each (by messages sent,
 /// items, calls), labelled by their told-apart names.
@@ -29,7 +29,7 @@ pub(super) fn flow(r: &Report, limit: usize, bounds: &[f64], out: &mut Vec<Metri
         "Time sends waited for room on a full channel (timed sends).",
         MetricType::COUNTER,
     );
-    let channels = crate::report::columns::channel_rows(r);
+    let channels = hotpath_report::columns::channel_rows(r);
     let names = unique(
         &channels
             .iter()
@@ -70,7 +70,7 @@ pub(super) fn flow(r: &Report, limit: usize, bounds: &[f64], out: &mut Vec<Metri
         "Polls of each stream! entry.",
         MetricType::COUNTER,
     );
-    let streams = crate::report::columns::stream_rows(r);
+    let streams = hotpath_report::columns::stream_rows(r);
     let names = unique(
         &streams
             .iter()
@@ -100,7 +100,7 @@ pub(super) fn flow(r: &Report, limit: usize, bounds: &[f64], out: &mut Vec<Metri
         "From a timed future's first poll to Ready or its drop.",
         MetricType::HISTOGRAM,
     );
-    let futures = crate::report::columns::future_rows(r);
+    let futures = hotpath_report::columns::future_rows(r);
     let names = unique(
         &futures
             .iter()
@@ -134,7 +134,7 @@ pub(super) fn flow(r: &Report, limit: usize, bounds: &[f64], out: &mut Vec<Metri
 
 #[cfg(test)]
 mod tests {
-    use crate::report::{
+    use hotpath_report::{
         ChannelEntry, DistNs, FutureEntry, Histogram, Percentiles, Report, SendBlocked, StreamEntry,
     };
 

@@ -1,4 +1,9 @@
-//! The live servers: the report so far over HTTP while the program runs.
+//! The live servers of hotpath: the report so far over HTTP while the program runs.
+//!
+//! A crate of its own so that an instrumented program compiles an HTTP server and an
+//! async runtime only when it asks for one: the facade's `hotpath-live` feature (implied
+//! by `hotpath-prometheus` and `hotpath-mcp`) builds it; the session hands it a
+//! [`Source`] and [`Options`]. Not meant to be used directly.
 //!
 //! The metrics server (this module, [`routes`]) is started only when asked for
 //! (`HOTPATH_METRICS_PORT`, or the builder's `metrics_port`), on `127.0.0.1` unless
@@ -12,12 +17,15 @@
 //! head buffered per connection, [`HEADER_TIMEOUT`] to send a request head and
 //! [`CONNECTION_LIFETIME`] for a whole connection.
 
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
 mod access;
 mod connections;
-#[cfg(feature = "hotpath-mcp")]
-pub(crate) mod mcp;
-#[cfg(feature = "hotpath-prometheus")]
-pub(crate) mod prometheus;
+#[cfg(feature = "mcp")]
+pub mod mcp;
+#[cfg(feature = "prometheus")]
+pub mod prometheus;
 mod routes;
 
 use std::convert::Infallible;
@@ -31,9 +39,9 @@ use hyper::{Request, Response};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::sync::Notify;
 
-use crate::config::warn;
-use crate::report::{ProfilerStatus, Report, Section};
 use connections::{Connections, Entry};
+use hotpath_core::warn;
+use hotpath_report::{ProfilerStatus, Report, Section};
 
 /// Longest request line accepted (414 beyond).
 const MAX_URL: usize = 2048;
@@ -48,7 +56,7 @@ const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
 const CONNECTION_LIFETIME: Duration = Duration::from_secs(300);
 
 /// What the server answers from: the running session.
-pub(crate) trait Source: Send + Sync + 'static {
+pub trait Source: Send + Sync + 'static {
     /// The whole report so far.
     fn report(&self) -> Report;
     /// `/profiler_status`.
@@ -56,8 +64,10 @@ pub(crate) trait Source: Send + Sync + 'static {
     /// The sections the session collects (`HOTPATH_REPORT` may have turned some off).
     fn sections(&self) -> Vec<Section>;
     /// Most functions, I/O entries and threads in `/metrics`.
-    #[cfg_attr(not(feature = "hotpath-prometheus"), allow(dead_code))]
     fn metrics_limit(&self) -> usize;
+    /// Whether this build of the program can collect `section` at all (its Cargo
+    /// features, its system).
+    fn compiled(&self, section: Section) -> bool;
 }
 
 /// Why `section` cannot be served by this session, and the Cargo feature that would add
@@ -66,7 +76,7 @@ pub(crate) fn unavailable(
     source: &dyn Source,
     section: Section,
 ) -> Option<(String, Option<&'static str>)> {
-    if !crate::config::compiled(section) {
+    if !source.compiled(section) {
         return Some(match section.feature() {
             Some(f) => (format!("section {section} needs the feature {f}"), Some(f)),
             None => (format!("section {section} needs Linux"), None),
@@ -84,12 +94,18 @@ pub(crate) fn unavailable(
 
 /// Where and how to listen.
 #[derive(Clone, Debug)]
-pub(crate) struct Options {
+pub struct Options {
+    /// The address or host name to bind.
     pub host: String,
+    /// The port (0: any free one).
     pub port: u16,
+    /// The bearer token every request must carry, if any.
     pub token: Option<String>,
     /// Host names answered besides addresses, `localhost` and `host`.
     pub allowed_hosts: Vec<String>,
+    /// Called first on the server's thread, with the thread's name: the session marks
+    /// the thread as the profiler's own.
+    pub on_thread_start: fn(&'static str),
 }
 
 /// One kind of live server: how messages name it, its thread, the variable that picks
@@ -121,7 +137,7 @@ pub(crate) const METRICS: Kind = Kind {
 };
 
 /// A running live server; stopped and joined on drop.
-pub(crate) struct Server {
+pub struct Server {
     kind: &'static Kind,
     stop: Arc<Notify>,
     port: u16,
@@ -129,7 +145,7 @@ pub(crate) struct Server {
 }
 
 /// Starts the metrics server, or warns once and returns `None`.
-pub(crate) fn start_metrics(options: Options, source: Arc<dyn Source>) -> Option<Server> {
+pub fn start_metrics(options: Options, source: Arc<dyn Source>) -> Option<Server> {
     let token: Option<Arc<str>> = options.token.clone().map(Arc::from);
     let hosts = Arc::new((options.host.clone(), options.allowed_hosts.clone()));
     Server::start(&METRICS, &options, move |listener, stop| async move {
@@ -164,11 +180,11 @@ impl Server {
         let where_ = format!("{}:{}", options.host, options.port);
         let (host, port) = (options.host.clone(), options.port);
         let has_token = options.token.is_some();
+        let on_thread_start = options.on_thread_start;
         let spawned = std::thread::Builder::new()
             .name(kind.thread.into())
             .spawn(move || {
-                crate::threads::register_profiler_thread();
-                crate::threads::register_profiler_thread_name(kind.thread);
+                (on_thread_start)(kind.thread);
                 // Everything this thread allocates is the profiler's, not the program's.
                 hotpath_core::internal(|| {
                     // Bound here, on this thread: a host name is resolved without tokio's
@@ -252,7 +268,7 @@ impl Server {
     }
 
     /// Stops answering (open connections are closed) and joins the thread.
-    pub(crate) fn stop(&mut self) {
+    pub fn stop(&mut self) {
         // A permit is stored if the server is between two waits.
         self.stop.notify_one();
         if let Some(t) = self.thread.take() {

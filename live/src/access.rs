@@ -31,7 +31,7 @@ pub(crate) fn host_allowed(host: Option<&str>, bound: &str, allowed: &[String]) 
 
 /// The answer to a request whose `Host` is not allowed: 403, saying how to allow it.
 pub(crate) fn forbidden(host: &str) -> hyper::Response<http_body_util::Full<hyper::body::Bytes>> {
-    let body = serde_json::to_string(&crate::report::ApiError {
+    let body = serde_json::to_string(&hotpath_report::ApiError {
         error: format!(
             "Host {host:?} is not allowed: use an IP address or localhost, or add the name to \
              HOTPATH_METRICS_ALLOWED_HOSTS"

@@ -51,7 +51,7 @@ type Body = BoxBody<Bytes, Infallible>;
 
 /// Starts the MCP server, or warns once and returns `None` (a port in use, a bad host):
 /// the program runs on without it.
-pub(crate) fn start(options: Options, source: Arc<dyn Source>) -> Option<Server> {
+pub fn start(options: Options, source: Arc<dyn Source>) -> Option<Server> {
     let token: Option<Arc<str>> = options.token.clone().map(Arc::from);
     let loopback = is_loopback(&options.host);
     Server::start(&MCP, &options, move |listener, stop| async move {

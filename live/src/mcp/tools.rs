@@ -10,7 +10,7 @@
 use serde_json::{json, Map, Value};
 
 use super::super::Source;
-use crate::report::{Function, Report, Section};
+use hotpath_report::{Function, Report, Section};
 
 /// A tool's answer: JSON, or a message for the client (sent as a tool error, which the
 /// model reads).
@@ -33,7 +33,7 @@ pub(crate) fn sections(source: &dyn Source) -> Answer {
     let list: Vec<Value> = Section::ALL
         .iter()
         .map(|&s| {
-            let compiled = crate::config::compiled(s);
+            let compiled = source.compiled(s);
             json!({
                 "name": s.name(),
                 "collected": compiled && collected.contains(&s),
@@ -279,7 +279,7 @@ fn metric_values(
             let have: Vec<String> = report
                 .percentiles
                 .iter()
-                .map(|p| crate::report::percentile_key(*p))
+                .map(|p| hotpath_report::percentile_key(*p))
                 .collect();
             return Err(format!(
                 "percentile {metric} is not measured; this report has {}",
@@ -297,7 +297,7 @@ fn metric_values(
             })
             .collect();
         return Ok((
-            crate::report::percentile_key(p),
+            hotpath_report::percentile_key(p),
             "ns".into(),
             format!("wall time of one call at percentile {p}"),
             values,

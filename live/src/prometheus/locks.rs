@@ -3,8 +3,8 @@
 use prometheus::proto::{MetricFamily, MetricType};
 
 use super::{unique, Family};
-use crate::report::format::Twin;
-use crate::report::{LockMode, Report};
+use hotpath_report::format::Twin;
+use hotpath_report::{LockMode, Report};
 
 /// Lock families: acquisitions, contended acquisitions, failed tries (counters) and the
 /// wait and hold histograms, per lock and mode. Mutexes have the mode `exclusive`.
@@ -146,7 +146,7 @@ pub(super) fn debug(r: &Report, limit: usize, out: &mut Vec<MetricFamily>) {
 
 #[cfg(test)]
 mod tests {
-    use crate::report::{
+    use hotpath_report::{
         DebugEntry, Function, FunctionWaits, Histogram, LockDist, LockHolder, LockMode, MutexEntry,
         Report, RwLockEntry,
     };

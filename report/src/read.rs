@@ -1,0 +1,73 @@
+//! Reading reports back from JSON (feature `read`): the CLI, tests and any tool reading
+//! saved reports. A profiled program only writes them, so it does not compile this (nor
+//! the model's `Deserialize` impls, about a third of this crate's code).
+
+use super::{Fragment, ProfilerStatus, Report, OLDEST_SCHEMA_VERSION, SCHEMA_VERSION};
+
+/// Why a JSON report could not be read.
+#[derive(Debug)]
+pub enum ReadError {
+    /// The text is not a JSON report.
+    Json(serde_json::Error),
+    /// Valid JSON without a `schema_version`: not something hotpath wrote.
+    NotAReport,
+    /// The report was written with another layout version.
+    SchemaVersion {
+        /// Version found in the file.
+        found: u64,
+    },
+}
+
+impl std::fmt::Display for ReadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReadError::Json(e) => write!(f, "not a hotpath JSON report: {e}"),
+            ReadError::NotAReport => {
+                write!(f, "not a hotpath JSON report: it has no schema_version")
+            }
+            ReadError::SchemaVersion { found } => write!(
+                f,
+                "report has schema_version {found}; this build reads versions \
+                 {OLDEST_SCHEMA_VERSION} to {SCHEMA_VERSION} \
+                 (re-create the report with a matching hotpath version)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ReadError {}
+
+impl Report {
+    /// Reads a JSON report of schema version [`OLDEST_SCHEMA_VERSION`] to
+    /// [`SCHEMA_VERSION`], refusing others.
+    pub fn from_json(text: &str) -> Result<Report, ReadError> {
+        read_versioned(text)
+    }
+}
+
+impl Fragment {
+    /// Reads a route's answer, refusing other schema versions.
+    pub fn from_json(text: &str) -> Result<Fragment, ReadError> {
+        read_versioned(text)
+    }
+}
+
+impl ProfilerStatus {
+    /// Reads `/profiler_status`, refusing other schema versions.
+    pub fn from_json(text: &str) -> Result<ProfilerStatus, ReadError> {
+        read_versioned(text)
+    }
+}
+
+/// Parses JSON with a `schema_version` key, refusing versions other than
+/// [`OLDEST_SCHEMA_VERSION`]`..=`[`SCHEMA_VERSION`].
+fn read_versioned<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, ReadError> {
+    let v: serde_json::Value = serde_json::from_str(text).map_err(ReadError::Json)?;
+    let Some(found) = v.get("schema_version").and_then(|v| v.as_u64()) else {
+        return Err(ReadError::NotAReport);
+    };
+    if !(OLDEST_SCHEMA_VERSION as u64..=SCHEMA_VERSION as u64).contains(&found) {
+        return Err(ReadError::SchemaVersion { found });
+    }
+    serde_json::from_value(v).map_err(ReadError::Json)
+}
