@@ -308,3 +308,102 @@ impl Paused {
         (self.bits >> 32) as u32 & 0xFF_FFFF
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The function, site and flags a `Held` keeps, read back.
+    fn fields(h: &Held) -> (u32, u32, u8) {
+        (h.bits as u32, h.site(), h.flags())
+    }
+
+    #[test]
+    fn fields_pack_into_their_bits() {
+        assert_eq!(bits(0, 0, 0), 0);
+        assert_eq!(bits(1, 1, 1), 0x0100_0001_0000_0001);
+        assert_eq!(
+            bits(0xDEAD_BEEF, 0x12_3456, LIVE | TIMED),
+            0x0512_3456_DEAD_BEEF
+        );
+        assert_eq!(bits(u32::MAX, 0, 0), 0x0000_0000_FFFF_FFFF);
+        assert_eq!(bits(0, 0xFF_FFFF, 0), 0x00FF_FFFF_0000_0000);
+        assert_eq!(bits(0, 0, 0xFF), 0xFF00_0000_0000_0000);
+        assert_eq!(bits(u32::MAX, 0xFF_FFFF, 0xFF), u64::MAX);
+    }
+
+    #[test]
+    fn a_site_id_past_24_bits_never_reaches_the_flags() {
+        assert_eq!(bits(0, 0x100_0000, 0), 0);
+        assert_eq!(bits(0, 0xFFFF_FFFF, 0), 0x00FF_FFFF_0000_0000);
+        let h = Held::new(0, 0, 7, 0x0180_0001, LIVE);
+        assert_eq!(fields(&h), (7, 0x80_0001, LIVE));
+    }
+
+    #[test]
+    fn fields_round_trip_at_their_limits() {
+        let all = LIVE | TIMED | CONTENDED | SAMPLED | RW;
+        for (function, site, flags) in [
+            (0, 0, 0),
+            (u32::MAX, 0xFF_FFFF, 0xFF),
+            (u32::MAX, 0, all),
+            (0, 0xFF_FFFF, LIVE),
+            (1, 1, TIMED),
+            (0x8000_0000, 0x80_0000, 0x80),
+            (12_345, hotpath_core::MAX_SITES as u32, all),
+        ] {
+            let h = Held::new(11, 22, function, site, flags);
+            assert_eq!(fields(&h), (function, site, flags));
+            assert_eq!((h.start, h.wait), (11, 22));
+            let p = Paused {
+                bits: h.bits,
+                at: 0,
+            };
+            assert_eq!(p.site(), site);
+        }
+    }
+
+    #[test]
+    fn the_flags_are_distinct_bits() {
+        let flags = [TIMED, CONTENDED, LIVE, SAMPLED, RW];
+        assert_eq!(flags.iter().fold(0, |a, f| a | f), 0b1_1111);
+        assert_eq!(Held::NONE.flags(), 0);
+        assert_eq!(fields(&Held::NONE), (0, 0, 0));
+    }
+
+    /// One test for every rate it sets: the rates are global.
+    #[test]
+    fn a_sampled_acquisition_weighs_its_kinds_period() {
+        use hotpath_core::state::DEFAULT_PERIOD;
+        assert_eq!(DEFAULT_PERIOD, 16);
+        // Not sampled: it stands for itself, whatever the kind and the rate.
+        for flags in [
+            0,
+            LIVE,
+            LIVE | TIMED,
+            LIVE | TIMED | RW,
+            LIVE | TIMED | CONTENDED,
+        ] {
+            assert_eq!(weight(flags), 1, "{flags:#b}");
+        }
+        // Sampled: the period of its kind, the default one first.
+        assert_eq!(weight(LIVE | TIMED | SAMPLED), 16);
+        assert_eq!(weight(LIVE | TIMED | SAMPLED | RW), 16);
+        Sampler::Mutexes.set_rate(1.0 / 8.0);
+        Sampler::RwLocks.set_rate(0.25);
+        assert_eq!(weight(LIVE | TIMED | SAMPLED), 8);
+        assert_eq!(weight(LIVE | TIMED | SAMPLED | RW), 4);
+        assert_eq!(weight(LIVE | TIMED | RW), 1);
+        // A rate of 0 (no timing) still weighs 1, never 0.
+        Sampler::Mutexes.set_rate(0.0);
+        assert_eq!(weight(LIVE | TIMED | SAMPLED), 1);
+        assert_eq!(weight(LIVE | TIMED | SAMPLED | RW), 4);
+        // A rate of 1 in 1000 weighs 1000.
+        Sampler::RwLocks.set_rate(0.001);
+        assert_eq!(weight(LIVE | TIMED | SAMPLED | RW), 1000);
+        Sampler::Mutexes.set_rate(Sampler::Mutexes.default_rate());
+        Sampler::RwLocks.set_rate(Sampler::RwLocks.default_rate());
+        assert_eq!(weight(SAMPLED), 16);
+        assert_eq!(weight(SAMPLED | RW), 16);
+    }
+}

@@ -244,3 +244,89 @@ pub(crate) fn site_at(
             })
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::any::type_name;
+
+    /// `public_path` of `T`'s name as this compiler spells it.
+    fn public<T: ?Sized>() -> &'static str {
+        public_path(type_name::<T>())
+    }
+
+    #[test]
+    fn std_locks_read_as_std_sync() {
+        assert_eq!(public::<std::sync::Mutex<u64>>(), "std::sync::Mutex<u64>");
+        assert_eq!(public::<std::sync::RwLock<u64>>(), "std::sync::RwLock<u64>");
+        assert_eq!(
+            public::<std::sync::Mutex<Vec<String>>>(),
+            "std::sync::Mutex<Vec<String>>"
+        );
+        assert_eq!(
+            public::<std::sync::RwLock<std::sync::Mutex<u8>>>(),
+            "std::sync::RwLock<std::sync::Mutex<u8>>"
+        );
+    }
+
+    #[test]
+    fn parking_lot_locks_read_without_lock_api() {
+        assert_eq!(
+            public::<parking_lot::Mutex<u64>>(),
+            "parking_lot::Mutex<u64>"
+        );
+        assert_eq!(
+            public::<parking_lot::RwLock<String>>(),
+            "parking_lot::RwLock<String>"
+        );
+        assert_eq!(
+            public::<parking_lot::Mutex<parking_lot::RwLock<u8>>>(),
+            "parking_lot::Mutex<parking_lot::RwLock<u8>>"
+        );
+    }
+
+    #[test]
+    fn tokio_locks_read_as_tokio_sync() {
+        assert_eq!(
+            public::<tokio::sync::Mutex<u64>>(),
+            "tokio::sync::Mutex<u64>"
+        );
+        assert_eq!(
+            public::<tokio::sync::RwLock<Vec<u8>>>(),
+            "tokio::sync::RwLock<Vec<u8>>"
+        );
+    }
+
+    #[cfg(feature = "async-lock")]
+    #[test]
+    fn async_lock_locks_read_as_async_lock() {
+        assert_eq!(public::<async_lock::Mutex<u64>>(), "async_lock::Mutex<u64>");
+        assert_eq!(
+            public::<async_lock::RwLock<String>>(),
+            "async_lock::RwLock<String>"
+        );
+    }
+
+    #[test]
+    fn other_names_are_kept_as_they_are() {
+        let raw = type_name::<(u64, &str)>();
+        assert_eq!(raw, "(u64, &str)");
+        // The same string, not a leaked copy.
+        assert!(std::ptr::eq(public_path(raw), raw));
+        assert_eq!(
+            public::<std::cell::RefCell<u8>>(),
+            "core::cell::RefCell<u8>"
+        );
+    }
+
+    #[test]
+    fn backend_is_read_from_the_public_path() {
+        static SITE: LockSite = LockSite::new("t:1", None, "t", 1, LockKind::Mutex);
+        assert_eq!((SITE.type_name(), SITE.backend()), (None, None));
+        SITE.add_instance(type_name::<parking_lot::Mutex<u8>>());
+        assert_eq!(SITE.type_name(), Some("parking_lot::Mutex<u8>"));
+        assert_eq!(SITE.backend(), Some("parking_lot"));
+        assert_eq!(SITE.instances(), 1);
+        assert!(sites().iter().any(|s| std::ptr::eq(*s, &SITE)));
+    }
+}
