@@ -48,6 +48,7 @@
 //! guard and pass-through macros every backend uses in `macros.rs`; a file per backend.
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
+#![deny(clippy::multiple_unsafe_ops_per_block, clippy::missing_safety_doc)]
 
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
