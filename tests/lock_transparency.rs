@@ -1,16 +1,22 @@
 //! The measured locks behave exactly like the raw ones: one seeded script of 10,000
 //! operations (lock, try_lock, read, write, try_read, try_write, poison, clear_poison,
 //! drop, into_inner), run by four threads taking turns, writes one line per result.
-//! The log's digest is the same with the `hotpath` feature off (the raw locks) and on
-//! (the measured ones): each backend's expected digest below was recorded from the
-//! feature-off build, and every feature state must reproduce it.
+//! The log is the same with the `hotpath` feature off (the raw locks) and on (the
+//! measured ones): each backend's log is committed as `tests/golden/lock_<name>.log`,
+//! recorded from the feature-off build, and every feature state must reproduce it byte
+//! for byte. A difference fails with a line diff of the log against the golden file.
 //!
 //! ```text
 //! cargo test --test lock_transparency                                      # std, off
 //! cargo test --test lock_transparency --features hotpath                   # std, on
 //! cargo test --test lock_transparency --features parking_lot,tokio,async-lock
 //! cargo test --test lock_transparency --all-features
+//! HOTPATH_BLESS=1 cargo test --test lock_transparency --features parking_lot,tokio,async-lock
 //! ```
+//!
+//! `HOTPATH_BLESS=1` writes the golden files from this run and still fails: record them
+//! from the feature-off build only (the raw locks are the truth), review the change with
+//! `git diff tests/golden`, then run again without it.
 //!
 //! The threads take turns (a raw `Mutex`/`Condvar` schedule), so every result is
 //! determined by the script: a blocking acquisition is only made when the script's model
@@ -186,22 +192,61 @@ fn run<L: Target>(target: L, script: &[(usize, Op)]) -> String {
     out
 }
 
-/// FNV-1a of the log: the digest compared across builds.
-fn digest(log: &str) -> u64 {
-    log.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
-    })
+/// Where the golden log of `name` is committed.
+fn golden_path(name: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(format!("lock_{name}.log"))
 }
 
-/// Checks the log against the digest recorded from the feature-off build, showing the
-/// log's head when it differs.
-fn check(name: &str, log: &str, expected: u64) {
-    let d = digest(log);
-    assert!(
-        d == expected,
-        "{name}: digest {d:#x}, expected {expected:#x}; log starts:\n{}",
-        log.lines().take(40).collect::<Vec<_>>().join("\n")
-    );
+/// How many lines of a failing diff are shown.
+const DIFF_LINES: usize = 200;
+
+/// Checks the log against the golden log `tests/golden/lock_<name>.log` (recorded from
+/// the feature-off build), showing a line diff when it differs. With `HOTPATH_BLESS=1`
+/// it writes the golden file from this log and fails, so that blessing never passes.
+fn check(name: &str, log: &str) {
+    let path = golden_path(name);
+    if std::env::var_os("HOTPATH_BLESS").is_some_and(|v| v == "1") {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, log).unwrap();
+        panic!(
+            "{name}: HOTPATH_BLESS=1 wrote {}; review it (`git diff tests/golden`) and run \
+             again without HOTPATH_BLESS",
+            path.display()
+        );
+    }
+    let golden = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!(
+            "{name}: cannot read the golden log {}: {e}; record it from the feature-off \
+             build with HOTPATH_BLESS=1",
+            path.display()
+        )
+    });
+    if golden != log {
+        let diff = similar::TextDiff::from_lines(golden.as_str(), log);
+        let changed = diff
+            .iter_all_changes()
+            .filter(|c| c.tag() != similar::ChangeTag::Equal)
+            .count();
+        let text = diff
+            .unified_diff()
+            .context_radius(3)
+            .header(&path.display().to_string(), "this run")
+            .to_string();
+        let shown: Vec<&str> = text.lines().take(DIFF_LINES).collect();
+        let more = text.lines().count().saturating_sub(shown.len());
+        panic!(
+            "{name}: the log differs from the golden log in {changed} lines \
+             (- golden, + this run):\n{}{}",
+            shown.join("\n"),
+            if more > 0 {
+                format!("\n... ({more} more diff lines)")
+            } else {
+                String::new()
+            }
+        );
+    }
     // The script did meet held locks, poisoned ones and free ones.
     assert!(log.contains("WouldBlock") || log.contains("busy"), "{name}");
     assert!(log.contains("ok"), "{name}");
@@ -336,7 +381,7 @@ mod std_sync {
         quiet_panics();
         let m: M = hotpath::mutex!(std::sync::Mutex::new(0), label = "script");
         let log = run(m, &script(0x5EED_0001, false, true));
-        check("std Mutex", &log, STD_MUTEX);
+        check("std_mutex", &log);
     }
 
     #[test]
@@ -344,11 +389,8 @@ mod std_sync {
         quiet_panics();
         let l: R = hotpath::rw_lock!(std::sync::RwLock::new(0), label = "script-rw");
         let log = run(l, &script(0x5EED_0002, true, true));
-        check("std RwLock", &log, STD_RW_LOCK);
+        check("std_rw_lock", &log);
     }
-
-    const STD_MUTEX: u64 = 0xd85a_701d_6542_96ef;
-    const STD_RW_LOCK: u64 = 0xb194_0fd8_b3da_934c;
 }
 
 /// `Target` for a mutex without poisoning: `$lock` blocks, `$try` returns an `Option` or
@@ -455,23 +497,22 @@ mod parking_lot_locks {
     );
 
     #[test]
-    fn parking_lot_logs_are_the_raw_logs() {
+    fn parking_lot_mutex_log_is_the_raw_mutex_log() {
         let m: w::Mutex<u64> = hotpath::mutex!(parking_lot::Mutex::new(0));
         check(
-            "parking_lot Mutex",
+            "parking_lot_mutex",
             &run(m, &script(0x5EED_0003, false, false)),
-            PL_MUTEX,
-        );
-        let l: w::RwLock<u64> = hotpath::rw_lock!(parking_lot::RwLock::new(0));
-        check(
-            "parking_lot RwLock",
-            &run(l, &script(0x5EED_0004, true, false)),
-            PL_RW_LOCK,
         );
     }
 
-    const PL_MUTEX: u64 = 0xc321_3854_83e9_7ce0;
-    const PL_RW_LOCK: u64 = 0x7cff_a06c_06e5_a13c;
+    #[test]
+    fn parking_lot_rw_lock_log_is_the_raw_rw_lock_log() {
+        let l: w::RwLock<u64> = hotpath::rw_lock!(parking_lot::RwLock::new(0));
+        check(
+            "parking_lot_rw_lock",
+            &run(l, &script(0x5EED_0004, true, false)),
+        );
+    }
 }
 
 #[cfg(feature = "tokio")]
@@ -498,19 +539,15 @@ mod tokio_locks {
     );
 
     #[test]
-    fn tokio_logs_are_the_raw_logs() {
+    fn tokio_mutex_log_is_the_raw_mutex_log() {
         let m: w::Mutex<u64> = hotpath::mutex!(tokio::sync::Mutex::new(0));
-        check(
-            "tokio Mutex",
-            &run(m, &script(0x5EED_0005, false, false)),
-            TOKIO_MUTEX,
-        );
+        check("tokio_mutex", &run(m, &script(0x5EED_0005, false, false)));
+    }
+
+    #[test]
+    fn tokio_rw_lock_log_is_the_raw_rw_lock_log() {
         let l: w::RwLock<u64> = hotpath::rw_lock!(tokio::sync::RwLock::new(0));
-        check(
-            "tokio RwLock",
-            &run(l, &script(0x5EED_0006, true, false)),
-            TOKIO_RW_LOCK,
-        );
+        check("tokio_rw_lock", &run(l, &script(0x5EED_0006, true, false)));
     }
 
     /// Three tasks queue behind a holder that sleeps 20 ms across `.await`: they get the
@@ -542,9 +579,6 @@ mod tokio_locks {
         });
         assert_eq!((order, barged), (vec![0, 1, 2], false));
     }
-
-    const TOKIO_MUTEX: u64 = 0x1679_8b51_2a4b_e03d;
-    const TOKIO_RW_LOCK: u64 = 0xf190_b59d_c3b7_93be;
 }
 
 #[cfg(feature = "async-lock")]
@@ -571,21 +605,20 @@ mod async_lock_locks {
     );
 
     #[test]
-    fn async_lock_logs_are_the_raw_logs() {
+    fn async_lock_mutex_log_is_the_raw_mutex_log() {
         let m: w::Mutex<u64> = hotpath::mutex!(async_lock::Mutex::new(0));
         check(
-            "async-lock Mutex",
+            "async_lock_mutex",
             &run(m, &script(0x5EED_0007, false, false)),
-            AL_MUTEX,
-        );
-        let l: w::RwLock<u64> = hotpath::rw_lock!(async_lock::RwLock::new(0));
-        check(
-            "async-lock RwLock",
-            &run(l, &script(0x5EED_0008, true, false)),
-            AL_RW_LOCK,
         );
     }
 
-    const AL_MUTEX: u64 = 0xc4c0_f86e_a1b2_aa3e;
-    const AL_RW_LOCK: u64 = 0xb03d_e166_5b29_6097;
+    #[test]
+    fn async_lock_rw_lock_log_is_the_raw_rw_lock_log() {
+        let l: w::RwLock<u64> = hotpath::rw_lock!(async_lock::RwLock::new(0));
+        check(
+            "async_lock_rw_lock",
+            &run(l, &script(0x5EED_0008, true, false)),
+        );
+    }
 }

@@ -9,102 +9,50 @@
 //! Not offered: `MutexGuard::source` (it hands out the raw lock) and the read-write
 //! lock's `_arc` methods.
 
-use std::ops::{Deref, DerefMut};
 use std::sync::Arc;
 
-use crate::{
-    acquire, acquire_async, acquire_by, fmt_as_inner, hold_now, try_acquire, try_acquire_by,
-    ArcGuard, Hold, Lock, LockKind, Mode,
+use crate::acquire::{
+    acquire, acquire_async, acquire_await, acquire_by, downgrade, try_acquire, try_upgrade,
 };
+use crate::macros::{forward, guard};
+use crate::{ArcGuard, Lock, Mode};
 
 type AMutex<T> = async_lock::Mutex<T>;
 type ARwLock<T> = async_lock::RwLock<T>;
 
-macro_rules! guard {
-    ($(#[$m:meta])* $name:ident => $inner:ident $(, $mutable:ident)?) => {
-        $(#[$m])*
-        #[must_use = "if unused the lock will immediately unlock"]
-        pub struct $name<'a, T: ?Sized + 'a> {
-            // Declared first: dropped (the lock released) before `hold` records.
-            inner: async_lock::$inner<'a, T>,
-            #[allow(dead_code)]
-            hold: Hold,
-        }
-
-        fmt_as_inner!($name<'a, T> where T: ?Sized + std::fmt::Debug);
-
-        impl<T: ?Sized + std::fmt::Display> std::fmt::Display for $name<'_, T> {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                (**self).fmt(f)
-            }
-        }
-
-        impl<T: ?Sized> Deref for $name<'_, T> {
-            type Target = T;
-            #[inline]
-            fn deref(&self) -> &T {
-                &self.inner
-            }
-        }
-
-        $(guard!(@$mutable $name);)?
-    };
-    (@mut $name:ident) => {
-        impl<T: ?Sized> DerefMut for $name<'_, T> {
-            #[inline]
-            fn deref_mut(&mut self) -> &mut T {
-                &mut self.inner
-            }
-        }
-    };
-}
-
 guard!(
     /// The guard of a measured `async_lock::Mutex`.
-    MutexGuard => MutexGuard, mut
+    MutexGuard => async_lock::MutexGuard, mut
 );
 guard!(
     /// The read guard of a measured `async_lock::RwLock`.
-    RwLockReadGuard => RwLockReadGuard
+    RwLockReadGuard => async_lock::RwLockReadGuard
 );
 guard!(
     /// The write guard of a measured `async_lock::RwLock`.
-    RwLockWriteGuard => RwLockWriteGuard, mut
+    RwLockWriteGuard => async_lock::RwLockWriteGuard, mut
 );
 guard!(
     /// The upgradable read guard of a measured `async_lock::RwLock`.
-    RwLockUpgradableReadGuard => RwLockUpgradableReadGuard
+    RwLockUpgradableReadGuard => async_lock::RwLockUpgradableReadGuard
 );
 
 /// `lock_arc`'s guard: owns an `Arc` of the measured mutex.
 pub type MutexGuardArc<T> = ArcGuard<AMutex<T>, async_lock::MutexGuard<'static, T>>;
 
-impl<T> Lock<AMutex<T>> {
-    /// A measured `async_lock::Mutex` of its own call site (the caller's location). Use
-    /// `hotpath::mutex!` to label it or to make it in a `static`.
-    #[track_caller]
-    pub fn new(t: T) -> Self {
-        Lock::at_caller(AMutex::new(t), LockKind::Mutex)
-    }
+forward!(new async_lock::Mutex => Mutex, "mutex", "hotpath::mutex!");
 
-    /// Consumes the mutex, returning the data.
-    pub fn into_inner(self) -> T {
-        self.inner.into_inner()
+impl<T> Lock<AMutex<T>> {
+    forward! {
+        /// Consumes the mutex, returning the data.
+        fn into_inner(self) -> T;
     }
 }
 
 impl<T: ?Sized> Lock<AMutex<T>> {
     /// Acquires the mutex, waiting until it is available.
     pub async fn lock(&self) -> MutexGuard<'_, T> {
-        self.register();
-        let (inner, hold) = acquire_async(
-            self.site,
-            Mode::Write,
-            &self.inner,
-            |m| m.try_lock().ok_or(m),
-            |m| m.lock(),
-        )
-        .await;
+        let (inner, hold) = acquire_await(self, Mode::Write, |m| m.try_lock(), |m| m.lock()).await;
         MutexGuard { inner, hold }
     }
 
@@ -120,9 +68,9 @@ impl<T: ?Sized> Lock<AMutex<T>> {
             .map(|(inner, hold)| MutexGuard { inner, hold })
     }
 
-    /// The data, through a unique borrow of the mutex.
-    pub fn get_mut(&mut self) -> &mut T {
-        self.inner.get_mut()
+    forward! {
+        /// The data, through a unique borrow of the mutex.
+        fn get_mut(&mut self) -> &mut T;
     }
 }
 
@@ -163,48 +111,19 @@ impl<T: ?Sized + 'static> Lock<AMutex<T>> {
     }
 }
 
-impl<T: Default> Default for Lock<AMutex<T>> {
-    /// A mutex of `T::default()`, its own call site (the caller's location).
-    #[track_caller]
-    fn default() -> Self {
-        Lock::<AMutex<T>>::new(T::default())
-    }
-}
-
-impl<T> From<T> for Lock<AMutex<T>> {
-    /// A mutex of `t`, its own call site (the caller's location).
-    #[track_caller]
-    fn from(t: T) -> Self {
-        Lock::<AMutex<T>>::new(t)
-    }
-}
+forward!(new async_lock::RwLock => RwLock, "lock", "hotpath::rw_lock!");
 
 impl<T> Lock<ARwLock<T>> {
-    /// A measured `async_lock::RwLock` of its own call site (the caller's location). Use
-    /// `hotpath::rw_lock!` to label it or to make it in a `static`.
-    #[track_caller]
-    pub fn new(t: T) -> Self {
-        Lock::at_caller(ARwLock::new(t), LockKind::RwLock)
-    }
-
-    /// Consumes the lock, returning the data.
-    pub fn into_inner(self) -> T {
-        self.inner.into_inner()
+    forward! {
+        /// Consumes the lock, returning the data.
+        fn into_inner(self) -> T;
     }
 }
 
 impl<T: ?Sized> Lock<ARwLock<T>> {
     /// Acquires shared read access, waiting until it is available.
     pub async fn read(&self) -> RwLockReadGuard<'_, T> {
-        self.register();
-        let (inner, hold) = acquire_async(
-            self.site,
-            Mode::Read,
-            &self.inner,
-            |l| l.try_read().ok_or(l),
-            |l| l.read(),
-        )
-        .await;
+        let (inner, hold) = acquire_await(self, Mode::Read, |l| l.try_read(), |l| l.read()).await;
         RwLockReadGuard { inner, hold }
     }
 
@@ -222,12 +141,10 @@ impl<T: ?Sized> Lock<ARwLock<T>> {
 
     /// Acquires upgradable read access, waiting until it is available.
     pub async fn upgradable_read(&self) -> RwLockUpgradableReadGuard<'_, T> {
-        self.register();
-        let (inner, hold) = acquire_async(
-            self.site,
+        let (inner, hold) = acquire_await(
+            self,
             Mode::Upgradable,
-            &self.inner,
-            |l| l.try_upgradable_read().ok_or(l),
+            |l| l.try_upgradable_read(),
             |l| l.upgradable_read(),
         )
         .await;
@@ -253,15 +170,8 @@ impl<T: ?Sized> Lock<ARwLock<T>> {
 
     /// Acquires exclusive write access, waiting until it is available.
     pub async fn write(&self) -> RwLockWriteGuard<'_, T> {
-        self.register();
-        let (inner, hold) = acquire_async(
-            self.site,
-            Mode::Write,
-            &self.inner,
-            |l| l.try_write().ok_or(l),
-            |l| l.write(),
-        )
-        .await;
+        let (inner, hold) =
+            acquire_await(self, Mode::Write, |l| l.try_write(), |l| l.write()).await;
         RwLockWriteGuard { inner, hold }
     }
 
@@ -277,25 +187,9 @@ impl<T: ?Sized> Lock<ARwLock<T>> {
             .map(|(inner, hold)| RwLockWriteGuard { inner, hold })
     }
 
-    /// The data, through a unique borrow of the lock.
-    pub fn get_mut(&mut self) -> &mut T {
-        self.inner.get_mut()
-    }
-}
-
-impl<T: Default> Default for Lock<ARwLock<T>> {
-    /// A lock of `T::default()`, its own call site (the caller's location).
-    #[track_caller]
-    fn default() -> Self {
-        Lock::<ARwLock<T>>::new(T::default())
-    }
-}
-
-impl<T> From<T> for Lock<ARwLock<T>> {
-    /// A lock of `t`, its own call site (the caller's location).
-    #[track_caller]
-    fn from(t: T) -> Self {
-        Lock::<ARwLock<T>>::new(t)
+    forward! {
+        /// The data, through a unique borrow of the lock.
+        fn get_mut(&mut self) -> &mut T;
     }
 }
 
@@ -303,25 +197,25 @@ impl<'a, T: ?Sized + 'a> RwLockWriteGuard<'a, T> {
     /// Turns the write access into read access: the write hold ends, a read hold starts.
     pub fn downgrade(guard: Self) -> RwLockReadGuard<'a, T> {
         let RwLockWriteGuard { inner, hold } = guard;
-        let lock = hold.lock();
-        let inner = async_lock::RwLockWriteGuard::downgrade(inner);
-        hold.end();
-        RwLockReadGuard {
+        let (inner, hold) = downgrade(
             inner,
-            hold: hold_now(lock, Mode::Read),
-        }
+            hold,
+            Mode::Read,
+            async_lock::RwLockWriteGuard::downgrade,
+        );
+        RwLockReadGuard { inner, hold }
     }
 
     /// Turns the write access into upgradable read access.
     pub fn downgrade_to_upgradable(guard: Self) -> RwLockUpgradableReadGuard<'a, T> {
         let RwLockWriteGuard { inner, hold } = guard;
-        let lock = hold.lock();
-        let inner = async_lock::RwLockWriteGuard::downgrade_to_upgradable(inner);
-        hold.end();
-        RwLockUpgradableReadGuard {
+        let (inner, hold) = downgrade(
             inner,
-            hold: hold_now(lock, Mode::Upgradable),
-        }
+            hold,
+            Mode::Upgradable,
+            async_lock::RwLockWriteGuard::downgrade_to_upgradable,
+        );
+        RwLockUpgradableReadGuard { inner, hold }
     }
 }
 
@@ -329,33 +223,25 @@ impl<'a, T: ?Sized + 'a> RwLockUpgradableReadGuard<'a, T> {
     /// Turns the upgradable access into plain read access.
     pub fn downgrade(guard: Self) -> RwLockReadGuard<'a, T> {
         let RwLockUpgradableReadGuard { inner, hold } = guard;
-        let lock = hold.lock();
-        let inner = async_lock::RwLockUpgradableReadGuard::downgrade(inner);
-        hold.end();
-        RwLockReadGuard {
+        let (inner, hold) = downgrade(
             inner,
-            hold: hold_now(lock, Mode::Read),
-        }
+            hold,
+            Mode::Read,
+            async_lock::RwLockUpgradableReadGuard::downgrade,
+        );
+        RwLockReadGuard { inner, hold }
     }
 
     /// Upgrades to write access if no reader is there; gives the guard back otherwise.
     pub fn try_upgrade(guard: Self) -> Result<RwLockWriteGuard<'a, T>, Self> {
         let RwLockUpgradableReadGuard { inner, hold } = guard;
-        let lock = hold.lock();
-        match try_acquire_by(
-            lock,
-            Mode::Write,
+        match try_upgrade(
             inner,
+            hold,
             async_lock::RwLockUpgradableReadGuard::try_upgrade,
         ) {
-            Ok((inner, write_hold)) => {
-                hold.end();
-                Ok(RwLockWriteGuard {
-                    inner,
-                    hold: write_hold,
-                })
-            }
-            Err(inner) => Err(RwLockUpgradableReadGuard { inner, hold }),
+            Ok((inner, hold)) => Ok(RwLockWriteGuard { inner, hold }),
+            Err((inner, hold)) => Err(RwLockUpgradableReadGuard { inner, hold }),
         }
     }
 
@@ -363,10 +249,8 @@ impl<'a, T: ?Sized + 'a> RwLockUpgradableReadGuard<'a, T> {
     /// ends and a write acquisition starts.
     pub async fn upgrade(guard: Self) -> RwLockWriteGuard<'a, T> {
         let RwLockUpgradableReadGuard { inner, hold } = guard;
-        let lock = hold.lock();
-        hold.end();
         let (inner, hold) = acquire_async(
-            lock,
+            hold.end(),
             Mode::Write,
             inner,
             async_lock::RwLockUpgradableReadGuard::try_upgrade,
@@ -379,10 +263,8 @@ impl<'a, T: ?Sized + 'a> RwLockUpgradableReadGuard<'a, T> {
     /// Upgrades to write access, blocking the thread until the readers leave.
     pub fn upgrade_blocking(guard: Self) -> RwLockWriteGuard<'a, T> {
         let RwLockUpgradableReadGuard { inner, hold } = guard;
-        let lock = hold.lock();
-        hold.end();
         let (inner, hold) = acquire_by(
-            lock,
+            hold.end(),
             Mode::Write,
             inner,
             async_lock::RwLockUpgradableReadGuard::try_upgrade,

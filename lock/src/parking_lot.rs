@@ -12,86 +12,43 @@
 //! `RwLockReadGuard::rwlock`), which would let acquisitions escape the count. The
 //! `_arc` guards need `T: 'static`.
 
-use std::ops::{Deref, DerefMut};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::{
-    acquire, acquire_by, fmt_as_inner, hold_now, try_acquire, try_acquire_by, ArcGuard, Hold, Lock,
-    LockKind, Mode,
-};
+use crate::acquire::{acquire, acquire_by, downgrade, try_acquire, try_acquire_timed, try_upgrade};
+use crate::macros::{forward, guard};
+use crate::{ArcGuard, Lock, Mode};
 
 type PMutex<T> = parking_lot::Mutex<T>;
 type PRwLock<T> = parking_lot::RwLock<T>;
 
-/// Defines a guard type over a parking_lot guard: `Deref` (and `DerefMut` when `mut`),
-/// `Debug`, `Display`.
-macro_rules! guard {
-    ($(#[$m:meta])* $name:ident => $inner:ident $(, $mutable:ident)?) => {
-        $(#[$m])*
-        #[must_use = "if unused the lock will immediately unlock"]
-        pub struct $name<'a, T: ?Sized + 'a> {
-            // Declared first: dropped (the lock released) before `hold` records.
-            inner: parking_lot::$inner<'a, T>,
-            #[allow(dead_code)]
-            hold: Hold,
-        }
-
-        fmt_as_inner!($name<'a, T> where T: ?Sized + std::fmt::Debug);
-
-        impl<T: ?Sized + std::fmt::Display> std::fmt::Display for $name<'_, T> {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                (**self).fmt(f)
-            }
-        }
-
-        impl<T: ?Sized> Deref for $name<'_, T> {
-            type Target = T;
-            #[inline]
-            fn deref(&self) -> &T {
-                &self.inner
-            }
-        }
-
-        $(guard!(@$mutable $name);)?
-    };
-    (@mut $name:ident) => {
-        impl<T: ?Sized> DerefMut for $name<'_, T> {
-            #[inline]
-            fn deref_mut(&mut self) -> &mut T {
-                &mut self.inner
-            }
-        }
-    };
-}
-
 guard!(
     /// The guard of a measured `parking_lot::Mutex`.
-    MutexGuard => MutexGuard, mut
+    MutexGuard => parking_lot::MutexGuard, mut
 );
 guard!(
     /// A measured mutex guard narrowed to a part of the data (`MutexGuard::map`).
-    MappedMutexGuard => MappedMutexGuard, mut
+    MappedMutexGuard => parking_lot::MappedMutexGuard, mut
 );
 guard!(
     /// The read guard of a measured `parking_lot::RwLock`.
-    RwLockReadGuard => RwLockReadGuard
+    RwLockReadGuard => parking_lot::RwLockReadGuard
 );
 guard!(
     /// The write guard of a measured `parking_lot::RwLock`.
-    RwLockWriteGuard => RwLockWriteGuard, mut
+    RwLockWriteGuard => parking_lot::RwLockWriteGuard, mut
 );
 guard!(
     /// The upgradable read guard of a measured `parking_lot::RwLock`.
-    RwLockUpgradableReadGuard => RwLockUpgradableReadGuard
+    RwLockUpgradableReadGuard => parking_lot::RwLockUpgradableReadGuard
 );
 guard!(
     /// A measured read guard narrowed to a part of the data.
-    MappedRwLockReadGuard => MappedRwLockReadGuard
+    MappedRwLockReadGuard => parking_lot::MappedRwLockReadGuard
 );
 guard!(
     /// A measured write guard narrowed to a part of the data.
-    MappedRwLockWriteGuard => MappedRwLockWriteGuard, mut
+    MappedRwLockWriteGuard => parking_lot::MappedRwLockWriteGuard, mut
 );
 
 /// `lock_arc`'s guard: owns an `Arc` of the measured mutex.
@@ -101,17 +58,12 @@ pub type ArcRwLockReadGuard<T> = ArcGuard<PRwLock<T>, parking_lot::RwLockReadGua
 /// `write_arc`'s guard.
 pub type ArcRwLockWriteGuard<T> = ArcGuard<PRwLock<T>, parking_lot::RwLockWriteGuard<'static, T>>;
 
-impl<T> Lock<PMutex<T>> {
-    /// A measured `parking_lot::Mutex` of its own call site (the caller's location). Use
-    /// `hotpath::mutex!` to label it or to make it in a `static`.
-    #[track_caller]
-    pub fn new(t: T) -> Self {
-        Lock::at_caller(PMutex::new(t), LockKind::Mutex)
-    }
+forward!(new parking_lot::Mutex => Mutex, "mutex", "hotpath::mutex!");
 
-    /// Consumes the mutex, returning the data.
-    pub fn into_inner(self) -> T {
-        self.inner.into_inner()
+impl<T> Lock<PMutex<T>> {
+    forward! {
+        /// Consumes the mutex, returning the data.
+        fn into_inner(self) -> T;
     }
 }
 
@@ -132,51 +84,33 @@ impl<T: ?Sized> Lock<PMutex<T>> {
 
     /// Acquires the mutex, waiting at most `timeout`.
     pub fn try_lock_for(&self, timeout: Duration) -> Option<MutexGuard<'_, T>> {
-        self.timed_try(|m| m.try_lock_for(timeout))
+        try_acquire_timed(
+            self,
+            Mode::Write,
+            |m| m.try_lock(),
+            |m| m.try_lock_for(timeout),
+        )
+        .map(|(inner, hold)| MutexGuard { inner, hold })
     }
 
     /// Acquires the mutex, waiting at most until `timeout`.
     pub fn try_lock_until(&self, timeout: Instant) -> Option<MutexGuard<'_, T>> {
-        self.timed_try(|m| m.try_lock_until(timeout))
-    }
-
-    /// A try that may wait: contended when the immediate try fails, a failed try when
-    /// it times out.
-    fn timed_try<'a>(
-        &'a self,
-        wait: impl FnOnce(&'a PMutex<T>) -> Option<parking_lot::MutexGuard<'a, T>>,
-    ) -> Option<MutexGuard<'a, T>> {
-        self.register();
-        let (r, hold) = acquire_by(
-            self.site,
+        try_acquire_timed(
+            self,
             Mode::Write,
-            &self.inner,
-            |m| m.try_lock().map(Some).ok_or(m),
-            wait,
-        );
-        match r {
-            Some(inner) => Some(MutexGuard { inner, hold }),
-            None => {
-                hold.end_unacquired();
-                crate::try_failed(self.site.mode(Mode::Write));
-                None
-            }
-        }
+            |m| m.try_lock(),
+            |m| m.try_lock_until(timeout),
+        )
+        .map(|(inner, hold)| MutexGuard { inner, hold })
     }
 
-    /// Whether the mutex is locked now.
-    pub fn is_locked(&self) -> bool {
-        self.inner.is_locked()
-    }
-
-    /// The data, through a unique borrow of the mutex.
-    pub fn get_mut(&mut self) -> &mut T {
-        self.inner.get_mut()
-    }
-
-    /// A raw pointer to the data (see `parking_lot::Mutex::data_ptr`).
-    pub fn data_ptr(&self) -> *mut T {
-        self.inner.data_ptr()
+    forward! {
+        /// Whether the mutex is locked now.
+        fn is_locked(&self) -> bool;
+        /// The data, through a unique borrow of the mutex.
+        fn get_mut(&mut self) -> &mut T;
+        /// A raw pointer to the data (see `parking_lot::Mutex::data_ptr`).
+        fn data_ptr(&self) -> *mut T;
     }
 }
 
@@ -207,22 +141,6 @@ impl<T: ?Sized + 'static> Lock<PMutex<T>> {
             )
         };
         Some(ArcGuard::new(guard, hold, self.clone()))
-    }
-}
-
-impl<T: Default> Default for Lock<PMutex<T>> {
-    /// A mutex of `T::default()`, its own call site (the caller's location).
-    #[track_caller]
-    fn default() -> Self {
-        Lock::<PMutex<T>>::new(T::default())
-    }
-}
-
-impl<T> From<T> for Lock<PMutex<T>> {
-    /// A mutex of `t`, its own call site (the caller's location).
-    #[track_caller]
-    fn from(t: T) -> Self {
-        Lock::<PMutex<T>>::new(t)
     }
 }
 
@@ -286,17 +204,12 @@ impl<'a, T: ?Sized + 'a> MappedMutexGuard<'a, T> {
     }
 }
 
-impl<T> Lock<PRwLock<T>> {
-    /// A measured `parking_lot::RwLock` of its own call site (the caller's location). Use
-    /// `hotpath::rw_lock!` to label it or to make it in a `static`.
-    #[track_caller]
-    pub fn new(t: T) -> Self {
-        Lock::at_caller(PRwLock::new(t), LockKind::RwLock)
-    }
+forward!(new parking_lot::RwLock => RwLock, "lock", "hotpath::rw_lock!");
 
-    /// Consumes the lock, returning the data.
-    pub fn into_inner(self) -> T {
-        self.inner.into_inner()
+impl<T> Lock<PRwLock<T>> {
+    forward! {
+        /// Consumes the lock, returning the data.
+        fn into_inner(self) -> T;
     }
 }
 
@@ -335,14 +248,24 @@ impl<T: ?Sized> Lock<PRwLock<T>> {
 
     /// Acquires shared read access, waiting at most `timeout`.
     pub fn try_read_for(&self, timeout: Duration) -> Option<RwLockReadGuard<'_, T>> {
-        self.timed_try(Mode::Read, |l| l.try_read(), |l| l.try_read_for(timeout))
-            .map(|(inner, hold)| RwLockReadGuard { inner, hold })
+        try_acquire_timed(
+            self,
+            Mode::Read,
+            |l| l.try_read(),
+            |l| l.try_read_for(timeout),
+        )
+        .map(|(inner, hold)| RwLockReadGuard { inner, hold })
     }
 
     /// Acquires shared read access, waiting at most until `timeout`.
     pub fn try_read_until(&self, timeout: Instant) -> Option<RwLockReadGuard<'_, T>> {
-        self.timed_try(Mode::Read, |l| l.try_read(), |l| l.try_read_until(timeout))
-            .map(|(inner, hold)| RwLockReadGuard { inner, hold })
+        try_acquire_timed(
+            self,
+            Mode::Read,
+            |l| l.try_read(),
+            |l| l.try_read_until(timeout),
+        )
+        .map(|(inner, hold)| RwLockReadGuard { inner, hold })
     }
 
     /// Acquires exclusive write access, blocking until it is available.
@@ -361,13 +284,19 @@ impl<T: ?Sized> Lock<PRwLock<T>> {
 
     /// Acquires exclusive write access, waiting at most `timeout`.
     pub fn try_write_for(&self, timeout: Duration) -> Option<RwLockWriteGuard<'_, T>> {
-        self.timed_try(Mode::Write, |l| l.try_write(), |l| l.try_write_for(timeout))
-            .map(|(inner, hold)| RwLockWriteGuard { inner, hold })
+        try_acquire_timed(
+            self,
+            Mode::Write,
+            |l| l.try_write(),
+            |l| l.try_write_for(timeout),
+        )
+        .map(|(inner, hold)| RwLockWriteGuard { inner, hold })
     }
 
     /// Acquires exclusive write access, waiting at most until `timeout`.
     pub fn try_write_until(&self, timeout: Instant) -> Option<RwLockWriteGuard<'_, T>> {
-        self.timed_try(
+        try_acquire_timed(
+            self,
             Mode::Write,
             |l| l.try_write(),
             |l| l.try_write_until(timeout),
@@ -393,49 +322,15 @@ impl<T: ?Sized> Lock<PRwLock<T>> {
             .map(|(inner, hold)| RwLockUpgradableReadGuard { inner, hold })
     }
 
-    /// A try that may wait (`try_read_for` and the like).
-    fn timed_try<'a, G>(
-        &'a self,
-        mode: Mode,
-        now: impl FnOnce(&'a PRwLock<T>) -> Option<G>,
-        wait: impl FnOnce(&'a PRwLock<T>) -> Option<G>,
-    ) -> Option<(G, Hold)> {
-        self.register();
-        let (r, hold) = acquire_by(
-            self.site,
-            mode,
-            &self.inner,
-            |l| now(l).map(Some).ok_or(l),
-            wait,
-        );
-        match r {
-            Some(g) => Some((g, hold)),
-            None => {
-                hold.end_unacquired();
-                crate::try_failed(self.site.mode(mode));
-                None
-            }
-        }
-    }
-
-    /// Whether the lock is held in any mode now.
-    pub fn is_locked(&self) -> bool {
-        self.inner.is_locked()
-    }
-
-    /// Whether the lock is held for writing now.
-    pub fn is_locked_exclusive(&self) -> bool {
-        self.inner.is_locked_exclusive()
-    }
-
-    /// The data, through a unique borrow of the lock.
-    pub fn get_mut(&mut self) -> &mut T {
-        self.inner.get_mut()
-    }
-
-    /// A raw pointer to the data (see `parking_lot::RwLock::data_ptr`).
-    pub fn data_ptr(&self) -> *mut T {
-        self.inner.data_ptr()
+    forward! {
+        /// Whether the lock is held in any mode now.
+        fn is_locked(&self) -> bool;
+        /// Whether the lock is held for writing now.
+        fn is_locked_exclusive(&self) -> bool;
+        /// The data, through a unique borrow of the lock.
+        fn get_mut(&mut self) -> &mut T;
+        /// A raw pointer to the data (see `parking_lot::RwLock::data_ptr`).
+        fn data_ptr(&self) -> *mut T;
     }
 }
 
@@ -467,22 +362,6 @@ impl<T: ?Sized + 'static> Lock<PRwLock<T>> {
             >(inner)
         };
         ArcGuard::new(guard, hold, self.clone())
-    }
-}
-
-impl<T: Default> Default for Lock<PRwLock<T>> {
-    /// A lock of `T::default()`, its own call site (the caller's location).
-    #[track_caller]
-    fn default() -> Self {
-        Lock::<PRwLock<T>>::new(T::default())
-    }
-}
-
-impl<T> From<T> for Lock<PRwLock<T>> {
-    /// A lock of `t`, its own call site (the caller's location).
-    #[track_caller]
-    fn from(t: T) -> Self {
-        Lock::<PRwLock<T>>::new(t)
     }
 }
 
@@ -521,25 +400,25 @@ impl<'a, T: ?Sized + 'a> RwLockWriteGuard<'a, T> {
     /// hold ends, a read hold starts.
     pub fn downgrade(s: Self) -> RwLockReadGuard<'a, T> {
         let RwLockWriteGuard { inner, hold } = s;
-        let lock = hold.lock();
-        let inner = parking_lot::RwLockWriteGuard::downgrade(inner);
-        hold.end();
-        RwLockReadGuard {
+        let (inner, hold) = downgrade(
             inner,
-            hold: hold_now(lock, Mode::Read),
-        }
+            hold,
+            Mode::Read,
+            parking_lot::RwLockWriteGuard::downgrade,
+        );
+        RwLockReadGuard { inner, hold }
     }
 
     /// Turns the write access into upgradable read access.
     pub fn downgrade_to_upgradable(s: Self) -> RwLockUpgradableReadGuard<'a, T> {
         let RwLockWriteGuard { inner, hold } = s;
-        let lock = hold.lock();
-        let inner = parking_lot::RwLockWriteGuard::downgrade_to_upgradable(inner);
-        hold.end();
-        RwLockUpgradableReadGuard {
+        let (inner, hold) = downgrade(
             inner,
-            hold: hold_now(lock, Mode::Upgradable),
-        }
+            hold,
+            Mode::Upgradable,
+            parking_lot::RwLockWriteGuard::downgrade_to_upgradable,
+        );
+        RwLockUpgradableReadGuard { inner, hold }
     }
 
     /// Runs `f` with the write lock released, then writes again: two acquisitions.
@@ -555,10 +434,8 @@ impl<'a, T: ?Sized + 'a> RwLockUpgradableReadGuard<'a, T> {
     /// ends and a write acquisition starts (contended if readers were there).
     pub fn upgrade(s: Self) -> RwLockWriteGuard<'a, T> {
         let RwLockUpgradableReadGuard { inner, hold } = s;
-        let lock = hold.lock();
-        hold.end();
         let (inner, hold) = acquire_by(
-            lock,
+            hold.end(),
             Mode::Write,
             inner,
             parking_lot::RwLockUpgradableReadGuard::try_upgrade,
@@ -570,34 +447,26 @@ impl<'a, T: ?Sized + 'a> RwLockUpgradableReadGuard<'a, T> {
     /// Upgrades to write access if no reader is there; gives the guard back otherwise.
     pub fn try_upgrade(s: Self) -> Result<RwLockWriteGuard<'a, T>, Self> {
         let RwLockUpgradableReadGuard { inner, hold } = s;
-        let lock = hold.lock();
-        match try_acquire_by(
-            lock,
-            Mode::Write,
+        match try_upgrade(
             inner,
+            hold,
             parking_lot::RwLockUpgradableReadGuard::try_upgrade,
         ) {
-            Ok((inner, write_hold)) => {
-                hold.end();
-                Ok(RwLockWriteGuard {
-                    inner,
-                    hold: write_hold,
-                })
-            }
-            Err(inner) => Err(RwLockUpgradableReadGuard { inner, hold }),
+            Ok((inner, hold)) => Ok(RwLockWriteGuard { inner, hold }),
+            Err((inner, hold)) => Err(RwLockUpgradableReadGuard { inner, hold }),
         }
     }
 
     /// Turns the upgradable access into plain read access.
     pub fn downgrade(s: Self) -> RwLockReadGuard<'a, T> {
         let RwLockUpgradableReadGuard { inner, hold } = s;
-        let lock = hold.lock();
-        let inner = parking_lot::RwLockUpgradableReadGuard::downgrade(inner);
-        hold.end();
-        RwLockReadGuard {
+        let (inner, hold) = downgrade(
             inner,
-            hold: hold_now(lock, Mode::Read),
-        }
+            hold,
+            Mode::Read,
+            parking_lot::RwLockUpgradableReadGuard::downgrade,
+        );
+        RwLockReadGuard { inner, hold }
     }
 }
 

@@ -16,10 +16,10 @@ use std::ops::{Deref, DerefMut};
 use std::sync::{LockResult, PoisonError, TryLockError, TryLockResult, WaitTimeoutResult};
 use std::time::Duration;
 
-use crate::{
-    acquire, acquire_held, fmt_as_inner, try_acquire, try_acquire_held, Held, Hold, Lock, LockKind,
-    Mode,
-};
+use crate::acquire::{acquire, try_acquire};
+use crate::hold::Held;
+use crate::macros::{forward, guard};
+use crate::{Lock, Mode};
 
 type StdMutex<T> = std::sync::Mutex<T>;
 type StdRwLock<T> = std::sync::RwLock<T>;
@@ -131,17 +131,12 @@ impl<T: ?Sized> DerefMut for MutexGuard<'_, T> {
     }
 }
 
-impl<T> Lock<StdMutex<T>> {
-    /// A measured `std::sync::Mutex` of its own call site (the caller's location). Use
-    /// `hotpath::mutex!` to label it or to make it in a `static`.
-    #[track_caller]
-    pub fn new(t: T) -> Self {
-        Lock::at_caller(StdMutex::new(t), LockKind::Mutex)
-    }
+forward!(new std::sync::Mutex => Mutex, "mutex", "hotpath::mutex!");
 
-    /// Consumes the mutex, returning the data (`Err` if it is poisoned).
-    pub fn into_inner(self) -> LockResult<T> {
-        self.inner.into_inner()
+impl<T> Lock<StdMutex<T>> {
+    forward! {
+        /// Consumes the mutex, returning the data (`Err` if it is poisoned).
+        fn into_inner(self) -> LockResult<T>;
     }
 }
 
@@ -150,7 +145,7 @@ impl<T: ?Sized> Lock<StdMutex<T>> {
     /// another thread panicked while holding it.
     #[inline]
     pub fn lock(&self) -> LockResult<MutexGuard<'_, T>> {
-        let (r, held) = acquire_held(self, Mode::Write, |m| attempt(m.try_lock()), |m| m.lock());
+        let (r, held) = acquire(self, Mode::Write, |m| attempt(m.try_lock()), |m| m.lock());
         wrap(r, held, MutexGuard::new)
     }
 
@@ -158,107 +153,37 @@ impl<T: ?Sized> Lock<StdMutex<T>> {
     /// thread panicked while holding it.
     #[inline]
     pub fn try_lock(&self) -> TryLockResult<MutexGuard<'_, T>> {
-        let r = try_acquire_held(self, Mode::Write, |m| attempt(m.try_lock()));
+        let r = try_acquire(self, Mode::Write, |m| attempt(m.try_lock()));
         wrap_try(r, MutexGuard::new)
     }
 
-    /// Whether the mutex is poisoned.
-    pub fn is_poisoned(&self) -> bool {
-        self.inner.is_poisoned()
-    }
-
-    /// Clears the poisoned state.
-    pub fn clear_poison(&self) {
-        self.inner.clear_poison()
-    }
-
-    /// The data, through a unique borrow of the mutex (no locking needed).
-    pub fn get_mut(&mut self) -> LockResult<&mut T> {
-        self.inner.get_mut()
+    forward! {
+        /// Whether the mutex is poisoned.
+        fn is_poisoned(&self) -> bool;
+        /// Clears the poisoned state.
+        fn clear_poison(&self);
+        /// The data, through a unique borrow of the mutex (no locking needed).
+        fn get_mut(&mut self) -> LockResult<&mut T>;
     }
 }
 
-impl<T: Default> Default for Lock<StdMutex<T>> {
-    /// A mutex of `T::default()`, its own call site (the caller's location).
-    #[track_caller]
-    fn default() -> Self {
-        Lock::<StdMutex<T>>::new(T::default())
-    }
-}
+guard!(
+    must_use = "if unused the RwLock will immediately unlock";
+    /// The read guard of a measured `std::sync::RwLock`.
+    RwLockReadGuard => std::sync::RwLockReadGuard
+);
+guard!(
+    must_use = "if unused the RwLock will immediately unlock";
+    /// The write guard of a measured `std::sync::RwLock`.
+    RwLockWriteGuard => std::sync::RwLockWriteGuard, mut
+);
 
-impl<T> From<T> for Lock<StdMutex<T>> {
-    /// A mutex of `t`, its own call site (the caller's location).
-    #[track_caller]
-    fn from(t: T) -> Self {
-        Lock::<StdMutex<T>>::new(t)
-    }
-}
-
-/// The read guard of a measured `std::sync::RwLock`.
-#[must_use = "if unused the RwLock will immediately unlock"]
-pub struct RwLockReadGuard<'a, T: ?Sized + 'a> {
-    inner: std::sync::RwLockReadGuard<'a, T>,
-    #[allow(dead_code)]
-    hold: Hold,
-}
-
-/// The write guard of a measured `std::sync::RwLock`.
-#[must_use = "if unused the RwLock will immediately unlock"]
-pub struct RwLockWriteGuard<'a, T: ?Sized + 'a> {
-    inner: std::sync::RwLockWriteGuard<'a, T>,
-    #[allow(dead_code)]
-    hold: Hold,
-}
-
-fmt_as_inner!(RwLockReadGuard<'a, T> where T: ?Sized + std::fmt::Debug);
-fmt_as_inner!(RwLockWriteGuard<'a, T> where T: ?Sized + std::fmt::Debug);
-
-impl<T: ?Sized + std::fmt::Display> std::fmt::Display for RwLockReadGuard<'_, T> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        (**self).fmt(f)
-    }
-}
-
-impl<T: ?Sized + std::fmt::Display> std::fmt::Display for RwLockWriteGuard<'_, T> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        (**self).fmt(f)
-    }
-}
-
-impl<T: ?Sized> Deref for RwLockReadGuard<'_, T> {
-    type Target = T;
-    #[inline]
-    fn deref(&self) -> &T {
-        &self.inner
-    }
-}
-
-impl<T: ?Sized> Deref for RwLockWriteGuard<'_, T> {
-    type Target = T;
-    #[inline]
-    fn deref(&self) -> &T {
-        &self.inner
-    }
-}
-
-impl<T: ?Sized> DerefMut for RwLockWriteGuard<'_, T> {
-    #[inline]
-    fn deref_mut(&mut self) -> &mut T {
-        &mut self.inner
-    }
-}
+forward!(new std::sync::RwLock => RwLock, "lock", "hotpath::rw_lock!");
 
 impl<T> Lock<StdRwLock<T>> {
-    /// A measured `std::sync::RwLock` of its own call site (the caller's location). Use
-    /// `hotpath::rw_lock!` to label it or to make it in a `static`.
-    #[track_caller]
-    pub fn new(t: T) -> Self {
-        Lock::at_caller(StdRwLock::new(t), LockKind::RwLock)
-    }
-
-    /// Consumes the lock, returning the data (`Err` if it is poisoned).
-    pub fn into_inner(self) -> LockResult<T> {
-        self.inner.into_inner()
+    forward! {
+        /// Consumes the lock, returning the data (`Err` if it is poisoned).
+        fn into_inner(self) -> LockResult<T>;
     }
 }
 
@@ -291,35 +216,13 @@ impl<T: ?Sized> Lock<StdRwLock<T>> {
         wrap_try(r, |inner, hold| RwLockWriteGuard { inner, hold })
     }
 
-    /// Whether the lock is poisoned.
-    pub fn is_poisoned(&self) -> bool {
-        self.inner.is_poisoned()
-    }
-
-    /// Clears the poisoned state.
-    pub fn clear_poison(&self) {
-        self.inner.clear_poison()
-    }
-
-    /// The data, through a unique borrow of the lock (no locking needed).
-    pub fn get_mut(&mut self) -> LockResult<&mut T> {
-        self.inner.get_mut()
-    }
-}
-
-impl<T: Default> Default for Lock<StdRwLock<T>> {
-    /// A lock of `T::default()`, its own call site (the caller's location).
-    #[track_caller]
-    fn default() -> Self {
-        Lock::<StdRwLock<T>>::new(T::default())
-    }
-}
-
-impl<T> From<T> for Lock<StdRwLock<T>> {
-    /// A lock of `t`, its own call site (the caller's location).
-    #[track_caller]
-    fn from(t: T) -> Self {
-        Lock::<StdRwLock<T>>::new(t)
+    forward! {
+        /// Whether the lock is poisoned.
+        fn is_poisoned(&self) -> bool;
+        /// Clears the poisoned state.
+        fn clear_poison(&self);
+        /// The data, through a unique borrow of the lock (no locking needed).
+        fn get_mut(&mut self) -> LockResult<&mut T>;
     }
 }
 

@@ -11,15 +11,13 @@
 //! Not offered: the guards' accessors of the raw lock (`MutexGuard::mutex`), which
 //! would let acquisitions escape the count.
 
-use std::ops::{Deref, DerefMut};
 use std::sync::Arc;
 
 use tokio::sync::TryLockError;
 
-use crate::{
-    acquire, acquire_async, fmt_as_inner, hold_now, try_acquire_by, ArcGuard, Hold, Lock, LockKind,
-    LockSite, Mode,
-};
+use crate::acquire::{acquire, acquire_await, downgrade, try_acquire_by};
+use crate::macros::{forward, guard};
+use crate::{ArcGuard, Lock, LockKind, LockSite, Mode};
 
 type TMutex<T> = tokio::sync::Mutex<T>;
 type TRwLock<T> = tokio::sync::RwLock<T>;
@@ -41,64 +39,25 @@ static RW_LOCK_CONST_NEW: LockSite = LockSite::new(
     LockKind::RwLock,
 );
 
-macro_rules! guard {
-    ($(#[$m:meta])* $name:ident => $inner:ident $(, $mutable:ident)?) => {
-        $(#[$m])*
-        #[must_use = "if unused the lock will immediately unlock"]
-        pub struct $name<'a, T: ?Sized + 'a> {
-            // Declared first: dropped (the lock released) before `hold` records.
-            inner: tokio::sync::$inner<'a, T>,
-            #[allow(dead_code)]
-            hold: Hold,
-        }
-
-        fmt_as_inner!($name<'a, T> where T: ?Sized + std::fmt::Debug);
-
-        impl<T: ?Sized + std::fmt::Display> std::fmt::Display for $name<'_, T> {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                (**self).fmt(f)
-            }
-        }
-
-        impl<T: ?Sized> Deref for $name<'_, T> {
-            type Target = T;
-            #[inline]
-            fn deref(&self) -> &T {
-                &self.inner
-            }
-        }
-
-        $(guard!(@$mutable $name);)?
-    };
-    (@mut $name:ident) => {
-        impl<T: ?Sized> DerefMut for $name<'_, T> {
-            #[inline]
-            fn deref_mut(&mut self) -> &mut T {
-                &mut self.inner
-            }
-        }
-    };
-}
-
 guard!(
     /// The guard of a measured `tokio::sync::Mutex`.
-    MutexGuard => MutexGuard, mut
+    MutexGuard => tokio::sync::MutexGuard, mut
 );
 guard!(
     /// A measured mutex guard narrowed to a part of the data (`MutexGuard::map`).
-    MappedMutexGuard => MappedMutexGuard, mut
+    MappedMutexGuard => tokio::sync::MappedMutexGuard, mut
 );
 guard!(
     /// The read guard of a measured `tokio::sync::RwLock`.
-    RwLockReadGuard => RwLockReadGuard
+    RwLockReadGuard => tokio::sync::RwLockReadGuard
 );
 guard!(
     /// The write guard of a measured `tokio::sync::RwLock`.
-    RwLockWriteGuard => RwLockWriteGuard, mut
+    RwLockWriteGuard => tokio::sync::RwLockWriteGuard, mut
 );
 guard!(
     /// A measured write guard narrowed to a part of the data.
-    RwLockMappedWriteGuard => RwLockMappedWriteGuard, mut
+    RwLockMappedWriteGuard => tokio::sync::RwLockMappedWriteGuard, mut
 );
 
 /// `lock_owned`'s guard: owns an `Arc` of the measured mutex.
@@ -108,43 +67,26 @@ pub type OwnedRwLockReadGuard<T> = ArcGuard<TRwLock<T>, tokio::sync::RwLockReadG
 /// `write_owned`'s guard.
 pub type OwnedRwLockWriteGuard<T> = ArcGuard<TRwLock<T>, tokio::sync::RwLockWriteGuard<'static, T>>;
 
-/// `try_lock`'s result as an `Option` for the fast path.
-fn ok<G>(r: Result<G, TryLockError>) -> Option<G> {
-    r.ok()
-}
+forward!(new tokio::sync::Mutex => Mutex, "mutex", "hotpath::mutex!");
 
 impl<T> Lock<TMutex<T>> {
-    /// A measured `tokio::sync::Mutex` of its own call site (the caller's location). Use
-    /// `hotpath::mutex!` to label it or to make it in a `static`.
-    #[track_caller]
-    pub fn new(t: T) -> Self {
-        Lock::at_caller(TMutex::new(t), LockKind::Mutex)
-    }
-
     /// A measured mutex in const context (a `static`); every `const_new` mutex shares
     /// one call site.
     pub const fn const_new(t: T) -> Self {
         Lock::instrument(TMutex::const_new(t), &MUTEX_CONST_NEW)
     }
 
-    /// Consumes the mutex, returning the data.
-    pub fn into_inner(self) -> T {
-        self.inner.into_inner()
+    forward! {
+        /// Consumes the mutex, returning the data.
+        fn into_inner(self) -> T;
     }
 }
 
 impl<T: ?Sized> Lock<TMutex<T>> {
     /// Acquires the mutex, waiting (in tokio's FIFO order) until it is available.
     pub async fn lock(&self) -> MutexGuard<'_, T> {
-        self.register();
-        let (inner, hold) = acquire_async(
-            self.site,
-            Mode::Write,
-            &self.inner,
-            |m| m.try_lock().map_err(|_| m),
-            |m| m.lock(),
-        )
-        .await;
+        let (inner, hold) =
+            acquire_await(self, Mode::Write, |m| m.try_lock().ok(), |m| m.lock()).await;
         MutexGuard { inner, hold }
     }
 
@@ -161,15 +103,15 @@ impl<T: ?Sized> Lock<TMutex<T>> {
         let (inner, hold) = acquire(
             self,
             Mode::Write,
-            |m| ok(m.try_lock()),
+            |m| m.try_lock().ok(),
             |m| m.blocking_lock(),
         );
         MutexGuard { inner, hold }
     }
 
-    /// The data, through a unique borrow of the mutex.
-    pub fn get_mut(&mut self) -> &mut T {
-        self.inner.get_mut()
+    forward! {
+        /// The data, through a unique borrow of the mutex.
+        fn get_mut(&mut self) -> &mut T;
     }
 }
 
@@ -203,22 +145,6 @@ impl<T: ?Sized + 'static> Lock<TMutex<T>> {
     }
 }
 
-impl<T: Default> Default for Lock<TMutex<T>> {
-    /// A mutex of `T::default()`, its own call site (the caller's location).
-    #[track_caller]
-    fn default() -> Self {
-        Lock::<TMutex<T>>::new(T::default())
-    }
-}
-
-impl<T> From<T> for Lock<TMutex<T>> {
-    /// A mutex of `t`, its own call site (the caller's location).
-    #[track_caller]
-    fn from(t: T) -> Self {
-        Lock::<TMutex<T>>::new(t)
-    }
-}
-
 impl<'a, T: ?Sized + 'a> MutexGuard<'a, T> {
     /// Narrows the guard to a part of the data; the hold goes on.
     pub fn map<U: ?Sized, F: FnOnce(&mut T) -> &mut U>(
@@ -245,14 +171,9 @@ impl<'a, T: ?Sized + 'a> MutexGuard<'a, T> {
     }
 }
 
-impl<T> Lock<TRwLock<T>> {
-    /// A measured `tokio::sync::RwLock` of its own call site (the caller's location). Use
-    /// `hotpath::rw_lock!` to label it or to make it in a `static`.
-    #[track_caller]
-    pub fn new(t: T) -> Self {
-        Lock::at_caller(TRwLock::new(t), LockKind::RwLock)
-    }
+forward!(new tokio::sync::RwLock => RwLock, "lock", "hotpath::rw_lock!");
 
+impl<T> Lock<TRwLock<T>> {
     /// A measured lock allowing at most `max_reads` readers at once.
     #[track_caller]
     pub fn with_max_readers(t: T, max_reads: u32) -> Self {
@@ -265,24 +186,17 @@ impl<T> Lock<TRwLock<T>> {
         Lock::instrument(TRwLock::const_new(t), &RW_LOCK_CONST_NEW)
     }
 
-    /// Consumes the lock, returning the data.
-    pub fn into_inner(self) -> T {
-        self.inner.into_inner()
+    forward! {
+        /// Consumes the lock, returning the data.
+        fn into_inner(self) -> T;
     }
 }
 
 impl<T: ?Sized> Lock<TRwLock<T>> {
     /// Acquires shared read access, waiting (FIFO) until it is available.
     pub async fn read(&self) -> RwLockReadGuard<'_, T> {
-        self.register();
-        let (inner, hold) = acquire_async(
-            self.site,
-            Mode::Read,
-            &self.inner,
-            |l| l.try_read().map_err(|_| l),
-            |l| l.read(),
-        )
-        .await;
+        let (inner, hold) =
+            acquire_await(self, Mode::Read, |l| l.try_read().ok(), |l| l.read()).await;
         RwLockReadGuard { inner, hold }
     }
 
@@ -298,7 +212,7 @@ impl<T: ?Sized> Lock<TRwLock<T>> {
         let (inner, hold) = acquire(
             self,
             Mode::Read,
-            |l| ok(l.try_read()),
+            |l| l.try_read().ok(),
             |l| l.blocking_read(),
         );
         RwLockReadGuard { inner, hold }
@@ -306,15 +220,8 @@ impl<T: ?Sized> Lock<TRwLock<T>> {
 
     /// Acquires exclusive write access, waiting (FIFO) until it is available.
     pub async fn write(&self) -> RwLockWriteGuard<'_, T> {
-        self.register();
-        let (inner, hold) = acquire_async(
-            self.site,
-            Mode::Write,
-            &self.inner,
-            |l| l.try_write().map_err(|_| l),
-            |l| l.write(),
-        )
-        .await;
+        let (inner, hold) =
+            acquire_await(self, Mode::Write, |l| l.try_write().ok(), |l| l.write()).await;
         RwLockWriteGuard { inner, hold }
     }
 
@@ -330,15 +237,15 @@ impl<T: ?Sized> Lock<TRwLock<T>> {
         let (inner, hold) = acquire(
             self,
             Mode::Write,
-            |l| ok(l.try_write()),
+            |l| l.try_write().ok(),
             |l| l.blocking_write(),
         );
         RwLockWriteGuard { inner, hold }
     }
 
-    /// The data, through a unique borrow of the lock.
-    pub fn get_mut(&mut self) -> &mut T {
-        self.inner.get_mut()
+    forward! {
+        /// The data, through a unique borrow of the lock.
+        fn get_mut(&mut self) -> &mut T;
     }
 }
 
@@ -380,22 +287,6 @@ impl<T: ?Sized + 'static> Lock<TRwLock<T>> {
     }
 }
 
-impl<T: Default> Default for Lock<TRwLock<T>> {
-    /// A lock of `T::default()`, its own call site (the caller's location).
-    #[track_caller]
-    fn default() -> Self {
-        Lock::<TRwLock<T>>::new(T::default())
-    }
-}
-
-impl<T> From<T> for Lock<TRwLock<T>> {
-    /// A lock of `t`, its own call site (the caller's location).
-    #[track_caller]
-    fn from(t: T) -> Self {
-        Lock::<TRwLock<T>>::new(t)
-    }
-}
-
 impl<'a, T: ?Sized + 'a> RwLockReadGuard<'a, T> {
     /// Narrows the guard to a part of the data.
     pub fn map<U: ?Sized, F: FnOnce(&T) -> &U>(this: Self, f: F) -> RwLockReadGuard<'a, U> {
@@ -424,12 +315,12 @@ impl<'a, T: ?Sized + 'a> RwLockWriteGuard<'a, T> {
     /// hold ends, a read hold starts.
     pub fn downgrade(self) -> RwLockReadGuard<'a, T> {
         let RwLockWriteGuard { inner, hold } = self;
-        let lock = hold.lock();
-        let inner = inner.downgrade();
-        hold.end();
-        RwLockReadGuard {
+        let (inner, hold) = downgrade(
             inner,
-            hold: hold_now(lock, Mode::Read),
-        }
+            hold,
+            Mode::Read,
+            tokio::sync::RwLockWriteGuard::downgrade,
+        );
+        RwLockReadGuard { inner, hold }
     }
 }

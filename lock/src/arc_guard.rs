@@ -1,0 +1,133 @@
+//! [`ArcGuard`]: a backend's guard kept beside the `Arc` of the lock it borrows, for
+//! the guards that own their lock (parking_lot's and async-lock's `lock_arc`, tokio's
+//! `lock_owned`).
+
+use std::sync::Arc;
+
+use crate::{Hold, Lock};
+
+/// A guard that owns an `Arc` of its measured lock (parking_lot's `lock_arc`, tokio's
+/// `lock_owned`, async-lock's `lock_arc`): derefs as the guard `G` it holds.
+///
+/// # Soundness
+///
+/// `G` is the backend's borrowing guard with its lifetime stretched to `'static`
+/// (parking_lot and async-lock: `transmute`d; tokio: acquired through a `&'static`
+/// made from `Arc::as_ptr`), stored beside the `Arc` of the lock it borrows: the
+/// `owning_ref` pattern, whose soundness rests on three facts, each kept here.
+///
+/// - **Field order.** `guard` is declared before `lock` and `ArcGuard` has no `Drop` of
+///   its own, so the guard is dropped (the lock released) before the `Arc` is let go:
+///   the borrow ends while the lock is alive. The `Arc` keeps the lock at one heap
+///   address however the `ArcGuard` moves.
+/// - **`T: 'static`.** The methods that make an `ArcGuard` exist only for
+///   `Lock<Backend<T>>` with `T: 'static`, so `G<'static, T>` is well-formed and the
+///   data borrows nothing that could end before the guard.
+/// - **No `&mut G` and no `G` escapes.** The fields are private and nothing hands out the
+///   guard itself, only its target (`Deref`, `DerefMut`) and the `Arc` ([`ArcGuard::lock`]).
+///   With a `&mut G`, two guards' `G`s could be `mem::swap`ped, leaving a guard beside an
+///   `Arc` that does not keep its lock alive (a use after free once that lock's last
+///   `Arc` goes); with a `G` by value, a guard could outlive every `Arc`. Inside the crate,
+///   `ArcGuard::new` is the only constructor, given a guard just acquired from the
+///   lock in the `Arc` it is given.
+///
+/// What checks it: miri would, but needs a nightly toolchain, which the machines
+/// building this crate do not have. Instead the doc tests below fail to compile where
+/// code outside the crate reaches for the guard (stable rustdoc does not compare the
+/// error codes; with `guard` made `pub` all three compile, so they fail for its
+/// privacy), and the tests of the `_arc` and `_owned` guards (`lock/tests/arc_guards.rs`:
+/// the last `Arc` dropped while and after a guard holds, guards moved to other threads
+/// and swapped, an owned acquisition cancelled while it waits) run clean under
+/// valgrind's memcheck, which reports invalid reads in them when `lock` is declared
+/// before `guard`:
+///
+/// ```text
+/// cargo test -p hotpath-lock --all-features --test arc_guards --no-run
+/// valgrind --error-exitcode=1 --leak-check=no target/debug/deps/arc_guards-<hash> --test-threads=1
+/// ```
+///
+/// No `&mut G` outside the crate, by field:
+///
+/// ```compile_fail,E0616
+/// fn guard_of<L: ?Sized, G>(g: &mut hotpath_lock::ArcGuard<L, G>) -> &mut G {
+///     &mut g.guard
+/// }
+/// ```
+///
+/// nor by swapping two guards' guards:
+///
+/// ```compile_fail,E0616
+/// use hotpath_lock::ArcGuard;
+///
+/// fn swap<L: ?Sized, G>(a: &mut ArcGuard<L, G>, b: &mut ArcGuard<L, G>) {
+///     std::mem::swap(&mut a.guard, &mut b.guard)
+/// }
+/// ```
+///
+/// nor by value:
+///
+/// ```compile_fail,E0451
+/// fn into_guard<L: ?Sized, G>(g: hotpath_lock::ArcGuard<L, G>) -> G {
+///     let hotpath_lock::ArcGuard { guard, .. } = g;
+///     guard
+/// }
+/// ```
+///
+/// What it does give out: the data and the `Arc`.
+///
+/// ```
+/// use std::ops::DerefMut;
+/// use std::sync::Arc;
+///
+/// fn data<L: ?Sized, G: DerefMut>(g: &mut hotpath_lock::ArcGuard<L, G>) -> &mut G::Target {
+///     g
+/// }
+/// fn lock<L: ?Sized, G>(g: &hotpath_lock::ArcGuard<L, G>) -> Arc<hotpath_lock::Lock<L>> {
+///     hotpath_lock::ArcGuard::lock(g).clone()
+/// }
+/// ```
+pub struct ArcGuard<L: ?Sized, G> {
+    // Field order is drop order: the guard (which borrows `*lock`) is released first,
+    // then the hold records, then the `Arc` is let go.
+    guard: G,
+    #[allow(dead_code)]
+    hold: Hold,
+    lock: Arc<Lock<L>>,
+}
+
+impl<L: ?Sized, G> ArcGuard<L, G> {
+    /// `guard` must borrow nothing but the lock inside `lock`.
+    #[cfg_attr(
+        not(any(feature = "parking_lot", feature = "tokio", feature = "async-lock")),
+        allow(dead_code)
+    )]
+    pub(crate) fn new(guard: G, hold: Hold, lock: Arc<Lock<L>>) -> Self {
+        ArcGuard { guard, hold, lock }
+    }
+
+    /// The lock this guard holds.
+    pub fn lock(s: &Self) -> &Arc<Lock<L>> {
+        &s.lock
+    }
+}
+
+impl<L: ?Sized, G: std::ops::Deref> std::ops::Deref for ArcGuard<L, G> {
+    type Target = G::Target;
+    #[inline]
+    fn deref(&self) -> &G::Target {
+        &self.guard
+    }
+}
+
+impl<L: ?Sized, G: std::ops::DerefMut> std::ops::DerefMut for ArcGuard<L, G> {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut G::Target {
+        &mut self.guard
+    }
+}
+
+impl<L: ?Sized, G: std::fmt::Debug> std::fmt::Debug for ArcGuard<L, G> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.guard.fmt(f)
+    }
+}
