@@ -22,7 +22,7 @@ use crate::Format;
 #[derive(Debug)]
 pub struct HotpathGuardBuilder {
     #[cfg(feature = "hotpath")]
-    cfg: crate::config::Config,
+    pub(crate) cfg: crate::config::Config,
 }
 
 impl HotpathGuardBuilder {
@@ -95,208 +95,12 @@ impl HotpathGuardBuilder {
         self
     }
 
-    /// Rows of the function sections (timing, alloc, cpu); overrides [`Self::limit`].
-    #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
-    pub fn functions_limit(mut self, limit: usize) -> Self {
-        #[cfg(feature = "hotpath")]
-        {
-            self.cfg.functions_limit = Some(limit);
-        }
-        #[cfg(not(feature = "hotpath"))]
-        let _ = limit;
-        self
-    }
-
-    /// Rows of the threads section; overrides [`Self::limit`].
-    #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
-    pub fn threads_limit(mut self, limit: usize) -> Self {
-        #[cfg(feature = "hotpath")]
-        {
-            self.cfg.threads_limit = Some(limit);
-        }
-        #[cfg(not(feature = "hotpath"))]
-        let _ = limit;
-        self
-    }
-
-    /// Rows of the I/O section; overrides [`Self::limit`].
-    #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
-    pub fn io_limit(mut self, limit: usize) -> Self {
-        #[cfg(feature = "hotpath")]
-        {
-            self.cfg.io_limit = Some(limit);
-        }
-        #[cfg(not(feature = "hotpath"))]
-        let _ = limit;
-        self
-    }
-
-    /// Rows of the channels section (hotpath 0.30's name); overrides [`Self::limit`].
-    #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
-    pub fn channels_limit(mut self, limit: usize) -> Self {
-        #[cfg(feature = "hotpath")]
-        {
-            self.cfg.channels_limit = Some(limit);
-        }
-        #[cfg(not(feature = "hotpath"))]
-        let _ = limit;
-        self
-    }
-
-    /// Rows of the `sql` section; overrides [`Self::limit`].
-    #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
-    pub fn sql_limit(mut self, limit: usize) -> Self {
-        #[cfg(feature = "hotpath")]
-        {
-            self.cfg.sql_limit = Some(limit);
-        }
-        #[cfg(not(feature = "hotpath"))]
-        let _ = limit;
-        self
-    }
-
-    /// Rows of the streams section; overrides [`Self::limit`].
-    #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
-    pub fn streams_limit(mut self, limit: usize) -> Self {
-        #[cfg(feature = "hotpath")]
-        {
-            self.cfg.streams_limit = Some(limit);
-        }
-        #[cfg(not(feature = "hotpath"))]
-        let _ = limit;
-        self
-    }
-
-    /// Rows of the `http` section; overrides [`Self::limit`].
-    #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
-    pub fn http_limit(mut self, limit: usize) -> Self {
-        #[cfg(feature = "hotpath")]
-        {
-            self.cfg.http_limit = Some(limit);
-        }
-        #[cfg(not(feature = "hotpath"))]
-        let _ = limit;
-        self
-    }
-
-    /// Rows of the futures section; overrides [`Self::limit`].
-    #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
-    pub fn futures_limit(mut self, limit: usize) -> Self {
-        #[cfg(feature = "hotpath")]
-        {
-            self.cfg.futures_limit = Some(limit);
-        }
-        #[cfg(not(feature = "hotpath"))]
-        let _ = limit;
-        self
-    }
-
-    /// Rows of the `server` section; overrides [`Self::limit`].
-    #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
-    pub fn server_limit(mut self, limit: usize) -> Self {
-        #[cfg(feature = "hotpath")]
-        {
-            self.cfg.server_limit = Some(limit);
-        }
-        #[cfg(not(feature = "hotpath"))]
-        let _ = limit;
-        self
-    }
-
-    /// Whether SQL queries and HTTP calls made while a server request is handled are
-    /// also attributed to its route (on by default; `HOTPATH_ROUTE_SCOPE=0` turns it
-    /// off). Accepted for hotpath 0.30 compatibility; this version attributes them to the
-    /// innermost measured function either way.
-    #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
-    pub fn route_scope(mut self, on: bool) -> Self {
-        #[cfg(feature = "hotpath")]
-        {
-            self.cfg.route_scope = on;
-        }
-        #[cfg(not(feature = "hotpath"))]
+    /// Accepted for hotpath 0.30 compatibility, where it decides whether SQL queries
+    /// and HTTP calls made while a server request is handled are also counted per route;
+    /// it has no effect here: they are attributed to the innermost measured function
+    /// either way.
+    pub fn route_scope(self, on: bool) -> Self {
         let _ = on;
-        self
-    }
-
-    /// Rows of the `mutexes` section; overrides [`Self::limit`].
-    #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
-    pub fn mutexes_limit(mut self, limit: usize) -> Self {
-        #[cfg(feature = "hotpath")]
-        {
-            self.cfg.mutexes_limit = Some(limit);
-        }
-        #[cfg(not(feature = "hotpath"))]
-        let _ = limit;
-        self
-    }
-
-    /// Rows of the `rw_locks` section; overrides [`Self::limit`].
-    #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
-    pub fn rw_locks_limit(mut self, limit: usize) -> Self {
-        #[cfg(feature = "hotpath")]
-        {
-            self.cfg.rw_locks_limit = Some(limit);
-        }
-        #[cfg(not(feature = "hotpath"))]
-        let _ = limit;
-        self
-    }
-
-    /// Times only a fraction `rate` (0..=1) of channel messages' latencies once a site
-    /// has carried its first 256 (all timed); every message is still counted, and waits
-    /// for room or for a message are timed unless `rate` is 0. Default 1/16.
-    /// `HOTPATH_CHANNELS_TIME_SAMPLING_RATE` overrides it.
-    pub fn channels_time_sampling_rate(self, rate: f64) -> Self {
-        self.kind_rate(Kind::Channels, "channels", "message", rate)
-    }
-
-    /// Times only a fraction `rate` (0..=1) of stream polls once a site has had its
-    /// first 256 (all timed, as are an instance's polls up to its first item); every
-    /// item and poll is still counted. Default 1/16.
-    /// `HOTPATH_STREAMS_TIME_SAMPLING_RATE` overrides it.
-    pub fn streams_time_sampling_rate(self, rate: f64) -> Self {
-        self.kind_rate(Kind::Streams, "streams", "poll", rate)
-    }
-
-    /// Times only a fraction `rate` (0..=1) of `future!` and `#[future_fn]` calls once a
-    /// site has had its first 256 (all timed); every call and poll is still counted.
-    /// Default 1/16. `HOTPATH_FUTURES_TIME_SAMPLING_RATE` overrides it.
-    pub fn futures_time_sampling_rate(self, rate: f64) -> Self {
-        self.kind_rate(Kind::Futures, "futures", "call", rate)
-    }
-
-    /// Times only a fraction `rate` (0..=1) of uncontended mutex holds once a site has
-    /// had its first 256 acquisitions (all timed); every acquisition is still counted,
-    /// and a contended one is timed unless `rate` is 0. Unset: 1/16, or the functions'
-    /// rate when that was set.
-    /// `HOTPATH_MUTEXES_TIME_SAMPLING_RATE` overrides it, and so does
-    /// `HOTPATH_TIME_SAMPLING_RATE` when the former is not set.
-    pub fn mutexes_time_sampling_rate(self, rate: f64) -> Self {
-        self.kind_rate(Kind::Mutexes, "mutexes", "acquisition", rate)
-    }
-
-    /// Times only a fraction `rate` (0..=1) of uncontended read-write lock holds, as
-    /// [`HotpathGuardBuilder::mutexes_time_sampling_rate`] does for mutexes. Unset: 1/16,
-    /// or the functions' rate when that was set.
-    /// `HOTPATH_RW_LOCKS_TIME_SAMPLING_RATE` overrides it, and so does
-    /// `HOTPATH_TIME_SAMPLING_RATE` when the former is not set.
-    pub fn rw_locks_time_sampling_rate(self, rate: f64) -> Self {
-        self.kind_rate(Kind::RwLocks, "rw_locks", "acquisition", rate)
-    }
-
-    /// Sets the rate of one kind of event, or warns and keeps timing every one.
-    #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
-    fn kind_rate(mut self, kind: Kind, what: &str, one: &str, rate: f64) -> Self {
-        #[cfg(feature = "hotpath")]
-        set_rate(
-            &mut self.cfg,
-            kind.sampler(),
-            &format!("{what}_time_sampling_rate"),
-            rate,
-            &format!("timing every {one}"),
-        );
-        #[cfg(not(feature = "hotpath"))]
-        let _ = (kind, what, one, rate);
         self
     }
 
@@ -376,29 +180,6 @@ impl HotpathGuardBuilder {
         #[cfg(not(feature = "hotpath"))]
         let _ = hz;
         self
-    }
-
-    /// Times only a fraction `rate` (0..=1) of I/O operations; every operation and byte
-    /// is still counted, and rates come from the timed ones. 0 counts without timing.
-    /// `HOTPATH_IO_TIME_SAMPLING_RATE` overrides it.
-    #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
-    pub fn io_time_sampling_rate(mut self, rate: f64) -> Self {
-        #[cfg(feature = "hotpath")]
-        set_rate(
-            &mut self.cfg,
-            hotpath_core::state::Sampler::Io,
-            "io_time_sampling_rate",
-            rate,
-            "timing every operation",
-        );
-        #[cfg(not(feature = "hotpath"))]
-        let _ = rate;
-        self
-    }
-
-    /// The same as [`Self::time_sampling_rate`] (the name hotpath 0.30 uses for functions).
-    pub fn functions_time_sampling_rate(self, rate: f64) -> Self {
-        self.time_sampling_rate(rate)
     }
 
     /// Sections to report: `all`, or names (`timing`, ...) separated by commas; `-name`
@@ -572,30 +353,6 @@ impl HotpathGuardBuilder {
     }
 }
 
-/// The kinds of events with a time-sampling rate of their own and a builder setter.
-#[derive(Clone, Copy)]
-enum Kind {
-    Channels,
-    Streams,
-    Futures,
-    Mutexes,
-    RwLocks,
-}
-
-#[cfg(feature = "hotpath")]
-impl Kind {
-    fn sampler(self) -> hotpath_core::state::Sampler {
-        use hotpath_core::state::Sampler;
-        match self {
-            Kind::Channels => Sampler::Channels,
-            Kind::Streams => Sampler::Streams,
-            Kind::Futures => Sampler::Futures,
-            Kind::Mutexes => Sampler::Mutexes,
-            Kind::RwLocks => Sampler::RwLocks,
-        }
-    }
-}
-
 /// A running profiling session; writes the report when dropped.
 #[derive(Debug)]
 pub struct HotpathGuard {
@@ -630,7 +387,7 @@ impl HotpathGuard {
 /// below the smallest usable rate it warns and counts without timing
 /// ([`crate::config::usable_rate`]).
 #[cfg(feature = "hotpath")]
-fn set_rate(
+pub(crate) fn set_rate(
     cfg: &mut crate::config::Config,
     kind: hotpath_core::state::Sampler,
     method: &str,

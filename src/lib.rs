@@ -124,6 +124,7 @@ mod overhead;
 pub use hotpath_report as report;
 #[cfg(feature = "hotpath")]
 mod runtime;
+mod sections;
 #[cfg(feature = "hotpath")]
 mod service;
 mod service_api;

@@ -108,7 +108,8 @@ fn reads_report_status_and_fragments_and_sends_the_token() {
 
     let fragment = client.fetch_fragment("/functions_timing").unwrap();
     assert_eq!(fragment.section, "timing");
-    assert_eq!(fragment.functions, Some(vec![]));
+    assert_eq!(fragment.keys, ["functions"]);
+    assert_eq!(fragment.part.functions, vec![]);
 
     let bearer = Some("Bearer s3cret".to_string());
     assert_eq!(
@@ -182,6 +183,7 @@ fn status_404_carries_the_api_error() {
                 Some(&ApiError {
                     error: "section alloc is not compiled in".into(),
                     feature: Some("hotpath-alloc".into()),
+                    features: vec![],
                 })
             );
         }

@@ -37,6 +37,7 @@ pub(crate) fn forbidden(host: &str) -> hyper::Response<http_body_util::Full<hype
              HOTPATH_METRICS_ALLOWED_HOSTS"
         ),
         feature: None,
+        features: Vec::new(),
     })
     .unwrap_or_else(|_| "{\"error\":\"Host not allowed\"}".into());
     let mut response = hyper::Response::new(http_body_util::Full::new(body.into()));

@@ -70,16 +70,25 @@ pub trait Source: Send + Sync + 'static {
     fn compiled(&self, section: Section) -> bool;
 }
 
-/// Why `section` cannot be served by this session, and the Cargo feature that would add
-/// it; `None` when it can.
+/// Why `section` cannot be served by this session, and the Cargo features of which any
+/// one would add it (empty when none would); `None` when it can.
 pub(crate) fn unavailable(
     source: &dyn Source,
     section: Section,
-) -> Option<(String, Option<&'static str>)> {
+) -> Option<(String, &'static [&'static str])> {
     if !source.compiled(section) {
-        return Some(match section.feature() {
-            Some(f) => (format!("section {section} needs the feature {f}"), Some(f)),
-            None => (format!("section {section} needs Linux"), None),
+        return Some(match section.features_text() {
+            Some(f) => (
+                format!("section {section} needs the feature {f}"),
+                section.features(),
+            ),
+            None => (
+                format!(
+                    "section {section} needs {}",
+                    section.target_os().unwrap_or("another system")
+                ),
+                &[],
+            ),
         });
     }
     if !source.sections().contains(&section) {
@@ -87,7 +96,7 @@ pub(crate) fn unavailable(
             Section::Stacks => "run the program with HOTPATH_STACKS=1",
             _ => "HOTPATH_REPORT",
         };
-        return Some((format!("section {section} is turned off ({how})"), None));
+        return Some((format!("section {section} is turned off ({how})"), &[]));
     }
     None
 }

@@ -29,10 +29,16 @@ impl Answer {
         }
     }
 
-    fn error(status: u16, error: String, feature: Option<&str>) -> Answer {
+    /// An error answer; `features`: the Cargo features of which any one would add what
+    /// was asked for.
+    fn error(status: u16, error: String, features: &[&str]) -> Answer {
         let body = serde_json::to_string(&ApiError {
             error,
-            feature: feature.map(str::to_string),
+            feature: match features {
+                [one] => Some(one.to_string()),
+                _ => None,
+            },
+            features: features.iter().map(|f| f.to_string()).collect(),
         })
         .unwrap_or_else(|_| "{\"error\":\"internal error\"}".into());
         Answer::json(status, body)
@@ -89,14 +95,14 @@ pub(crate) fn route(
     source: &dyn Source,
 ) -> Answer {
     if url.len() > MAX_URL {
-        return Answer::error(414, format!("URL longer than {MAX_URL} bytes"), None);
+        return Answer::error(414, format!("URL longer than {MAX_URL} bytes"), &[]);
     }
     let header_bytes: usize = headers.iter().map(|(k, v)| k.len() + v.len()).sum();
     if header_bytes > MAX_HEADERS {
         return Answer::error(
             431,
             format!("request headers larger than {MAX_HEADERS} bytes"),
-            None,
+            &[],
         );
     }
     if let Some(token) = token {
@@ -110,7 +116,7 @@ pub(crate) fn route(
                 401,
                 "missing or wrong token: send `Authorization: Bearer <HOTPATH_METRICS_AUTH_TOKEN>`"
                     .into(),
-                None,
+                &[],
             );
             a.header = Some(("WWW-Authenticate", "Bearer"));
             return a;
@@ -125,10 +131,10 @@ pub(crate) fn route(
     let section = Section::from_route(path);
     let known = section.is_some() || matches!(path, "/report" | "/profiler_status" | "/metrics");
     if !known {
-        return Answer::error(404, format!("no route {path}; routes: {}", routes()), None);
+        return Answer::error(404, format!("no route {path}; routes: {}", routes()), &[]);
     }
     if method != Method::GET && method != Method::HEAD {
-        let mut a = Answer::error(405, format!("{path} answers GET only, not {method}"), None);
+        let mut a = Answer::error(405, format!("{path} answers GET only, not {method}"), &[]);
         a.header = Some(("Allow", "GET, HEAD"));
         return a;
     }
@@ -155,16 +161,16 @@ fn metrics(_source: &dyn Source) -> Answer {
     Answer::error(
         404,
         "/metrics needs the feature hotpath-prometheus".into(),
-        Some("hotpath-prometheus"),
+        &["hotpath-prometheus"],
     )
 }
 
 /// A section of the report, or why it is not there.
 fn fragment(source: &dyn Source, section: Section) -> Answer {
-    if let Some((why, feature)) = super::unavailable(source, section) {
-        return Answer::error(404, why, feature);
+    if let Some((why, features)) = super::unavailable(source, section) {
+        return Answer::error(404, why, features);
     }
-    Answer::json(200, to_json(&source.report().fragment(section)))
+    Answer::json(200, source.report().fragment(section).to_string())
 }
 
 fn to_json<T: serde::Serialize>(v: &T) -> String {
@@ -343,14 +349,16 @@ mod tests {
         let a = get("/functions_timing", &[], None);
         let f = Fragment::from_json(&a.body).unwrap();
         assert_eq!(f.section, Section::Timing);
-        assert_eq!(f.functions.as_ref().map(|v| v[0].calls), Some(3));
-        assert_eq!((f.io.is_none(), f.threads.is_none()), (true, true));
+        assert_eq!(f.keys, ["functions"]);
+        assert_eq!(f.part.functions[0].calls, 3);
         let f = Fragment::from_json(&get("/io", &[], None).body).unwrap();
         // No function made I/O: the io fragment lists none.
-        assert_eq!((f.io, f.functions), (Some(vec![]), Some(vec![])));
+        assert_eq!(f.keys, ["functions", "io"]);
+        assert_eq!((f.part.io, f.part.functions), (Some(vec![]), vec![]));
         if cfg!(target_os = "linux") {
             let f = Fragment::from_json(&get("/threads", &[], None).body).unwrap();
-            assert_eq!((f.threads, f.functions), (Some(vec![]), None));
+            assert_eq!(f.keys, ["threads"]);
+            assert_eq!(f.part.threads, Some(vec![]));
         }
     }
 
@@ -396,15 +404,16 @@ mod tests {
 
     #[test]
     fn service_sections_answer_their_fragment_or_name_their_feature() {
-        for (url, section, feature, on) in [
-            ("/sql", Section::Sql, "sqlx", true),
-            ("/sql", Section::Sql, "sqlx", false),
-            ("/http", Section::Http, "reqwest-0-13", true),
-            ("/http", Section::Http, "reqwest-0-13", false),
-            ("/server", Section::Server, "axum-0-8", true),
-            ("/server", Section::Server, "axum-0-8", false),
-            ("/tokio_runtime", Section::Tokio, "tokio", true),
-            ("/tokio_runtime", Section::Tokio, "tokio", false),
+        let http = ["reqwest-0-12", "reqwest-0-13", "ureq-3"];
+        for (url, section, features, on) in [
+            ("/sql", Section::Sql, &["sqlx", "diesel"][..], true),
+            ("/sql", Section::Sql, &["sqlx", "diesel"][..], false),
+            ("/http", Section::Http, &http[..], true),
+            ("/http", Section::Http, &http[..], false),
+            ("/server", Section::Server, &["axum-0-8"][..], true),
+            ("/server", Section::Server, &["axum-0-8"][..], false),
+            ("/tokio_runtime", Section::Tokio, &["tokio"][..], true),
+            ("/tokio_runtime", Section::Tokio, &["tokio"][..], false),
         ] {
             let source = Fake {
                 sections: vec![
@@ -422,19 +431,20 @@ mod tests {
                 let f = Fragment::from_json(&a.body).unwrap();
                 assert_eq!(f.section, section);
                 // The section's own key, empty here; no functions, no other section.
+                assert_eq!(f.keys, [section.name()], "{url}: {}", a.body);
                 let lens = [
-                    f.sql.as_ref().map(Vec::len),
-                    f.http.as_ref().map(Vec::len),
-                    f.server.as_ref().map(Vec::len),
-                    f.tokio.as_ref().map(Vec::len),
+                    f.part.sql.as_ref().map(Vec::len),
+                    f.part.http.as_ref().map(Vec::len),
+                    f.part.server.as_ref().map(Vec::len),
+                    f.part.tokio.as_ref().map(Vec::len),
                 ];
-                assert_eq!(lens.iter().flatten().count(), 1, "{url}: {}", a.body);
                 assert_eq!(lens.iter().flatten().sum::<usize>(), 0, "{url}");
-                assert!(f.functions.is_none(), "{url}");
             } else {
                 assert_eq!(a.status, 404, "{url}");
                 let e = error_of(&a);
-                assert_eq!(e.feature.as_deref(), Some(feature), "{url}");
+                assert_eq!(e.features, features, "{url}");
+                let one = (features.len() == 1).then(|| features[0].to_string());
+                assert_eq!(e.feature, one, "{url}");
             }
         }
     }
@@ -457,14 +467,14 @@ mod tests {
         };
         let f = fragment("/channels");
         assert_eq!(f.section, Section::Channels);
-        let c = &f.channels.expect("channels")[0];
+        assert_eq!(f.keys, ["channels"]);
+        let c = &f.part.channels.expect("channels")[0];
         assert_eq!((c.name.as_str(), c.sent, c.unread), ("jobs", 9, 1));
-        assert!(f.functions.is_none() && f.streams.is_none() && f.futures.is_none());
         let f = fragment("/streams");
-        assert_eq!(f.streams.expect("streams")[0].items, 10);
-        assert!(f.channels.is_none());
+        assert_eq!(f.keys, ["streams"]);
+        assert_eq!(f.part.streams.expect("streams")[0].items, 10);
         let f = fragment("/futures");
-        assert_eq!(f.futures.expect("futures")[0].calls, 2);
+        assert_eq!(f.part.futures.expect("futures")[0].calls, 2);
         // A session that leaves the section out answers 404.
         let without = Fake {
             sections: vec![Section::Timing],

@@ -13,6 +13,7 @@ use proc_macro::TokenStream;
 mod attr;
 #[cfg(feature = "hotpath")]
 mod expand;
+mod sections;
 
 use attr::Error;
 
@@ -274,4 +275,19 @@ pub fn skip(attr: TokenStream, item: TokenStream) -> TokenStream {
         return with_error(e, item);
     }
     item
+}
+
+/// The sections of the report, declared once (`macros/src/sections.rs`):
+/// `__sections!(m)` expands to `m! { rows }`, one row per section in report order. Not a
+/// public API: hotpath's crates generate what they know about each section from it.
+#[doc(hidden)]
+#[proc_macro]
+pub fn __sections(input: TokenStream) -> TokenStream {
+    let rows: TokenStream = sections::for_each("")
+        .parse()
+        .expect("the sections table is valid tokens");
+    // `path` as the caller wrote it (its spans kept), then `! { rows }`.
+    let mut out = input;
+    out.extend(rows);
+    out
 }

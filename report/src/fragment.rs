@@ -1,30 +1,102 @@
-//! What the metrics server's JSON routes answer, as data: the CLI reads these back.
+//! What the metrics server's JSON routes answer: the CLI reads these back.
 //!
-//! Every route but `/profiler_status` answers a [`Fragment`]: the keys of the exit
-//! report (see `docs/report-schema.md`) that belong to one section, under the same names,
-//! cut from the report by [`Report::fragment`].
+//! Every route but `/profiler_status` answers a fragment: the keys of the exit report
+//! (see `docs/report-schema.md`) that belong to one section, under the same names, cut
+//! from the report by [`Report::fragment`] from the section's row of the sections table
+//! ([`Section::rows_key`], [`Section::extra_keys`], [`Section::function_field`]), after a
+//! header (`schema_version`, `section`, `caller`, `elapsed_ns`, `percentiles`, `notes`).
+//! Readers get it back as a [`Fragment`] (feature `read`).
 
 #[cfg(feature = "read")]
 use serde::Deserialize;
 use serde::Serialize;
+use serde_json::{Map, Value};
 
-use super::model::{
-    AllocTotal, ChannelEntry, CpuInfo, DebugEntry, Function, FutureEntry, HttpEntry, IoEntry,
-    MutexEntry, ProcessMemory, Report, RwLockEntry, ServerEntry, SqlEntry, StackPath, StreamEntry,
-    ThreadRow, TokioRuntime,
-};
+use super::model::Report;
 #[cfg(feature = "read")]
 use super::section::known_sections;
 use super::section::Section;
 
-/// One section of the report so far: `GET /functions_timing`, `/functions_alloc`,
-/// `/functions_cpu`, `/io`, `/channels`, `/streams`, `/futures`, `/threads`, `/stacks`.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[cfg_attr(feature = "read", derive(Deserialize))]
+/// The keys of a fragment's header, taken from the report as they are.
+const HEADER: [&str; 5] = [
+    "schema_version",
+    "caller",
+    "elapsed_ns",
+    "percentiles",
+    "notes",
+];
+
+impl Report {
+    /// The part of the report that belongs to `section`, as its live route answers it:
+    /// the header, the section's own keys (its rows, `[]` when it has none yet), and for
+    /// a section with a per-function object the functions with only that object (only
+    /// the functions that have one, for `io` and `waits`); `timing` lists the functions
+    /// with none.
+    pub fn fragment(&self, section: Section) -> Value {
+        let Ok(Value::Object(mut all)) = serde_json::to_value(self) else {
+            unreachable!("a report serializes to a JSON object")
+        };
+        let mut out = Map::new();
+        for key in HEADER {
+            if let Some(v) = all.remove(key) {
+                out.insert(key.to_string(), v);
+            }
+        }
+        out.insert("section".into(), Value::from(section.name()));
+        for &key in section.extra_keys() {
+            if let Some(v) = all.remove(key) {
+                out.insert(key.to_string(), v);
+            }
+        }
+        if section == Section::Timing || section.function_field().is_some() {
+            let keep = section.function_field();
+            let functions = all.remove("functions").unwrap_or(Value::Array(Vec::new()));
+            out.insert(
+                "functions".into(),
+                function_parts(functions, keep, section.filters_functions()),
+            );
+        }
+        if let Some(key) = section.rows_key().filter(|k| *k != "functions") {
+            let rows = all.remove(key).unwrap_or(Value::Array(Vec::new()));
+            out.insert(key.to_string(), rows);
+        }
+        Value::Object(out)
+    }
+}
+
+/// The function rows with only `keep`'s per-function object (none: no section's), and
+/// when `filter`, only the rows that have it.
+fn function_parts(functions: Value, keep: Option<&str>, filter: bool) -> Value {
+    let Value::Array(rows) = functions else {
+        return functions;
+    };
+    let objects: Vec<&str> = Section::ALL
+        .into_iter()
+        .filter_map(Section::function_field)
+        .filter(|f| Some(*f) != keep)
+        .collect();
+    let rows = rows
+        .into_iter()
+        .filter_map(|mut row| {
+            let obj = row.as_object_mut()?;
+            for key in &objects {
+                obj.remove(*key);
+            }
+            let has = keep.is_some_and(|k| obj.get(k).is_some_and(|v| !v.is_null()));
+            (!filter || has).then_some(row)
+        })
+        .collect();
+    Value::Array(rows)
+}
+
+/// One section of the report so far, read back (feature `read`): `GET /functions_timing`,
+/// `/io`, `/mutexes`, ...
+#[cfg(feature = "read")]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Fragment {
     /// Layout version, [`super::SCHEMA_VERSION`].
     pub schema_version: u32,
-    /// The section: `timing`, `alloc`, `cpu`, `io` or `threads`.
+    /// The section.
     pub section: Section,
     /// The function that started profiling.
     pub caller: String,
@@ -34,76 +106,11 @@ pub struct Fragment {
     pub percentiles: Vec<f64>,
     /// What the reader should know about the numbers (as in the report).
     pub notes: Vec<String>,
-    /// Section `alloc`: allocations of the whole process.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub alloc_total: Option<AllocTotal>,
-    /// Section `cpu`: how CPU time is measured.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cpu: Option<CpuInfo>,
-    /// Sections `timing`, `alloc`, `cpu`: the functions, with only this section's
-    /// per-function object (`alloc`, `cpu`) filled in.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub functions: Option<Vec<Function>>,
-    /// Section `io`: fraction of operations timed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub io_time_sampling_rate: Option<f64>,
-    /// Section `io`: the entries.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub io: Option<Vec<IoEntry>>,
-    /// Section `channels`: fraction timed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub channels_time_sampling_rate: Option<f64>,
-    /// Section `channels`: the channel entries.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub channels: Option<Vec<ChannelEntry>>,
-    /// Section `streams`: fraction timed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub streams_time_sampling_rate: Option<f64>,
-    /// Section `streams`: the stream entries.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub streams: Option<Vec<StreamEntry>>,
-    /// Section `futures`: fraction timed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub futures_time_sampling_rate: Option<f64>,
-    /// Section `futures`: the futures measured per call.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub futures: Option<Vec<FutureEntry>>,
-    /// Section `threads`: every thread seen.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub threads: Option<Vec<ThreadRow>>,
-    /// Section `threads`: memory of the process.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub process_memory: Option<ProcessMemory>,
-    /// Section `mutexes`: fraction of acquisitions timed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mutexes_time_sampling_rate: Option<f64>,
-    /// Section `mutexes`: the `mutex!` sites.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mutexes: Option<Vec<MutexEntry>>,
-    /// Section `rw_locks`: fraction of acquisitions timed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rw_locks_time_sampling_rate: Option<f64>,
-    /// Section `rw_locks`: the `rw_lock!` sites.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rw_locks: Option<Vec<RwLockEntry>>,
-    /// Section `debug`: the debug values.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub debug: Option<Vec<DebugEntry>>,
-    /// Section `stacks`: the calling-context tree.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub stacks: Option<Vec<StackPath>>,
-    /// Section `sql`: the queries.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sql: Option<Vec<SqlEntry>>,
-    /// Section `http`: the client endpoints.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub http: Option<Vec<HttpEntry>>,
-    /// Section `server`: the routes.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub server: Option<Vec<ServerEntry>>,
-    /// Section `tokio`: the runtimes.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tokio: Option<Vec<TokioRuntime>>,
+    /// The section's keys read into a report that has nothing else: its rows (e.g.
+    /// `part.io`), its other keys, and the functions when the section lists them.
+    pub part: Report,
+    /// The section's keys the answer had, beyond the header, in the order of the report.
+    pub keys: Vec<String>,
 }
 
 /// `GET /profiler_status`.
@@ -142,133 +149,23 @@ pub struct ProfilerStatus {
 pub struct ApiError {
     /// What went wrong, for a person.
     pub error: String,
-    /// For a section that is not compiled in: the Cargo feature that adds it.
+    /// For a section that is not compiled in and that one Cargo feature adds: that
+    /// feature.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub feature: Option<String>,
-}
-
-impl Report {
-    /// The part of the report that belongs to `section`, as its live route answers it:
-    /// the section's own keys, and the functions with only that section's per-function
-    /// object (`alloc`, `cpu`, `io`) filled in.
-    pub fn fragment(&self, section: Section) -> Fragment {
-        let mut fragment = Fragment {
-            schema_version: self.schema_version,
-            section,
-            caller: self.caller.clone(),
-            elapsed_ns: self.elapsed_ns,
-            percentiles: self.percentiles.clone(),
-            notes: self.notes.clone(),
-            alloc_total: None,
-            cpu: None,
-            functions: None,
-            io_time_sampling_rate: None,
-            io: None,
-            channels_time_sampling_rate: None,
-            channels: None,
-            streams_time_sampling_rate: None,
-            streams: None,
-            futures_time_sampling_rate: None,
-            futures: None,
-            threads: None,
-            process_memory: None,
-            mutexes_time_sampling_rate: None,
-            mutexes: None,
-            rw_locks_time_sampling_rate: None,
-            rw_locks: None,
-            debug: None,
-            stacks: None,
-            sql: None,
-            http: None,
-            server: None,
-            tokio: None,
-        };
-        // The functions with only `keep`'s per-function object.
-        let functions = |keep: Option<Section>| {
-            let mut v = self.functions.clone();
-            for f in &mut v {
-                if keep != Some(Section::Alloc) {
-                    f.alloc = None;
-                }
-                if keep != Some(Section::Cpu) {
-                    f.cpu = None;
-                }
-                if keep != Some(Section::Io) {
-                    f.io = None;
-                }
-                if keep != Some(Section::Waits) {
-                    f.waits = None;
-                }
-            }
-            v
-        };
-        match section {
-            Section::Timing => fragment.functions = Some(functions(None)),
-            Section::Sql => fragment.sql = Some(self.sql.clone().unwrap_or_default()),
-            Section::Http => fragment.http = Some(self.http.clone().unwrap_or_default()),
-            Section::Server => fragment.server = Some(self.server.clone().unwrap_or_default()),
-            Section::Tokio => fragment.tokio = Some(self.tokio.clone().unwrap_or_default()),
-            Section::Alloc => {
-                fragment.alloc_total = self.alloc_total.clone();
-                fragment.functions = Some(functions(Some(Section::Alloc)));
-            }
-            Section::Cpu => {
-                fragment.cpu = self.cpu.clone();
-                fragment.functions = Some(functions(Some(Section::Cpu)));
-            }
-            Section::Io => {
-                fragment.io_time_sampling_rate = self.io_time_sampling_rate;
-                fragment.io = Some(self.io.clone().unwrap_or_default());
-                fragment.functions = Some(
-                    functions(Some(Section::Io))
-                        .into_iter()
-                        .filter(|f| f.io.is_some())
-                        .collect(),
-                );
-            }
-            Section::Channels => {
-                fragment.channels_time_sampling_rate = self.channels_time_sampling_rate;
-                fragment.channels = Some(self.channels.clone().unwrap_or_default());
-            }
-            Section::Streams => {
-                fragment.streams_time_sampling_rate = self.streams_time_sampling_rate;
-                fragment.streams = Some(self.streams.clone().unwrap_or_default());
-            }
-            Section::Futures => {
-                fragment.futures_time_sampling_rate = self.futures_time_sampling_rate;
-                fragment.futures = Some(self.futures.clone().unwrap_or_default());
-            }
-            Section::Threads => {
-                fragment.threads = Some(self.threads.clone().unwrap_or_default());
-                fragment.process_memory = self.process_memory.clone();
-            }
-            Section::Waits => {
-                fragment.functions = Some(
-                    functions(Some(Section::Waits))
-                        .into_iter()
-                        .filter(|f| f.waits.is_some())
-                        .collect(),
-                );
-            }
-            Section::Mutexes => {
-                fragment.mutexes_time_sampling_rate = self.mutexes_time_sampling_rate;
-                fragment.mutexes = Some(self.mutexes.clone().unwrap_or_default());
-            }
-            Section::RwLocks => {
-                fragment.rw_locks_time_sampling_rate = self.rw_locks_time_sampling_rate;
-                fragment.rw_locks = Some(self.rw_locks.clone().unwrap_or_default());
-            }
-            Section::Debug => fragment.debug = Some(self.debug.clone().unwrap_or_default()),
-            Section::Stacks => fragment.stacks = Some(self.stacks.clone().unwrap_or_default()),
-        }
-        fragment
-    }
+    /// For a section that is not compiled in: the Cargo features of which any one adds
+    /// it (`sqlx`, `diesel`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub features: Vec<String>,
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Dist, FunctionWaits, StatusClasses, TokioGauge};
+    use crate::{
+        Dist, Function, FunctionWaits, HttpEntry, ServerEntry, SqlEntry, StatusClasses, TokioGauge,
+        TokioRuntime,
+    };
 
     /// A report with one row in each service section and a function that waited on
     /// SQL and HTTP.
@@ -336,38 +233,84 @@ mod tests {
         }
     }
 
+    /// The top-level keys of `section`'s fragment, sorted.
+    fn keys(r: &Report, section: Section) -> Vec<String> {
+        let mut k: Vec<String> = r
+            .fragment(section)
+            .as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect();
+        k.sort();
+        k
+    }
+
+    fn with_header(own: &[&str]) -> Vec<String> {
+        let mut k: Vec<String> = HEADER
+            .iter()
+            .chain(&["section"])
+            .chain(own)
+            .map(|s| s.to_string())
+            .collect();
+        k.sort();
+        k
+    }
+
     #[test]
     fn service_fragments_carry_their_rows_only() {
         let r = report();
-        let f = r.fragment(Section::Sql);
-        assert_eq!(f.sql, r.sql);
-        assert_eq!(
-            (f.http, f.server, f.tokio, f.functions),
-            (None, None, None, None)
-        );
-        let f = r.fragment(Section::Http);
-        assert_eq!(f.http, r.http);
-        assert_eq!((f.sql, f.server, f.tokio), (None, None, None));
-        let f = r.fragment(Section::Server);
-        assert_eq!(f.server, r.server);
-        assert_eq!((f.sql, f.http, f.tokio), (None, None, None));
-        let f = r.fragment(Section::Tokio);
-        assert_eq!(f.tokio, r.tokio);
-        assert_eq!((f.sql, f.http, f.server), (None, None, None));
-        // The time the function waited on SQL and HTTP is in the waits fragment.
+        for (s, key) in [
+            (Section::Sql, "sql"),
+            (Section::Http, "http"),
+            (Section::Server, "server"),
+            (Section::Tokio, "tokio"),
+        ] {
+            assert_eq!(keys(&r, s), with_header(&[key]), "{s}");
+            assert_eq!(
+                r.fragment(s)[key],
+                serde_json::to_value(&r).unwrap()[key],
+                "{s}"
+            );
+        }
+        // The time the function waited on SQL and HTTP is in the waits fragment, with
+        // no other per-function object.
+        assert_eq!(keys(&r, Section::Waits), with_header(&["functions"]));
         let f = r.fragment(Section::Waits);
-        let w = f.functions.unwrap()[0].waits.clone().unwrap();
-        assert_eq!((w.sql_ns, w.http_ns), (7, 9));
-        assert!(f.sql.is_none());
+        let w = &f["functions"][0]["waits"];
+        assert_eq!(
+            (w["sql_ns"].as_u64(), w["http_ns"].as_u64()),
+            (Some(7), Some(9))
+        );
     }
 
+    #[test]
+    fn every_section_has_its_keys_and_an_empty_one_answers_no_rows() {
+        let empty = Report::default();
+        for s in Section::ALL {
+            let k = keys(&empty, s);
+            assert!(k.contains(&"section".to_string()), "{s}");
+            if let Some(rows) = s.rows_key() {
+                assert_eq!(empty.fragment(s)[rows], serde_json::json!([]), "{s}");
+            }
+        }
+    }
+
+    #[cfg(feature = "read")]
     #[test]
     fn a_service_fragment_reads_back_equal() {
         let r = report();
         for s in [Section::Sql, Section::Http, Section::Server, Section::Tokio] {
-            let f = r.fragment(s);
-            let json = serde_json::to_string(&f).unwrap();
-            assert_eq!(Fragment::from_json(&json).unwrap(), f, "{json}");
+            let json = serde_json::to_string(&r.fragment(s)).unwrap();
+            let f = Fragment::from_json(&json).unwrap();
+            assert_eq!((f.section, f.caller.as_str()), (s, "app::main"));
+            assert_eq!(f.keys, [s.rows_key().unwrap()]);
+            let part = serde_json::to_value(&f.part).unwrap();
+            assert_eq!(
+                part[s.rows_key().unwrap()],
+                serde_json::to_value(&r).unwrap()[s.rows_key().unwrap()],
+                "{json}"
+            );
         }
     }
 }

@@ -25,7 +25,9 @@ mod read;
 mod section;
 mod table;
 
-pub use fragment::{ApiError, Fragment, ProfilerStatus};
+#[cfg(feature = "read")]
+pub use fragment::Fragment;
+pub use fragment::{ApiError, ProfilerStatus};
 pub use model::{
     percentile_key, percentile_label, AllocTotal, CpuInfo, DebugEntry, Dist, Function,
     FunctionAlloc, FunctionCpu, FunctionIo, FunctionWaits, Histogram, HttpEntry, IoDirection,

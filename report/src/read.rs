@@ -2,7 +2,7 @@
 //! saved reports. A profiled program only writes them, so it does not compile this (nor
 //! the model's `Deserialize` impls, about a third of this crate's code).
 
-use super::{Fragment, ProfilerStatus, Report, OLDEST_SCHEMA_VERSION, SCHEMA_VERSION};
+use super::{Fragment, ProfilerStatus, Report, Section, OLDEST_SCHEMA_VERSION, SCHEMA_VERSION};
 
 /// Why a JSON report could not be read.
 #[derive(Debug)]
@@ -48,7 +48,58 @@ impl Report {
 impl Fragment {
     /// Reads a route's answer, refusing other schema versions.
     pub fn from_json(text: &str) -> Result<Fragment, ReadError> {
-        read_versioned(text)
+        #[derive(serde::Deserialize)]
+        struct Header {
+            schema_version: u32,
+            section: Section,
+            caller: String,
+            elapsed_ns: u64,
+            percentiles: Vec<f64>,
+            notes: Vec<String>,
+        }
+        let v: serde_json::Value = read_versioned(text)?;
+        let serde_json::Value::Object(mut all) = v else {
+            return Err(ReadError::NotAReport);
+        };
+        let h: Header = serde_json::from_value(serde_json::Value::Object(all.clone()))
+            .map_err(ReadError::Json)?;
+        for key in [
+            "schema_version",
+            "section",
+            "caller",
+            "elapsed_ns",
+            "percentiles",
+            "notes",
+        ] {
+            all.remove(key);
+        }
+        let keys: Vec<String> = all.keys().cloned().collect();
+        // A report with the header and nothing else, and the section's keys over it.
+        let empty = Report {
+            schema_version: h.schema_version,
+            caller: h.caller.clone(),
+            elapsed_ns: h.elapsed_ns,
+            sections: vec![h.section],
+            percentiles: h.percentiles.clone(),
+            notes: h.notes.clone(),
+            ..Report::default()
+        };
+        let Ok(serde_json::Value::Object(mut report)) = serde_json::to_value(&empty) else {
+            unreachable!("a report serializes to a JSON object")
+        };
+        report.extend(all);
+        let part =
+            serde_json::from_value(serde_json::Value::Object(report)).map_err(ReadError::Json)?;
+        Ok(Fragment {
+            schema_version: h.schema_version,
+            section: h.section,
+            caller: h.caller,
+            elapsed_ns: h.elapsed_ns,
+            percentiles: h.percentiles,
+            notes: h.notes,
+            part,
+            keys,
+        })
     }
 }
 

@@ -6,149 +6,218 @@
 use serde::{Deserialize, Deserializer};
 use serde::{Serialize, Serializer};
 
-/// One section of the report.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Section {
-    /// Wall time per function.
-    Timing,
-    /// Allocations per function (feature `hotpath-alloc`).
-    Alloc,
-    /// CPU time and waiting per function (feature `hotpath-cpu`).
-    Cpu,
-    /// Operations, bytes and latency per `io!` entry, and I/O per function.
-    Io,
-    /// Messages, depth, blocked sends and latency per `channel!` entry.
-    Channels,
-    /// Items, polls and busy time per `stream!` entry.
-    Streams,
-    /// Calls, cancellations, lifetime and busy time per `future!` / `#[future_fn]`.
-    Futures,
-    /// CPU time, state and allocations per thread; the process's memory (Linux).
-    Threads,
-    /// Where each function's own time went: CPU, I/O, locks, channels, SQL, HTTP, other.
-    Waits,
-    /// Acquisitions, contention, waits and holds per `mutex!` site.
-    Mutexes,
-    /// The same per `rw_lock!` site, reads and writes apart.
-    RwLocks,
-    /// The last values of `dbg!`, `val!` and `gauge!`.
-    Debug,
-    /// The calling-context tree: calls and time per path of measured functions
-    /// (`HOTPATH_STACKS=1`).
-    Stacks,
-    /// SQL queries per normalised query and issuing function (features `sqlx`, `diesel`).
-    Sql,
-    /// HTTP client calls per endpoint and calling function (features `reqwest-0-12`,
-    /// `reqwest-0-13`, `ureq-3`).
-    Http,
-    /// HTTP server requests per route (feature `axum-0-8`).
-    Server,
-    /// tokio runtimes: workers, tasks, queue, busy time (feature `tokio`).
-    Tokio,
+/// Reads the sections table (`hotpath_macros::__sections!`) into [`Section`] and its
+/// metadata.
+macro_rules! declare {
+    ($(
+        $V:ident {
+            doc: $doc:literal, name: $name:literal, route: $route:literal,
+            aliases: [$($alias:literal),*], features: [$($feature:literal),*],
+            target_os: $os:tt, limit: $limit:ident $(($($la:tt)*))?,
+            rate: $rate:ident $(($($ra:tt)*))?, rows: $rows:tt,
+            extra: [$($extra:literal),*], functions: $functions:tt, filter: $filter:literal
+        }
+    )*) => {
+        /// One section of the report.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Section {
+            $(
+                #[doc = $doc]
+                $V,
+            )*
+        }
+
+        impl Section {
+            /// Every section, in report order.
+            pub const ALL: [Section; Section::COUNT] = [$(Section::$V),*];
+            /// How many sections there are.
+            pub const COUNT: usize = [$($name),*].len();
+
+            /// The name in JSON, `HOTPATH_REPORT` and the table header: `timing`, `alloc`, ...
+            pub const fn name(self) -> &'static str {
+                match self {
+                    $(Section::$V => $name,)*
+                }
+            }
+
+            /// Other names `HOTPATH_REPORT` and readers accept (hotpath 0.30's among them).
+            pub const fn aliases(self) -> &'static [&'static str] {
+                match self {
+                    $(Section::$V => &[$($alias),*],)*
+                }
+            }
+
+            /// The live route that serves the section: `/functions_timing`, `/io`, ...
+            pub const fn route(self) -> &'static str {
+                match self {
+                    $(Section::$V => $route,)*
+                }
+            }
+
+            /// The Cargo features of the `hotpath` crate of which any one compiles the
+            /// section in, beyond `hotpath` itself (empty: always there).
+            pub const fn features(self) -> &'static [&'static str] {
+                match self {
+                    $(Section::$V => &[$($feature),*],)*
+                }
+            }
+
+            /// The only target system that can measure the section, if it needs one.
+            pub const fn target_os(self) -> Option<&'static str> {
+                match self {
+                    $(Section::$V => opt!($os),)*
+                }
+            }
+
+            /// The section whose row limit applies to this one: itself when it has its
+            /// own, the function sections' for `alloc`, `cpu` and `waits`; `None` when only
+            /// the general `limit` applies.
+            pub const fn limit_owner(self) -> Option<Section> {
+                match self {
+                    $(Section::$V => limit_owner!($V, $limit $(($($la)*))?),)*
+                }
+            }
+
+            /// The name of the section's own limit, as the builder method and
+            /// `#[hotpath::main]` argument: `functions_limit`, `io_limit`, ...
+            pub const fn limit_key(self) -> Option<&'static str> {
+                match self {
+                    $(Section::$V => limit_key!($limit $(($($la)*))?),)*
+                }
+            }
+
+            /// The variable of the section's own limit: `HOTPATH_IO_LIMIT`, ...
+            pub const fn limit_env(self) -> Option<&'static str> {
+                match self {
+                    $(Section::$V => limit_env!($limit $(($($la)*))?),)*
+                }
+            }
+
+            /// The name of the section's own time-sampling rate, as the builder method:
+            /// `channels_time_sampling_rate`, ...
+            pub const fn rate_key(self) -> Option<&'static str> {
+                match self {
+                    $(Section::$V => rate_key!($rate $(($($ra)*))?),)*
+                }
+            }
+
+            /// The variable of the section's own time-sampling rate:
+            /// `HOTPATH_CHANNELS_TIME_SAMPLING_RATE`, ...
+            pub const fn rate_env(self) -> Option<&'static str> {
+                match self {
+                    $(Section::$V => rate_env!($rate $(($($ra)*))?),)*
+                }
+            }
+
+            /// The report's key of the section's rows (a list): `io`, `mutexes`, ...
+            pub const fn rows_key(self) -> Option<&'static str> {
+                match self {
+                    $(Section::$V => opt!($rows),)*
+                }
+            }
+
+            /// The report's other top-level keys that belong to the section (its
+            /// sampling rate, totals).
+            pub const fn extra_keys(self) -> &'static [&'static str] {
+                match self {
+                    $(Section::$V => &[$($extra),*],)*
+                }
+            }
+
+            /// The field of each function row the section fills in (`alloc`, `cpu`,
+            /// `io`, `waits`), if it has a per-function object.
+            pub const fn function_field(self) -> Option<&'static str> {
+                match self {
+                    $(Section::$V => opt!($functions),)*
+                }
+            }
+
+            /// Whether the section's fragment lists only the functions that have its
+            /// per-function object.
+            pub const fn filters_functions(self) -> bool {
+                match self {
+                    $(Section::$V => $filter,)*
+                }
+            }
+        }
+    };
 }
 
+/// `none` → `None`, a literal → `Some(literal)`.
+macro_rules! opt {
+    (none) => {
+        None
+    };
+    ($l:literal) => {
+        Some($l)
+    };
+}
+
+macro_rules! limit_owner {
+    ($V:ident, own($key:ident, $env:literal, $what:literal)) => {
+        Some(Section::$V)
+    };
+    ($V:ident, of($owner:ident)) => {
+        Some(Section::$owner)
+    };
+    ($V:ident, none) => {
+        None
+    };
+}
+
+macro_rules! limit_key {
+    (own($key:ident, $env:literal, $what:literal)) => {
+        Some(stringify!($key))
+    };
+    ($($other:tt)*) => {
+        None
+    };
+}
+
+macro_rules! limit_env {
+    (own($key:ident, $env:literal, $what:literal)) => {
+        Some($env)
+    };
+    ($($other:tt)*) => {
+        None
+    };
+}
+
+macro_rules! rate_key {
+    (sampled($sampler:ident, $key:ident, $env:literal, $event:literal, $doc:literal)) => {
+        Some(stringify!($key))
+    };
+    (none) => {
+        None
+    };
+}
+
+macro_rules! rate_env {
+    (sampled($sampler:ident, $key:ident, $env:literal, $event:literal, $doc:literal)) => {
+        Some($env)
+    };
+    (none) => {
+        None
+    };
+}
+
+hotpath_macros::__sections!(declare);
+
 impl Section {
-    /// Every section, in report order.
-    pub const ALL: [Section; 17] = [
-        Section::Timing,
-        Section::Alloc,
-        Section::Cpu,
-        Section::Waits,
-        Section::Io,
-        Section::Channels,
-        Section::Streams,
-        Section::Futures,
-        Section::Sql,
-        Section::Http,
-        Section::Server,
-        Section::Mutexes,
-        Section::RwLocks,
-        Section::Tokio,
-        Section::Threads,
-        Section::Debug,
-        Section::Stacks,
-    ];
-
-    /// The name in JSON, `HOTPATH_REPORT` and the table header: `timing`, `alloc`, ...
-    pub const fn name(self) -> &'static str {
-        match self {
-            Section::Timing => "timing",
-            Section::Alloc => "alloc",
-            Section::Cpu => "cpu",
-            Section::Io => "io",
-            Section::Channels => "channels",
-            Section::Streams => "streams",
-            Section::Futures => "futures",
-            Section::Threads => "threads",
-            Section::Waits => "waits",
-            Section::Mutexes => "mutexes",
-            Section::RwLocks => "rw_locks",
-            Section::Debug => "debug",
-            Section::Stacks => "stacks",
-            Section::Sql => "sql",
-            Section::Http => "http",
-            Section::Server => "server",
-            Section::Tokio => "tokio",
-        }
-    }
-
-    /// The section named `name`; hotpath 0.30's names (`functions-timing`,
-    /// `functions-alloc`, `functions-cpu`, `functions`) are understood.
+    /// The section named `name` or one of its aliases.
     pub fn parse(name: &str) -> Option<Section> {
-        match name {
-            "functions-timing" | "functions" => Some(Section::Timing),
-            "functions-alloc" => Some(Section::Alloc),
-            "functions-cpu" => Some(Section::Cpu),
-            "rw-locks" | "rwlocks" => Some(Section::RwLocks),
-            "tokio_runtime" | "tokio-runtime" => Some(Section::Tokio),
-            other => Section::ALL.into_iter().find(|s| s.name() == other),
-        }
+        Section::ALL
+            .into_iter()
+            .find(|s| s.name() == name || s.aliases().contains(&name))
     }
 
-    /// The Cargo feature of the `hotpath` crate that compiles the section in, beyond
-    /// `hotpath` itself.
-    pub const fn feature(self) -> Option<&'static str> {
-        match self {
-            Section::Alloc => Some("hotpath-alloc"),
-            Section::Cpu => Some("hotpath-cpu"),
-            Section::Sql => Some("sqlx"),
-            Section::Http => Some("reqwest-0-13"),
-            Section::Server => Some("axum-0-8"),
-            Section::Tokio => Some("tokio"),
-            Section::Timing
-            | Section::Io
-            | Section::Channels
-            | Section::Streams
-            | Section::Futures
-            | Section::Threads
-            | Section::Waits
-            | Section::Mutexes
-            | Section::RwLocks
-            | Section::Debug
-            | Section::Stacks => None,
-        }
-    }
-
-    /// The live route that serves the section: `/functions_timing`, `/io`, ...
-    pub const fn route(self) -> &'static str {
-        match self {
-            Section::Timing => "/functions_timing",
-            Section::Alloc => "/functions_alloc",
-            Section::Cpu => "/functions_cpu",
-            Section::Io => "/io",
-            Section::Channels => "/channels",
-            Section::Streams => "/streams",
-            Section::Futures => "/futures",
-            Section::Threads => "/threads",
-            Section::Waits => "/functions_waits",
-            Section::Mutexes => "/mutexes",
-            Section::RwLocks => "/rw_locks",
-            Section::Debug => "/debug",
-            Section::Stacks => "/stacks",
-            Section::Sql => "/sql",
-            Section::Http => "/http",
-            Section::Server => "/server",
-            Section::Tokio => "/tokio_runtime",
+    /// The features that add the section, for a message: `hotpath-alloc`, `sqlx or
+    /// diesel`, `reqwest-0-12, reqwest-0-13 or ureq-3`.
+    pub fn features_text(self) -> Option<String> {
+        match self.features() {
+            [] => None,
+            [one] => Some(one.to_string()),
+            [rest @ .., last] => Some(format!("{} or {last}", rest.join(", "))),
         }
     }
 

@@ -10,6 +10,8 @@ use std::time::Duration;
 
 use hotpath_core::state::Sampler;
 
+use crate::report::Section;
+
 use super::{
     parse_rate, parse_sections, usable_rate, warn, Config, CpuClock, CpuMode, CpuSampler, Focus,
     Format,
@@ -74,31 +76,15 @@ const NO_EFFECT: &[(&str, &str)] = &[
     ("HOTPATH_TOKIO_RUNTIME_INTERVAL_MS", "tokio runtimes are sampled on the threads monitor's tick (HOTPATH_THREADS_INTERVAL_MS), with no thread of their own"),
 ];
 
-/// Every variable [`Config::apply_env`] reads.
+/// Every variable [`Config::apply_env`] reads besides each section's
+/// `HOTPATH_<NAME>_LIMIT` and `HOTPATH_<NAME>_TIME_SAMPLING_RATE` ([`Section::limit_env`],
+/// [`Section::rate_env`]).
 const APPLIED: &[&str] = &[
     "HOTPATH_OUTPUT_FORMAT",
     "HOTPATH_OUTPUT_PATH",
     "HOTPATH_LIMIT",
-    "HOTPATH_FUNCTIONS_LIMIT",
-    "HOTPATH_THREADS_LIMIT",
-    "HOTPATH_IO_LIMIT",
-    "HOTPATH_CHANNELS_LIMIT",
-    "HOTPATH_STREAMS_LIMIT",
-    "HOTPATH_FUTURES_LIMIT",
-    "HOTPATH_MUTEXES_LIMIT",
-    "HOTPATH_RW_LOCKS_LIMIT",
-    "HOTPATH_SQL_LIMIT",
-    "HOTPATH_HTTP_LIMIT",
-    "HOTPATH_SERVER_LIMIT",
     "HOTPATH_SHUTDOWN_MS",
     "HOTPATH_TIME_SAMPLING_RATE",
-    "HOTPATH_FUNCTIONS_TIME_SAMPLING_RATE",
-    "HOTPATH_IO_TIME_SAMPLING_RATE",
-    "HOTPATH_CHANNELS_TIME_SAMPLING_RATE",
-    "HOTPATH_STREAMS_TIME_SAMPLING_RATE",
-    "HOTPATH_FUTURES_TIME_SAMPLING_RATE",
-    "HOTPATH_MUTEXES_TIME_SAMPLING_RATE",
-    "HOTPATH_RW_LOCKS_TIME_SAMPLING_RATE",
     "HOTPATH_REPORT",
     "HOTPATH_REPORT_LABEL",
     "HOTPATH_FOCUS",
@@ -217,19 +203,11 @@ impl Config {
         }) {
             self.limit = l;
         }
-        for (name, field) in [
-            ("HOTPATH_FUNCTIONS_LIMIT", &mut self.functions_limit),
-            ("HOTPATH_THREADS_LIMIT", &mut self.threads_limit),
-            ("HOTPATH_IO_LIMIT", &mut self.io_limit),
-            ("HOTPATH_CHANNELS_LIMIT", &mut self.channels_limit),
-            ("HOTPATH_STREAMS_LIMIT", &mut self.streams_limit),
-            ("HOTPATH_FUTURES_LIMIT", &mut self.futures_limit),
-            ("HOTPATH_MUTEXES_LIMIT", &mut self.mutexes_limit),
-            ("HOTPATH_RW_LOCKS_LIMIT", &mut self.rw_locks_limit),
-            ("HOTPATH_SQL_LIMIT", &mut self.sql_limit),
-            ("HOTPATH_HTTP_LIMIT", &mut self.http_limit),
-            ("HOTPATH_SERVER_LIMIT", &mut self.server_limit),
-        ] {
+        for section in Section::ALL {
+            let Some(name) = section.limit_env() else {
+                continue;
+            };
+            let field = &mut self.limits[section as usize];
             let current = field.map_or("HOTPATH_LIMIT".to_string(), |l| l.to_string());
             if let Some(l) = env(name, rows, &current, |s| s.parse::<usize>().ok()) {
                 *field = Some(l);
@@ -274,17 +252,15 @@ impl Config {
 
     fn apply_rates(&mut self) {
         let accepted = "a number from 0 to 1 (0 = count only)";
-        // The generic name first, so that hotpath 0.30's specific one overrides it.
-        for (name, kind) in [
-            ("HOTPATH_TIME_SAMPLING_RATE", Sampler::Calls),
-            ("HOTPATH_FUNCTIONS_TIME_SAMPLING_RATE", Sampler::Calls),
-            ("HOTPATH_IO_TIME_SAMPLING_RATE", Sampler::Io),
-            ("HOTPATH_CHANNELS_TIME_SAMPLING_RATE", Sampler::Channels),
-            ("HOTPATH_STREAMS_TIME_SAMPLING_RATE", Sampler::Streams),
-            ("HOTPATH_FUTURES_TIME_SAMPLING_RATE", Sampler::Futures),
-            ("HOTPATH_MUTEXES_TIME_SAMPLING_RATE", Sampler::Mutexes),
-            ("HOTPATH_RW_LOCKS_TIME_SAMPLING_RATE", Sampler::RwLocks),
-        ] {
+        // The generic name first, so that hotpath 0.30's specific one
+        // (HOTPATH_FUNCTIONS_TIME_SAMPLING_RATE, the timing section's) overrides it; then
+        // each section's in report order.
+        let sections = Section::ALL
+            .into_iter()
+            .filter_map(|s| Some((s.rate_env()?, crate::sections::sampler(s)?)));
+        for (name, kind) in
+            std::iter::once(("HOTPATH_TIME_SAMPLING_RATE", Sampler::Calls)).chain(sections)
+        {
             let current = self.rate(kind).to_string();
             if let Some(r) = env(name, accepted, &current, parse_rate) {
                 let raw = std::env::var(name).unwrap_or_default();
@@ -567,20 +543,30 @@ fn check_names() {
     }
 }
 
+/// Every variable [`Config::apply_env`] reads: [`APPLIED`] and each section's limit and
+/// rate.
+fn applied() -> impl Iterator<Item = &'static str> {
+    APPLIED.iter().copied().chain(
+        Section::ALL
+            .into_iter()
+            .flat_map(|s| [s.limit_env(), s.rate_env()])
+            .flatten(),
+    )
+}
+
 /// The warning for a variable that is set, or `None` when it is read.
 fn unread(name: &str) -> Option<String> {
-    if APPLIED.contains(&name) || READ_ELSEWHERE.contains(&name) {
+    if applied().any(|a| a == name) || READ_ELSEWHERE.contains(&name) {
         return None;
     }
     if let Some((_, why)) = NO_EFFECT.iter().find(|(n, _)| *n == name) {
         return Some(format!("{name} has no effect: {why}"));
     }
-    let known = APPLIED
-        .iter()
-        .chain(READ_ELSEWHERE)
-        .chain(NO_EFFECT.iter().map(|(n, _)| n));
+    let known = applied()
+        .chain(READ_ELSEWHERE.iter().copied())
+        .chain(NO_EFFECT.iter().map(|(n, _)| *n));
     let closest = known
-        .map(|k| (distance(name, k), *k))
+        .map(|k| (distance(name, k), k))
         .min()
         .filter(|(d, _)| *d <= 3);
     Some(match closest {
@@ -669,12 +655,14 @@ mod tests {
             unread("HOTPATH_NOTHING_LIKE_IT").as_deref(),
             Some("HOTPATH_NOTHING_LIKE_IT is not a hotpath variable; ignored")
         );
+        // Each section's limit and rate variables are read.
+        for name in ["HOTPATH_SQL_LIMIT", "HOTPATH_MUTEXES_TIME_SAMPLING_RATE"] {
+            assert_eq!(unread(name), None, "{name}");
+        }
         // No name is in two lists.
-        let mut all: Vec<&str> = APPLIED
-            .iter()
-            .chain(READ_ELSEWHERE)
-            .chain(NO_EFFECT.iter().map(|(n, _)| n))
-            .copied()
+        let mut all: Vec<&str> = applied()
+            .chain(READ_ELSEWHERE.iter().copied())
+            .chain(NO_EFFECT.iter().map(|(n, _)| *n))
             .collect();
         let n = all.len();
         all.sort();

@@ -151,33 +151,7 @@ mod on {
     pub(crate) const DEFAULT_PERCENTILES: [f64; 3] = [50.0, 95.0, 99.0];
     /// Most percentiles shown.
     pub(crate) const MAX_PERCENTILES: usize = 10;
-    /// Whether this build can produce `section` (its feature is compiled in, or for
-    /// `threads`, the target is Linux).
-    pub(crate) fn compiled(section: Section) -> bool {
-        match section {
-            Section::Alloc => cfg!(feature = "hotpath-alloc"),
-            Section::Cpu => cfg!(feature = "hotpath-cpu"),
-            Section::Threads => cfg!(target_os = "linux"),
-            Section::Sql => cfg!(any(feature = "sqlx", feature = "diesel")),
-            Section::Http => cfg!(any(
-                feature = "reqwest-0-12",
-                feature = "reqwest-0-13",
-                feature = "ureq-3"
-            )),
-            Section::Server => cfg!(feature = "axum-0-8"),
-            Section::Tokio => cfg!(feature = "tokio"),
-            Section::Timing
-            | Section::Io
-            | Section::Channels
-            | Section::Streams
-            | Section::Futures
-            | Section::Waits
-            | Section::Mutexes
-            | Section::RwLocks
-            | Section::Debug
-            | Section::Stacks => true,
-        }
-    }
+    pub(crate) use crate::sections::compiled;
 
     /// Every section this build can produce, in report order.
     pub(crate) fn all_sections() -> Vec<Section> {
@@ -190,20 +164,9 @@ mod on {
         pub percentiles: Vec<f64>,
         pub format: Format,
         pub limit: usize,
-        pub functions_limit: Option<usize>,
-        pub threads_limit: Option<usize>,
-        pub io_limit: Option<usize>,
-        pub channels_limit: Option<usize>,
-        pub streams_limit: Option<usize>,
-        pub futures_limit: Option<usize>,
-        pub mutexes_limit: Option<usize>,
-        pub rw_locks_limit: Option<usize>,
-        pub sql_limit: Option<usize>,
-        pub http_limit: Option<usize>,
-        pub server_limit: Option<usize>,
-        /// Whether SQL and HTTP calls made while a server request is handled are also
-        /// counted per route (`route_scope`, `HOTPATH_ROUTE_SCOPE`).
-        pub route_scope: bool,
+        /// Each section's own row limit, by [`Section`] (set only for sections with a
+        /// limit of their own: [`Section::limit_key`]).
+        pub limits: [Option<usize>; Section::COUNT],
         pub output_path: Option<PathBuf>,
         pub timeout: Option<Duration>,
         /// Fraction of events timed, per [`Sampler`] kind.
@@ -266,18 +229,7 @@ mod on {
                 percentiles: DEFAULT_PERCENTILES.to_vec(),
                 format: Format::Table,
                 limit: DEFAULT_LIMIT,
-                functions_limit: None,
-                threads_limit: None,
-                io_limit: None,
-                channels_limit: None,
-                streams_limit: None,
-                futures_limit: None,
-                mutexes_limit: None,
-                sql_limit: None,
-                http_limit: None,
-                server_limit: None,
-                route_scope: true,
-                rw_locks_limit: None,
+                limits: [None; Section::COUNT],
                 output_path: None,
                 timeout: None,
                 rates: Sampler::ALL.map(Sampler::default_rate),
@@ -309,35 +261,14 @@ mod on {
             }
         }
 
-        /// Rows per section in the text report: `functions_limit` for the function
-        /// sections, each other section's own limit when set, `limit` otherwise.
+        /// Rows per section in the text report: the limit of the section's limit owner
+        /// ([`Section::limit_owner`]: `functions_limit` for the function sections) when
+        /// set, `limit` otherwise.
         pub(crate) fn limits(&self) -> crate::report::Limits {
             let mut l = crate::report::Limits::all(self.limit);
-            for (sections, limit) in [
-                (
-                    &[
-                        Section::Timing,
-                        Section::Alloc,
-                        Section::Cpu,
-                        Section::Waits,
-                    ][..],
-                    self.functions_limit,
-                ),
-                (&[Section::Io][..], self.io_limit),
-                (&[Section::Threads][..], self.threads_limit),
-                (&[Section::Channels][..], self.channels_limit),
-                (&[Section::Streams][..], self.streams_limit),
-                (&[Section::Futures][..], self.futures_limit),
-                (&[Section::Mutexes][..], self.mutexes_limit),
-                (&[Section::RwLocks][..], self.rw_locks_limit),
-                (&[Section::Sql][..], self.sql_limit),
-                (&[Section::Http][..], self.http_limit),
-                (&[Section::Server][..], self.server_limit),
-            ] {
-                if let Some(n) = limit {
-                    for &s in sections {
-                        l = l.with(s, n);
-                    }
+            for s in Section::ALL {
+                if let Some(n) = s.limit_owner().and_then(|o| self.limits[o as usize]) {
+                    l = l.with(s, n);
                 }
             }
             l

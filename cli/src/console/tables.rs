@@ -313,17 +313,25 @@ fn missing(
     not_yet: &str,
     left_out: &str,
 ) -> String {
-    let feature = section.feature().unwrap_or("hotpath");
+    let needs = section.features();
+    let built = |s: &ProfilerStatus| {
+        needs.is_empty() || needs.iter().any(|f| s.features.iter().any(|g| g == f))
+    };
     match status {
-        Some(s) if !s.features.iter().any(|f| f == feature) => format!(
-            "no {section} section: the program was built without the Cargo feature {feature} \
-             (cargo run --features {feature})"
+        Some(s) if !built(s) => format!(
+            "no {section} section: the program was built without the Cargo feature {} \
+             (cargo run --features {})",
+            section.features_text().unwrap_or_default(),
+            needs[0]
         ),
         Some(s) if !s.sections.contains(&section) => {
             format!("no {section} section: {left_out}")
         }
         Some(_) => format!("no {section} section yet: {not_yet}"),
-        None => format!("no {section} section: it needs the Cargo feature {feature}"),
+        None => format!(
+            "no {section} section: it needs the Cargo feature {}",
+            section.features_text().unwrap_or_else(|| "hotpath".into())
+        ),
     }
 }
 

@@ -38,7 +38,11 @@ pub(crate) fn sections(source: &dyn Source) -> Answer {
                 "name": s.name(),
                 "collected": compiled && collected.contains(&s),
                 "compiled": compiled,
-                "feature": s.feature(),
+                "feature": match s.features() {
+                    [one] => Some(*one),
+                    _ => None,
+                },
+                "features": s.features(),
                 "why_not": super::super::unavailable(source, s).map(|(why, _)| why),
                 "route": s.route(),
             })
@@ -59,7 +63,7 @@ pub(crate) fn section(source: &dyn Source, name: &str, limit: usize, histograms:
     if let Some((why, _)) = super::super::unavailable(source, section) {
         return Err(why);
     }
-    let mut v = to_value(&source.report().fragment(section))?;
+    let mut v = source.report().fragment(section);
     if !histograms {
         strip_histograms(&mut v);
     }

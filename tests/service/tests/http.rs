@@ -299,13 +299,13 @@ fn live_routes_and_prometheus_show_the_service_sections() {
     assert!(out.status.success(), "{stderr}");
 
     let server = hotpath::report::Fragment::from_json(answer(&stderr, "/server")).unwrap();
-    let rows = server.server.unwrap();
+    let rows = server.part.server.unwrap();
     let users = rows.iter().find(|e| e.route == "GET /users/{id}").unwrap();
     assert_eq!((users.calls, users.status.status_2xx), (60, 60));
     let http = hotpath::report::Fragment::from_json(answer(&stderr, "/http")).unwrap();
-    assert!(http.http.unwrap().iter().any(|e| e.calls == 50));
+    assert!(http.part.http.unwrap().iter().any(|e| e.calls == 50));
     let tokio = hotpath::report::Fragment::from_json(answer(&stderr, "/tokio_runtime")).unwrap();
-    assert_eq!(tokio.tokio.unwrap()[0].workers, 2);
+    assert_eq!(tokio.part.tokio.unwrap()[0].workers, 2);
 
     let metrics = answer(&stderr, "/metrics");
     for line in [
