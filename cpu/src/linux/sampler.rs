@@ -1,4 +1,6 @@
-//! Linux: perf_event_open, clock_gettime, getrusage, timer_create and SIGPROF.
+//! The CPU sampler: a real-time signal delivered to each thread every period of its own
+//! CPU time, by a perf_event `task-clock` overflow or a per-thread CPU-time timer, whose
+//! handler credits the periods to the functions on the thread's scope stack.
 //!
 //! # Safety invariants
 //!
@@ -23,8 +25,10 @@
 //!   to user mode (Linux ≥ 5.11 on x86). So a signal never lands in a system call the
 //!   thread is making or about to block in, and no call returns `EINTR` because of it;
 //!   `SA_RESTART` covers what remains.
-//! * Every file descriptor and timer belongs to one thread and is closed by that thread
-//!   (at thread exit, or when the session ends).
+//! * Every sampler's perf fd or timer belongs to the thread it samples and is closed or
+//!   deleted by that thread (at thread exit, when it arms again, or when it stops the
+//!   session); other threads only disarm it ([`disarm_all`]). In a forked child, the
+//!   one thread closes its copy of its parent's perf fd ([`in_fork_child`]).
 
 use hotpath_core::fork::{self, Rank};
 use std::cell::Cell;
@@ -32,49 +36,15 @@ use std::io;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, AtomicU8, Ordering::Relaxed};
 use std::time::Duration;
 
-use hotpath_core::meter::cpu::{self as core_cpu, CpuDelta};
+use hotpath_core::meter::cpu as core_cpu;
 
-use crate::{ClockSource, CpuError, ExactInfo, SamplerConfig, SamplerSource, SamplingInfo};
+use super::clock::{monotonic_ns, thread_cpu_ns};
+use super::perf::{
+    close, perf_open, PerfAttr, FLAG_DISABLED, FLAG_EXCLUDE_HV, FLAG_EXCLUDE_KERNEL, IOC_DISABLE,
+    IOC_REFRESH, IOC_RESET, PERF_COUNT_SW_TASK_CLOCK, PERF_TYPE_SOFTWARE,
+};
+use crate::{CpuError, SamplerConfig, SamplerSource, SamplingInfo};
 
-/// `struct perf_event_attr` up to `PERF_ATTR_SIZE_VER5` (112 bytes), which every kernel
-/// since 4.1 accepts.
-#[repr(C)]
-#[derive(Default)]
-struct PerfAttr {
-    type_: u32,
-    size: u32,
-    config: u64,
-    sample_period: u64,
-    sample_type: u64,
-    read_format: u64,
-    flags: u64,
-    wakeup_events: u32,
-    bp_type: u32,
-    config1: u64,
-    config2: u64,
-    branch_sample_type: u64,
-    sample_regs_user: u64,
-    sample_stack_user: u32,
-    clockid: i32,
-    sample_regs_intr: u64,
-    aux_watermark: u32,
-    sample_max_stack: u16,
-    reserved: u16,
-}
-
-const PERF_TYPE_HARDWARE: u32 = 0;
-const PERF_TYPE_SOFTWARE: u32 = 1;
-const PERF_COUNT_HW_CPU_CYCLES: u64 = 0;
-const PERF_COUNT_HW_INSTRUCTIONS: u64 = 1;
-const PERF_COUNT_SW_TASK_CLOCK: u64 = 1;
-const FLAG_DISABLED: u64 = 1 << 0;
-const FLAG_EXCLUDE_KERNEL: u64 = 1 << 5;
-const FLAG_EXCLUDE_HV: u64 = 1 << 6;
-const PERF_FORMAT_GROUP: u64 = 1 << 3;
-const PERF_FLAG_FD_CLOEXEC: libc::c_ulong = 8;
-const IOC_DISABLE: libc::c_ulong = 0x2401;
-const IOC_REFRESH: libc::c_ulong = 0x2402;
-const IOC_RESET: libc::c_ulong = 0x2403;
 const F_SETSIG: libc::c_int = 10;
 const F_SETOWN_EX: libc::c_int = 15;
 const F_OWNER_TID: libc::c_int = 0;
@@ -89,251 +59,10 @@ struct OwnerEx {
     pid: libc::pid_t,
 }
 
-static SIMULATE_DENIED: AtomicBool = AtomicBool::new(false);
-static SIMULATE_NO_PMU: AtomicBool = AtomicBool::new(false);
-
-pub(crate) fn simulate_failures(perf_denied: bool, no_pmu: bool) {
-    SIMULATE_DENIED.store(perf_denied, Relaxed);
-    SIMULATE_NO_PMU.store(no_pmu, Relaxed);
-}
-
-fn paranoid() -> Option<i32> {
-    std::fs::read_to_string("/proc/sys/kernel/perf_event_paranoid")
-        .ok()?
-        .trim()
-        .parse()
-        .ok()
-}
-
-/// Opens a perf event for the calling thread on any CPU; retries without kernel samples
-/// when the paranoia level refuses them.
-fn perf_open(
-    attr: &mut PerfAttr,
-    group: libc::c_int,
-    hardware: bool,
-) -> Result<libc::c_int, CpuError> {
-    if SIMULATE_DENIED.load(Relaxed) {
-        let source = io::Error::from_raw_os_error(libc::EACCES);
-        return Err(CpuError::Denied {
-            paranoid: paranoid(),
-            source,
-        });
-    }
-    if hardware && SIMULATE_NO_PMU.load(Relaxed) {
-        return Err(CpuError::NoPmu(io::Error::from_raw_os_error(libc::ENOENT)));
-    }
-    attr.size = std::mem::size_of::<PerfAttr>() as u32;
-    let mut retried = false;
-    loop {
-        // SAFETY: `attr` is a valid `perf_event_attr` of the size it declares; pid 0 and
-        // cpu -1 mean "the calling thread, on any CPU".
-        let fd = unsafe {
-            libc::syscall(
-                libc::SYS_perf_event_open,
-                attr as *const PerfAttr,
-                0,
-                -1,
-                group,
-                PERF_FLAG_FD_CLOEXEC,
-            )
-        } as libc::c_int;
-        if fd >= 0 {
-            return Ok(fd);
-        }
-        let e = io::Error::last_os_error();
-        match e.raw_os_error() {
-            Some(libc::EACCES) | Some(libc::EPERM)
-                if !retried && attr.flags & FLAG_EXCLUDE_KERNEL == 0 =>
-            {
-                attr.flags |= FLAG_EXCLUDE_KERNEL | FLAG_EXCLUDE_HV;
-                retried = true;
-            }
-            Some(libc::EACCES) | Some(libc::EPERM) => {
-                return Err(CpuError::Denied {
-                    paranoid: paranoid(),
-                    source: e,
-                })
-            }
-            Some(libc::ENOENT) | Some(libc::ENODEV) | Some(libc::EOPNOTSUPP) if hardware => {
-                return Err(CpuError::NoPmu(e))
-            }
-            _ => {
-                return Err(CpuError::Os {
-                    what: "perf_event_open",
-                    source: e,
-                })
-            }
-        }
-    }
-}
-
 fn gettid() -> libc::pid_t {
     // SAFETY: gettid has no preconditions and cannot fail.
     unsafe { libc::gettid() }
 }
-
-fn close(fd: libc::c_int) {
-    // SAFETY: `fd` is a descriptor this module opened and still owns.
-    unsafe { libc::close(fd) };
-}
-
-fn read_u64s<const N: usize>(fd: libc::c_int) -> [u64; N] {
-    let mut buf = [0u64; N];
-    // SAFETY: `buf` is writable for `8 * N` bytes.
-    let n = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), 8 * N) };
-    if n != (8 * N) as isize {
-        return [0; N];
-    }
-    buf
-}
-
-fn timespec_ns(ts: libc::timespec) -> u64 {
-    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
-}
-
-/// A counting (not sampling) task-clock event for the calling thread.
-fn task_clock_fd() -> Result<libc::c_int, CpuError> {
-    let mut a = PerfAttr {
-        type_: PERF_TYPE_SOFTWARE,
-        config: PERF_COUNT_SW_TASK_CLOCK,
-        ..Default::default()
-    };
-    perf_open(&mut a, -1, false)
-}
-
-#[derive(Debug)]
-pub(crate) enum Clock {
-    Perf(libc::c_int),
-    Cputime,
-}
-
-impl Clock {
-    pub(crate) fn perf() -> Result<Clock, CpuError> {
-        task_clock_fd().map(Clock::Perf)
-    }
-
-    pub(crate) fn thread_cputime() -> Result<Clock, CpuError> {
-        thread_cpu_ns().map(|_| Clock::Cputime)
-    }
-
-    pub(crate) fn source(&self) -> ClockSource {
-        match self {
-            Clock::Perf(_) => ClockSource::PerfTaskClock,
-            Clock::Cputime => ClockSource::ThreadCputime,
-        }
-    }
-
-    pub(crate) fn read_ns(&self) -> u64 {
-        match self {
-            Clock::Perf(fd) => read_u64s::<1>(*fd)[0],
-            Clock::Cputime => thread_cpu_ns().unwrap_or(0),
-        }
-    }
-}
-
-impl Drop for Clock {
-    fn drop(&mut self) {
-        if let Clock::Perf(fd) = self {
-            close(*fd);
-        }
-    }
-}
-
-/// A hardware group for the calling thread: (cycles leader, instructions member).
-fn hw_fds() -> Result<(libc::c_int, libc::c_int), CpuError> {
-    let flags = FLAG_EXCLUDE_KERNEL | FLAG_EXCLUDE_HV;
-    let mut cycles = PerfAttr {
-        type_: PERF_TYPE_HARDWARE,
-        config: PERF_COUNT_HW_CPU_CYCLES,
-        read_format: PERF_FORMAT_GROUP,
-        flags,
-        ..Default::default()
-    };
-    let leader = perf_open(&mut cycles, -1, true)?;
-    let mut instr = PerfAttr {
-        type_: PERF_TYPE_HARDWARE,
-        config: PERF_COUNT_HW_INSTRUCTIONS,
-        read_format: PERF_FORMAT_GROUP,
-        flags,
-        ..Default::default()
-    };
-    match perf_open(&mut instr, leader, true) {
-        Ok(member) => Ok((leader, member)),
-        Err(e) => {
-            close(leader);
-            Err(e)
-        }
-    }
-}
-
-#[derive(Debug)]
-pub(crate) struct Hw {
-    leader: libc::c_int,
-    member: libc::c_int,
-}
-
-impl Hw {
-    pub(crate) fn open() -> Result<Hw, CpuError> {
-        hw_fds().map(|(leader, member)| Hw { leader, member })
-    }
-
-    pub(crate) fn read(&self) -> (u64, u64) {
-        let [n, cycles, instructions] = read_u64s::<3>(self.leader);
-        if n != 2 {
-            return (0, 0);
-        }
-        (instructions, cycles)
-    }
-}
-
-impl Drop for Hw {
-    fn drop(&mut self) {
-        close(self.member);
-        close(self.leader);
-    }
-}
-
-pub(crate) fn thread_cpu_ns() -> Result<u64, CpuError> {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid out-pointer.
-    if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) } != 0 {
-        return Err(CpuError::Os {
-            what: "clock_gettime(CLOCK_THREAD_CPUTIME_ID)",
-            source: io::Error::last_os_error(),
-        });
-    }
-    Ok(timespec_ns(ts))
-}
-
-fn rusage(who: libc::c_int) -> Result<libc::rusage, CpuError> {
-    // SAFETY: `rusage` is plain data; zero is a valid value.
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: `ru` is a valid out-pointer.
-    if unsafe { libc::getrusage(who, &mut ru) } != 0 {
-        return Err(CpuError::Os {
-            what: "getrusage",
-            source: io::Error::last_os_error(),
-        });
-    }
-    Ok(ru)
-}
-
-pub(crate) fn thread_switches() -> Result<(u64, u64), CpuError> {
-    let ru = rusage(libc::RUSAGE_THREAD)?;
-    Ok((ru.ru_nvcsw as u64, ru.ru_nivcsw as u64))
-}
-
-pub(crate) fn process_cpu_ns() -> Result<(u64, u64), CpuError> {
-    let ru = rusage(libc::RUSAGE_SELF)?;
-    let ns = |t: libc::timeval| t.tv_sec as u64 * 1_000_000_000 + t.tv_usec as u64 * 1000;
-    Ok((ns(ru.ru_utime), ns(ru.ru_stime)))
-}
-
-// ---------------------------------------------------------------------------------------
-// Sampling.
 
 const NONE: u8 = 0;
 const PERF: u8 = 1;
@@ -680,11 +409,8 @@ fn in_fork_child(_installed: &mut bool) {
     if let Ok((PERF, fd)) = ARMED.try_with(|c| c.replace((NONE, 0))) {
         close(fd as libc::c_int);
     }
-    // Exact mode: the counters are copies of the parent thread's too; without them the
-    // child's thread reads its own CPU clock.
-    EXACT_HW.store(false, Relaxed);
-    EXACT_PERF.store(false, Relaxed);
-    close_exact_current();
+    // Exact mode: its counters are copies of the parent thread's too.
+    super::exact::in_fork_child();
 }
 
 pub(crate) fn stop_sampling() {
@@ -705,17 +431,6 @@ fn disarm_all(forget: bool) {
     if forget {
         all.clear();
     }
-}
-
-/// `CLOCK_MONOTONIC` now, ns.
-pub(crate) fn monotonic_ns() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid out-pointer.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
-    timespec_ns(ts)
 }
 
 /// While sampling: whether the program replaced the sampling signal's handler; if it
@@ -758,101 +473,4 @@ pub(crate) fn blocked_threads() -> u64 {
         })
         .count() as u64;
     live + BLOCKED_EXITED.load(Relaxed)
-}
-
-// ---------------------------------------------------------------------------------------
-// Exact mode.
-
-static EXACT_PERF: AtomicBool = AtomicBool::new(false);
-static EXACT_HW: AtomicBool = AtomicBool::new(false);
-
-thread_local! {
-    /// This thread's exact-mode descriptors: (task-clock fd, hardware group leader fd,
-    /// hardware member fd); -1 when not open.
-    static EXACT_FDS: Cell<(i32, i32, i32)> = const { Cell::new((-1, -1, -1)) };
-}
-
-fn open_exact_current() {
-    close_exact_current();
-    let mut fds = (-1, -1, -1);
-    if EXACT_PERF.load(Relaxed) {
-        if let Ok(fd) = task_clock_fd() {
-            fds.0 = fd;
-        }
-    }
-    if EXACT_HW.load(Relaxed) {
-        if let Ok((leader, member)) = hw_fds() {
-            (fds.1, fds.2) = (leader, member);
-        }
-    }
-    let _ = EXACT_FDS.try_with(|c| c.set(fds));
-}
-
-fn close_exact_current() {
-    if let Ok((a, b, c)) = EXACT_FDS.try_with(|c| c.replace((-1, -1, -1))) {
-        for fd in [c, b, a] {
-            if fd >= 0 {
-                close(fd);
-            }
-        }
-    }
-}
-
-/// The exact-mode reading of the calling thread.
-fn read_exact() -> CpuDelta {
-    let (clock, hw, _) = EXACT_FDS.try_with(Cell::get).unwrap_or((-1, -1, -1));
-    let ns = if clock >= 0 {
-        read_u64s::<1>(clock)[0]
-    } else {
-        thread_cpu_ns().unwrap_or(0)
-    };
-    let (voluntary, involuntary) = thread_switches().unwrap_or((0, 0));
-    let (instructions, cycles) = if hw >= 0 {
-        let [n, cycles, instructions] = read_u64s::<3>(hw);
-        if n == 2 {
-            (instructions, cycles)
-        } else {
-            (0, 0)
-        }
-    } else {
-        (0, 0)
-    };
-    CpuDelta {
-        ns,
-        voluntary,
-        involuntary,
-        instructions,
-        cycles,
-    }
-}
-
-pub(crate) fn start_exact(force: Option<ClockSource>) -> Result<ExactInfo, CpuError> {
-    let (source, fallback_reason) = match force {
-        Some(ClockSource::ThreadCputime) => {
-            Clock::thread_cputime()?;
-            (ClockSource::ThreadCputime, None)
-        }
-        _ => match Clock::perf() {
-            Ok(_) => (ClockSource::PerfTaskClock, None),
-            Err(e) if force.is_none() => {
-                Clock::thread_cputime()?;
-                (ClockSource::ThreadCputime, Some(e.to_string()))
-            }
-            Err(e) => return Err(e),
-        },
-    };
-    let hw_unavailable = match Hw::open() {
-        Ok(_) => None,
-        Err(e) => Some(e.to_string()),
-    };
-    EXACT_PERF.store(source == ClockSource::PerfTaskClock, Relaxed);
-    EXACT_HW.store(hw_unavailable.is_none(), Relaxed);
-    core_cpu::set_thread_hooks(Some(open_exact_current), Some(close_exact_current));
-    open_exact_current();
-    core_cpu::set_exact(Some(read_exact));
-    Ok(ExactInfo {
-        source,
-        fallback_reason,
-        hw_unavailable,
-    })
 }
