@@ -93,7 +93,8 @@ thread_local! {
     static ARMED: Cell<(u8, i64)> = const { Cell::new((NONE, 0)) };
     /// (thread CPU time when armed, periods credited since): the handler credits every
     /// period that elapsed, so samples whose signals merged while one was pending (a
-    /// standard signal does not queue) are not lost.
+    /// sampler has one signal outstanding at most: timer overruns are counted, not
+    /// queued) are not lost.
     static CREDITED: Cell<(u64, u64)> = const { Cell::new((0, 0)) };
 }
 
@@ -101,12 +102,7 @@ extern "C" fn on_sigprof(_: libc::c_int, info: *mut libc::siginfo_t, _: *mut lib
     // SAFETY: the kernel passes a valid `siginfo_t` to an `SA_SIGINFO` handler.
     let code = unsafe { (*info).si_code };
     let (kind, id) = ARMED.try_with(Cell::get).unwrap_or((NONE, 0));
-    let ours = match kind {
-        PERF => code == POLL_IN || code == POLL_HUP,
-        TIMER => code == SI_TIMER,
-        _ => false,
-    };
-    if !ours {
+    if !from_sampler(kind, code) {
         return;
     }
     if !SAMPLING.load(Relaxed) {
@@ -119,9 +115,9 @@ extern "C" fn on_sigprof(_: libc::c_int, info: *mut libc::siginfo_t, _: *mut lib
     // back in the code that was running when it began.
     let n = match (thread_cpu_ns(), CREDITED.try_with(Cell::get)) {
         (Ok(now), Ok((armed_at, credited))) => {
-            let due = now.saturating_sub(armed_at) / PERIOD_NS.load(Relaxed).max(1);
-            let _ = CREDITED.try_with(|c| c.set((armed_at, due.max(credited + 1))));
-            due.saturating_sub(credited).max(1)
+            let (n, credited) = periods_due(now, armed_at, credited, PERIOD_NS.load(Relaxed));
+            let _ = CREDITED.try_with(|c| c.set((armed_at, credited)));
+            n
         }
         _ => 1,
     };
@@ -133,6 +129,29 @@ extern "C" fn on_sigprof(_: libc::c_int, info: *mut libc::siginfo_t, _: *mut lib
         // SAFETY: `id` is this thread's open perf fd; ioctl is async-signal-safe.
         unsafe { libc::ioctl(id as libc::c_int, IOC_REFRESH, 1) };
     }
+}
+
+/// Whether a signal with `si_code` `code` comes from a sampler of kind `kind`: a perf
+/// event's overflow (`POLL_IN`, or `POLL_HUP` once its refresh count runs out) or a
+/// timer's expiry (`SI_TIMER`). Anything else (a `kill` or `sigqueue` of the signal, or a
+/// thread without a sampler) is not a sample.
+#[inline]
+fn from_sampler(kind: u8, code: libc::c_int) -> bool {
+    match kind {
+        PERF => code == POLL_IN || code == POLL_HUP,
+        TIMER => code == SI_TIMER,
+        _ => false,
+    }
+}
+
+/// For a signal at thread CPU time `now`, on a sampler armed at `armed_at` that has
+/// credited `credited` periods of `period` ns: (periods to credit now, periods credited
+/// after). Every period crossed since the last signal, at least one: a signal always
+/// stands for one, even when it comes a little before its period ends by this clock.
+#[inline]
+fn periods_due(now: u64, armed_at: u64, credited: u64, period: u64) -> (u64, u64) {
+    let due = now.saturating_sub(armed_at) / period.max(1);
+    (due.saturating_sub(credited).max(1), due.max(credited + 1))
 }
 
 /// Stops this thread's sampler from within the handler (async-signal-safe syscalls only).
@@ -177,10 +196,19 @@ fn our_handler() -> libc::sighandler_t {
 
 /// The highest real-time signal the program leaves at its default disposition.
 fn free_signal() -> Option<libc::c_int> {
-    // The lowest few are often taken by libraries that pick from the bottom.
-    (libc::SIGRTMIN() + 4..=libc::SIGRTMAX())
-        .rev()
-        .find(|&s| handler_of(s) == libc::SIG_DFL)
+    pick_signal(libc::SIGRTMIN(), libc::SIGRTMAX(), |s| {
+        handler_of(s) == libc::SIG_DFL
+    })
+}
+
+/// The highest signal from `rtmin + 4` to `rtmax` that is `free`: the lowest few are
+/// often taken by libraries that pick from the bottom.
+fn pick_signal(
+    rtmin: libc::c_int,
+    rtmax: libc::c_int,
+    free: impl Fn(libc::c_int) -> bool,
+) -> Option<libc::c_int> {
+    (rtmin + 4..=rtmax).rev().find(|&s| free(s))
 }
 
 /// Installs the sampling signal's handler once, on a real-time signal nobody handles.
@@ -217,29 +245,38 @@ fn install_handler() -> Result<(), CpuError> {
 
 /// The sampling signal's name (`SIGRTMAX`, `SIGRTMAX-3`), for reports.
 pub(crate) fn signal_name() -> String {
-    let sig = SIGNAL.load(Relaxed);
-    match libc::SIGRTMAX() - sig {
+    name_of(SIGNAL.load(Relaxed), libc::SIGRTMAX())
+}
+
+/// The name of real-time signal `sig`, counted down from `rtmax`.
+fn name_of(sig: libc::c_int, rtmax: libc::c_int) -> String {
+    match rtmax - sig {
         0 => "SIGRTMAX".to_string(),
         n => format!("SIGRTMAX-{n}"),
     }
 }
 
-fn arm_perf(period: u64) -> Result<i64, CpuError> {
+/// A task-clock event that overflows every `period` ns of the thread's CPU time, created
+/// disabled (it is enabled for one overflow at a time).
+fn sampling_attr(period: u64) -> PerfAttr {
     // Samples from user mode only. A sample taken while the thread is in the kernel
     // queues its signal at once, and if the thread is about to block (entering
     // nanosleep, poll, ...) the pending signal ends that call with EINTR, which
     // SA_RESTART does not prevent for those calls. A user-mode sample is delivered on the
     // way back to the interrupted user code instead. Kernel time is not lost: the handler
     // credits every period the thread's CPU clock (user + system) has crossed.
-    let mut a = PerfAttr {
+    PerfAttr {
         type_: PERF_TYPE_SOFTWARE,
         config: PERF_COUNT_SW_TASK_CLOCK,
         sample_period: period,
         wakeup_events: 1,
         flags: FLAG_DISABLED | FLAG_EXCLUDE_KERNEL | FLAG_EXCLUDE_HV,
         ..Default::default()
-    };
-    let fd = perf_open(&mut a, -1, false)?;
+    }
+}
+
+fn arm_perf(period: u64) -> Result<i64, CpuError> {
+    let fd = perf_open(&mut sampling_attr(period), -1, false)?;
     let owner = OwnerEx {
         type_: F_OWNER_TID,
         pid: gettid(),
@@ -355,9 +392,14 @@ fn disarm_current() {
     }
 }
 
+/// The rate asked for, within 1 Hz to 100 kHz, and its period in ns.
+fn rate(hz: u32) -> (u32, u64) {
+    let hz = hz.clamp(1, 100_000);
+    (hz, 1_000_000_000 / hz as u64)
+}
+
 pub(crate) fn start_sampling(cfg: &SamplerConfig) -> Result<SamplingInfo, CpuError> {
-    let hz = cfg.hz.clamp(1, 100_000);
-    let period = 1_000_000_000 / hz as u64;
+    let (hz, period) = rate(cfg.hz);
     install_handler()?;
     PERIOD_NS.store(period, Relaxed);
     BLOCKED_EXITED.store(0, Relaxed);
@@ -464,13 +506,195 @@ pub(crate) fn blocked_threads() -> u64 {
         .into_iter()
         .filter(|tid| {
             std::fs::read_to_string(format!("/proc/self/task/{tid}/status"))
-                .ok()
-                .and_then(|s| {
-                    let hex = s.lines().find_map(|l| l.strip_prefix("SigBlk:"))?;
-                    u64::from_str_radix(hex.trim(), 16).ok()
-                })
-                .is_some_and(|mask| mask & (1u64 << (sig - 1)) != 0)
+                .is_ok_and(|status| blocks(&status, sig))
         })
         .count() as u64;
     live + BLOCKED_EXITED.load(Relaxed)
+}
+
+/// Whether the thread whose `/proc/<pid>/task/<tid>/status` is `status` blocks signal
+/// `sig`: bit `sig - 1` of its `SigBlk` mask (hexadecimal).
+fn blocks(status: &str, sig: libc::c_int) -> bool {
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("SigBlk:"))
+        .and_then(|hex| u64::from_str_radix(hex.trim(), 16).ok())
+        .is_some_and(|mask| mask & (1u64 << (sig - 1)) != 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_rate_is_kept_within_1_hz_and_100_khz_and_gives_whole_ns_periods() {
+        assert_eq!(rate(1000), (1000, 1_000_000));
+        assert_eq!(rate(1), (1, 1_000_000_000));
+        assert_eq!(rate(0), (1, 1_000_000_000));
+        assert_eq!(rate(99), (99, 10_101_010));
+        assert_eq!(rate(100_000), (100_000, 10_000));
+        assert_eq!(rate(100_001), (100_000, 10_000));
+        assert_eq!(rate(u32::MAX), (100_000, 10_000));
+    }
+
+    #[test]
+    fn a_timer_value_splits_ns_into_seconds_and_repeats_it() {
+        let t = itimer(2_500_000_001);
+        assert_eq!((t.it_value.tv_sec, t.it_value.tv_nsec), (2, 500_000_001));
+        assert_eq!(
+            (t.it_interval.tv_sec, t.it_interval.tv_nsec),
+            (2, 500_000_001)
+        );
+        let t = itimer(999_999_999);
+        assert_eq!((t.it_value.tv_sec, t.it_value.tv_nsec), (0, 999_999_999));
+        // Zero disarms (disable_in_handler).
+        let t = itimer(0);
+        assert_eq!((t.it_value.tv_sec, t.it_value.tv_nsec), (0, 0));
+        assert_eq!((t.it_interval.tv_sec, t.it_interval.tv_nsec), (0, 0));
+    }
+
+    #[test]
+    fn one_signal_per_period_credits_one_period() {
+        let ms = 1_000_000;
+        // Armed at 5 ms of CPU time; signals at each period end.
+        assert_eq!(periods_due(6 * ms, 5 * ms, 0, ms), (1, 1));
+        assert_eq!(periods_due(7 * ms, 5 * ms, 1, ms), (1, 2));
+        // A little early by the thread clock: still one, and the next one is not
+        // counted twice.
+        assert_eq!(periods_due(6 * ms - 10, 5 * ms, 0, ms), (1, 1));
+        assert_eq!(periods_due(7 * ms + 10, 5 * ms, 1, ms), (1, 2));
+    }
+
+    #[test]
+    fn merged_signals_credit_every_period_crossed() {
+        let ms = 1_000_000;
+        // 2 credited, clock now 5.5 periods past arming: 3 more.
+        assert_eq!(periods_due(10 * ms + ms / 2, 5 * ms, 2, ms), (3, 5));
+        // The first signal after 4 periods in the kernel.
+        assert_eq!(periods_due(4 * ms, 0, 0, ms), (4, 4));
+    }
+
+    #[test]
+    fn a_signal_behind_the_count_still_credits_one() {
+        let ms = 1_000_000;
+        // Credited ahead of the clock (early signals): one, and the count moves on.
+        assert_eq!(periods_due(3 * ms, 0, 5, ms), (1, 6));
+        // A clock read before arming (never expected): one.
+        assert_eq!(periods_due(1, 2 * ms, 0, ms), (1, 1));
+        // A zero period is taken as 1 ns rather than dividing by zero.
+        assert_eq!(periods_due(10, 0, 4, 0), (6, 10));
+    }
+
+    #[test]
+    fn the_count_after_a_signal_is_the_count_before_plus_what_it_credited() {
+        let period = 1_000_000;
+        let mut credited = 0;
+        let mut total = 0;
+        // Signals a little early or late by the thread clock, and three merged into the
+        // one at 6 ms.
+        let signals = [
+            999_990, 2_000_005, 3_000_000, 6_000_100, 6_999_990, 8_000_050, 9_000_000,
+        ];
+        let mut credits = Vec::new();
+        for now in signals {
+            let (n, after) = periods_due(now, 0, credited, period);
+            assert_eq!(after, credited + n, "at {now}");
+            credited = after;
+            credits.push(n);
+            total += n;
+        }
+        assert_eq!(credits, [1, 1, 1, 3, 1, 1, 1]);
+        // 9 ms of CPU time: 9 periods, each credited once.
+        assert_eq!(total, 9);
+    }
+
+    #[test]
+    fn only_a_samplers_own_signal_codes_are_samples() {
+        assert!(from_sampler(PERF, POLL_IN));
+        assert!(from_sampler(PERF, POLL_HUP));
+        assert!(!from_sampler(PERF, SI_TIMER));
+        assert!(from_sampler(TIMER, SI_TIMER));
+        assert!(!from_sampler(TIMER, POLL_IN));
+        for code in [
+            libc::SI_USER,
+            libc::SI_QUEUE,
+            libc::SI_TKILL,
+            libc::SI_KERNEL,
+        ] {
+            assert!(!from_sampler(PERF, code), "{code}");
+            assert!(!from_sampler(TIMER, code), "{code}");
+        }
+        // A thread without a sampler.
+        assert!(!from_sampler(NONE, POLL_IN));
+        assert!(!from_sampler(NONE, SI_TIMER));
+    }
+
+    #[test]
+    fn the_hand_written_signal_constants_are_libcs() {
+        assert_eq!(SI_TIMER, libc::SI_TIMER);
+        assert_eq!(SIGEV_THREAD_ID, libc::SIGEV_THREAD_ID);
+    }
+
+    #[test]
+    fn the_signal_is_the_highest_free_one_above_the_lowest_four() {
+        let (rtmin, rtmax) = (34, 64);
+        assert_eq!(pick_signal(rtmin, rtmax, |_| true), Some(64));
+        assert_eq!(pick_signal(rtmin, rtmax, |s| s < 63), Some(62));
+        assert_eq!(pick_signal(rtmin, rtmax, |s| s == 38), Some(38));
+        assert_eq!(pick_signal(rtmin, rtmax, |s| s <= 37), None);
+        assert_eq!(pick_signal(rtmin, rtmax, |_| false), None);
+        // The floor follows SIGRTMIN (glibc's is 34, musl's 35).
+        assert_eq!(pick_signal(35, 64, |s| s == 39), Some(39));
+        assert_eq!(pick_signal(35, 64, |s| s == 38), None);
+    }
+
+    #[test]
+    fn the_signal_is_named_from_sigrtmax_down() {
+        assert_eq!(name_of(64, 64), "SIGRTMAX");
+        assert_eq!(name_of(63, 64), "SIGRTMAX-1");
+        assert_eq!(name_of(38, 64), "SIGRTMAX-26");
+    }
+
+    /// `/proc/<pid>/task/<tid>/status` around the signal masks.
+    fn status(blk: &str) -> String {
+        format!(
+            "Name:\tworker\nState:\tR (running)\nSigQ:\t0/62811\nSigPnd:\tffffffffffffffff\n\
+             ShdPnd:\tffffffffffffffff\nSigBlk:\t{blk}\nSigIgn:\tffffffffffffffff\n\
+             SigCgt:\t0000000180000000\nCapInh:\t0000000000000000\n"
+        )
+    }
+
+    #[test]
+    fn a_thread_blocks_the_signal_when_its_sigblk_bit_is_set() {
+        // SIGRTMAX (64) is bit 63.
+        assert!(blocks(&status("8000000000000000"), 64));
+        assert!(!blocks(&status("8000000000000000"), 63));
+        assert!(blocks(&status("4000000000000000"), 63));
+        // SIGINT (2) is bit 1.
+        assert!(blocks(&status("0000000000000002"), 2));
+        assert!(!blocks(&status("0000000000000002"), 64));
+        assert!(blocks(&status("fffffffe7ffbfeff"), 64));
+        // Only SigBlk counts: every other mask here is all ones.
+        assert!(!blocks(&status("0000000000000000"), 64));
+    }
+
+    #[test]
+    fn a_status_without_a_readable_sigblk_blocks_nothing() {
+        assert!(!blocks("", 64));
+        assert!(!blocks("Name:\tworker\nSigIgn:\tffffffffffffffff\n", 64));
+        assert!(!blocks(&status("not hex"), 64));
+        assert!(!blocks(&status(""), 64));
+    }
+
+    #[test]
+    fn the_sampling_event_overflows_each_period_in_user_space_starting_disabled() {
+        let a = sampling_attr(1_000_000);
+        // PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK.
+        assert_eq!((a.type_, a.config), (1, 1));
+        assert_eq!((a.sample_period, a.wakeup_events), (1_000_000, 1));
+        // disabled (bit 0), exclude_kernel (bit 5), exclude_hv (bit 6).
+        assert_eq!(a.flags, 0b110_0001);
+        assert_eq!((a.sample_type, a.read_format), (0, 0));
+        assert_eq!(sampling_attr(10_000).sample_period, 10_000);
+    }
 }
