@@ -15,6 +15,10 @@ fn timespec_ns(ts: libc::timespec) -> u64 {
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
+fn timeval_ns(tv: libc::timeval) -> u64 {
+    tv.tv_sec as u64 * 1_000_000_000 + tv.tv_usec as u64 * 1000
+}
+
 #[derive(Debug)]
 pub(crate) enum Clock {
     Perf(libc::c_int),
@@ -111,8 +115,7 @@ pub(crate) fn thread_switches() -> Result<(u64, u64), CpuError> {
 
 pub(crate) fn process_cpu_ns() -> Result<(u64, u64), CpuError> {
     let ru = rusage(libc::RUSAGE_SELF)?;
-    let ns = |t: libc::timeval| t.tv_sec as u64 * 1_000_000_000 + t.tv_usec as u64 * 1000;
-    Ok((ns(ru.ru_utime), ns(ru.ru_stime)))
+    Ok((timeval_ns(ru.ru_utime), timeval_ns(ru.ru_stime)))
 }
 
 /// `CLOCK_MONOTONIC` now, ns.
@@ -124,4 +127,40 @@ pub(crate) fn monotonic_ns() -> u64 {
     // SAFETY: `ts` is a valid out-pointer.
     unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
     timespec_ns(ts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clock_values_convert_to_ns() {
+        let ts = |tv_sec, tv_nsec| libc::timespec { tv_sec, tv_nsec };
+        assert_eq!(timespec_ns(ts(0, 0)), 0);
+        assert_eq!(timespec_ns(ts(3, 5)), 3_000_000_005);
+        assert_eq!(timespec_ns(ts(0, 999_999_999)), 999_999_999);
+        let tv = |tv_sec, tv_usec| libc::timeval { tv_sec, tv_usec };
+        assert_eq!(timeval_ns(tv(0, 0)), 0);
+        assert_eq!(timeval_ns(tv(2, 7)), 2_000_007_000);
+        assert_eq!(timeval_ns(tv(0, 999_999)), 999_999_000);
+    }
+
+    #[test]
+    fn the_thread_clock_counts_this_threads_cpu_time_only() {
+        let clock = Clock::thread_cputime().expect("CLOCK_THREAD_CPUTIME_ID");
+        assert_eq!(clock.source(), ClockSource::ThreadCputime);
+        let t0 = clock.read_ns();
+        // Another thread's 20 ms of CPU time is not this one's.
+        std::thread::spawn(|| {
+            let end = thread_cpu_ns().unwrap() + 20_000_000;
+            while thread_cpu_ns().unwrap() < end {}
+        })
+        .join()
+        .unwrap();
+        let t1 = clock.read_ns();
+        assert!(t1 - t0 < 20_000_000, "{t0} -> {t1}");
+        // Its own 20 ms are.
+        while thread_cpu_ns().unwrap() < t1 + 20_000_000 {}
+        assert!(clock.read_ns() - t1 >= 20_000_000);
+    }
 }
