@@ -159,7 +159,8 @@ impl CpuRun {
         notes
     }
 
-    /// `sampled` or `exact`, and what measures it.
+    /// `sampled` or `exact`, and what measures it (the live servers' status).
+    #[cfg(feature = "hotpath-live")]
     pub(crate) fn mode_and_source(&self) -> (&'static str, &'static str) {
         (self.mode.as_str(), self.source)
     }

@@ -357,3 +357,247 @@ pub fn stop_exact() {
     hotpath_core::meter::cpu::set_exact(None);
     hotpath_core::meter::cpu::set_thread_hooks(None, None);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::error::Error as _;
+    use std::io;
+
+    const ALLOW: &str = "allow it with `sysctl kernel.perf_event_paranoid=1` or CAP_PERFMON";
+
+    /// An error from the OS, the same text on every target.
+    fn os(what: &str) -> io::Error {
+        io::Error::other(what.to_string())
+    }
+
+    #[test]
+    fn every_error_says_what_failed_and_how_to_fix_it() {
+        let cases = [
+            (
+                CpuError::Denied {
+                    paranoid: Some(3),
+                    source: os("refused"),
+                },
+                format!("perf_event_open denied (refused, perf_event_paranoid = 3); {ALLOW}"),
+            ),
+            (
+                CpuError::Denied {
+                    paranoid: None,
+                    source: os("refused"),
+                },
+                format!("perf_event_open denied (refused); {ALLOW}"),
+            ),
+            (
+                CpuError::NoPmu(os("no such event")),
+                "no hardware performance counters (no such event): this machine exposes no \
+                 PMU (usual in VMs)"
+                    .to_string(),
+            ),
+            (
+                CpuError::SignalInUse("every real-time signal"),
+                "every real-time signal already has a handler in this program; not replacing it"
+                    .to_string(),
+            ),
+            (
+                CpuError::Unsupported("perf_event"),
+                "perf_event is not available on this platform".to_string(),
+            ),
+            (
+                CpuError::Os {
+                    what: "getrusage",
+                    source: os("bad argument"),
+                },
+                "getrusage: bad argument".to_string(),
+            ),
+        ];
+        for (e, text) in cases {
+            assert_eq!(e.to_string(), text);
+        }
+    }
+
+    #[test]
+    fn the_os_error_is_the_source_of_the_errors_that_have_one() {
+        let source = |e: &CpuError| e.source().map(|s| s.to_string());
+        let denied = CpuError::Denied {
+            paranoid: Some(2),
+            source: os("refused"),
+        };
+        assert_eq!(source(&denied).as_deref(), Some("refused"));
+        let no_pmu = CpuError::NoPmu(os("no such event"));
+        assert_eq!(source(&no_pmu).as_deref(), Some("no such event"));
+        let other = CpuError::Os {
+            what: "timer_create(CLOCK_THREAD_CPUTIME_ID)",
+            source: os("try again"),
+        };
+        assert_eq!(source(&other).as_deref(), Some("try again"));
+        assert_eq!(
+            source(&CpuError::SignalInUse("every real-time signal")),
+            None
+        );
+        assert_eq!(source(&CpuError::Unsupported("perf_event")), None);
+    }
+
+    #[cfg(target_os = "linux")]
+    mod fallbacks {
+        //! The fallbacks through the public API: the ones this machine takes (a VM without
+        //! a PMU), and the ones `simulate_failures` makes it take.
+
+        use super::super::*;
+        use super::ALLOW;
+        use std::sync::{Mutex, MutexGuard, PoisonError};
+
+        /// Sampling, exact mode and the simulated failures are process-wide: one test at
+        /// a time when the tests share a process (`cargo test`).
+        static SERIAL: Mutex<()> = Mutex::new(());
+
+        /// Holds [`SERIAL`] with `simulate_failures(denied, no_pmu)`; puts everything back
+        /// when dropped.
+        struct Simulated {
+            _serial: MutexGuard<'static, ()>,
+        }
+
+        fn simulated(perf_denied: bool, no_pmu: bool) -> Simulated {
+            let _serial = SERIAL.lock().unwrap_or_else(PoisonError::into_inner);
+            simulate_failures(perf_denied, no_pmu);
+            Simulated { _serial }
+        }
+
+        impl Drop for Simulated {
+            fn drop(&mut self) {
+                simulate_failures(false, false);
+                stop_sampling();
+                stop_exact();
+            }
+        }
+
+        /// What a refused perf_event_open says on this machine.
+        fn denied_text() -> String {
+            let paranoid = std::fs::read_to_string("/proc/sys/kernel/perf_event_paranoid")
+                .ok()
+                .and_then(|s| s.trim().parse::<i32>().ok());
+            let level = paranoid.map_or(String::new(), |p| format!(", perf_event_paranoid = {p}"));
+            format!("perf_event_open denied (Permission denied (os error 13){level}); {ALLOW}")
+        }
+
+        const NO_PMU: &str = "no hardware performance counters (No such file or directory \
+                              (os error 2)): this machine exposes no PMU (usual in VMs)";
+
+        #[test]
+        fn exact_mode_without_hardware_counters_runs_and_says_why_they_are_missing() {
+            let _s = simulated(false, false);
+            let hw = HwCounters::open();
+            let info = start_exact(Some(ClockSource::ThreadCputime)).expect("exact mode");
+            assert_eq!(info.source, ClockSource::ThreadCputime);
+            assert_eq!(info.fallback_reason, None);
+            assert!(hotpath_core::meter::cpu::exact());
+            match hw {
+                // This machine (no PMU): the reason is the hardware counters' own error.
+                Err(e) => assert_eq!(info.hw_unavailable, Some(e.to_string())),
+                Ok(_) => assert_eq!(info.hw_unavailable, None),
+            }
+            stop_exact();
+            assert!(!hotpath_core::meter::cpu::exact());
+        }
+
+        #[test]
+        fn without_a_pmu_hardware_counters_fail_with_no_pmu_and_exact_mode_goes_on() {
+            let _s = simulated(false, true);
+            match HwCounters::open() {
+                Err(e @ CpuError::NoPmu(_)) => assert_eq!(e.to_string(), NO_PMU),
+                other => panic!("{other:?}"),
+            }
+            let info = start_exact(Some(ClockSource::ThreadCputime)).expect("exact mode");
+            assert_eq!(info.source, ClockSource::ThreadCputime);
+            assert_eq!(info.fallback_reason, None);
+            assert_eq!(info.hw_unavailable.as_deref(), Some(NO_PMU));
+            assert!(hotpath_core::meter::cpu::exact());
+        }
+
+        #[test]
+        fn a_denied_perf_event_falls_back_to_the_thread_cputime_clock_and_says_why() {
+            let _s = simulated(true, false);
+            assert!(matches!(
+                ThreadCpuClock::perf(),
+                Err(CpuError::Denied { .. })
+            ));
+            let (clock, why) = ThreadCpuClock::open().expect("a thread CPU clock");
+            assert_eq!(clock.source(), ClockSource::ThreadCputime);
+            assert_eq!(why.map(|e| e.to_string()), Some(denied_text()));
+
+            let info = start_exact(None).expect("exact mode");
+            assert_eq!(info.source, ClockSource::ThreadCputime);
+            assert_eq!(info.fallback_reason, Some(denied_text()));
+            assert_eq!(info.hw_unavailable, Some(denied_text()));
+            stop_exact();
+            // Asked for by name, perf_event is not replaced.
+            let forced = start_exact(Some(ClockSource::PerfTaskClock));
+            assert!(matches!(forced, Err(CpuError::Denied { .. })), "{forced:?}");
+            assert!(!hotpath_core::meter::cpu::exact());
+        }
+
+        #[test]
+        fn a_denied_perf_event_samples_on_the_cpu_time_timer_and_says_why() {
+            let _s = simulated(true, false);
+            let info = start_sampling(&SamplerConfig::default()).expect("sampling");
+            assert_eq!(info.source, SamplerSource::CpuTimeTimer);
+            assert_eq!(info.source.name(), "timer_create(CLOCK_THREAD_CPUTIME_ID)");
+            assert_eq!(info.hz, 1000);
+            assert_eq!(info.period, Duration::from_millis(1));
+            assert_eq!(info.fallback_reason, Some(denied_text()));
+            assert!(signal_name().starts_with("SIGRTMAX"), "{}", signal_name());
+            // Samples arrive (on a thread without measured code, credited to nothing).
+            let end = thread_cpu_ns().unwrap() + 20_000_000;
+            while thread_cpu_ns().unwrap() < end {}
+            assert_eq!(check_sampling(), None);
+            assert_eq!(blocked_threads(), 0);
+            stop_sampling();
+            // Asked for by name, perf_event is not replaced.
+            let forced = start_sampling(&SamplerConfig {
+                hz: 1000,
+                force: Some(SamplerSource::PerfTaskClock),
+            });
+            assert!(matches!(forced, Err(CpuError::Denied { .. })), "{forced:?}");
+        }
+
+        #[test]
+        fn a_forced_timer_is_no_fallback_and_the_rate_is_clamped() {
+            let _s = simulated(false, false);
+            let cfg = SamplerConfig {
+                hz: 0,
+                force: Some(SamplerSource::CpuTimeTimer),
+            };
+            let info = start_sampling(&cfg).expect("sampling");
+            assert_eq!(info.source, SamplerSource::CpuTimeTimer);
+            assert_eq!(info.hz, 1);
+            assert_eq!(info.period, Duration::from_secs(1));
+            assert_eq!(info.fallback_reason, None);
+        }
+
+        #[test]
+        fn sampling_stops_when_the_program_takes_its_signal_over() {
+            let _s = simulated(false, false);
+            let cfg = SamplerConfig {
+                hz: 1000,
+                force: Some(SamplerSource::CpuTimeTimer),
+            };
+            start_sampling(&cfg).expect("sampling");
+            let before = monotonic_ns();
+            let name = signal_name();
+            let n: i32 = name
+                .strip_prefix("SIGRTMAX-")
+                .map_or(0, |n| n.parse().unwrap());
+            let sig = libc::SIGRTMAX() - n;
+            // SAFETY: ignoring a real-time signal is a valid disposition.
+            unsafe { libc::signal(sig, libc::SIG_IGN) };
+            let at = check_sampling().expect("sampling stopped");
+            assert!(before <= at && at <= monotonic_ns(), "{before} {at}");
+            // Once stopped, it says so with the same time.
+            assert_eq!(check_sampling(), Some(at));
+            // A new session takes another signal.
+            start_sampling(&cfg).expect("sampling again");
+            assert_ne!(signal_name(), name);
+            assert_eq!(check_sampling(), None);
+        }
+    }
+}

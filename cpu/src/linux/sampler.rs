@@ -1,4 +1,6 @@
-//! Linux: perf_event_open, clock_gettime, getrusage, timer_create and SIGPROF.
+//! The CPU sampler: a real-time signal delivered to each thread every period of its own
+//! CPU time, by a perf_event `task-clock` overflow or a per-thread CPU-time timer, whose
+//! handler credits the periods to the functions on the thread's scope stack.
 //!
 //! # Safety invariants
 //!
@@ -23,8 +25,10 @@
 //!   to user mode (Linux ≥ 5.11 on x86). So a signal never lands in a system call the
 //!   thread is making or about to block in, and no call returns `EINTR` because of it;
 //!   `SA_RESTART` covers what remains.
-//! * Every file descriptor and timer belongs to one thread and is closed by that thread
-//!   (at thread exit, or when the session ends).
+//! * Every sampler's perf fd or timer belongs to the thread it samples and is closed or
+//!   deleted by that thread (at thread exit, when it arms again, or when it stops the
+//!   session); other threads only disarm it ([`disarm_all`]). In a forked child, the
+//!   one thread closes its copy of its parent's perf fd ([`in_fork_child`]).
 
 use hotpath_core::fork::{self, Rank};
 use std::cell::Cell;
@@ -32,49 +36,15 @@ use std::io;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, AtomicU8, Ordering::Relaxed};
 use std::time::Duration;
 
-use hotpath_core::meter::cpu::{self as core_cpu, CpuDelta};
+use hotpath_core::meter::cpu as core_cpu;
 
-use crate::{ClockSource, CpuError, ExactInfo, SamplerConfig, SamplerSource, SamplingInfo};
+use super::clock::{monotonic_ns, thread_cpu_ns};
+use super::perf::{
+    close, perf_open, PerfAttr, FLAG_DISABLED, FLAG_EXCLUDE_HV, FLAG_EXCLUDE_KERNEL, IOC_DISABLE,
+    IOC_REFRESH, IOC_RESET, PERF_COUNT_SW_TASK_CLOCK, PERF_TYPE_SOFTWARE,
+};
+use crate::{CpuError, SamplerConfig, SamplerSource, SamplingInfo};
 
-/// `struct perf_event_attr` up to `PERF_ATTR_SIZE_VER5` (112 bytes), which every kernel
-/// since 4.1 accepts.
-#[repr(C)]
-#[derive(Default)]
-struct PerfAttr {
-    type_: u32,
-    size: u32,
-    config: u64,
-    sample_period: u64,
-    sample_type: u64,
-    read_format: u64,
-    flags: u64,
-    wakeup_events: u32,
-    bp_type: u32,
-    config1: u64,
-    config2: u64,
-    branch_sample_type: u64,
-    sample_regs_user: u64,
-    sample_stack_user: u32,
-    clockid: i32,
-    sample_regs_intr: u64,
-    aux_watermark: u32,
-    sample_max_stack: u16,
-    reserved: u16,
-}
-
-const PERF_TYPE_HARDWARE: u32 = 0;
-const PERF_TYPE_SOFTWARE: u32 = 1;
-const PERF_COUNT_HW_CPU_CYCLES: u64 = 0;
-const PERF_COUNT_HW_INSTRUCTIONS: u64 = 1;
-const PERF_COUNT_SW_TASK_CLOCK: u64 = 1;
-const FLAG_DISABLED: u64 = 1 << 0;
-const FLAG_EXCLUDE_KERNEL: u64 = 1 << 5;
-const FLAG_EXCLUDE_HV: u64 = 1 << 6;
-const PERF_FORMAT_GROUP: u64 = 1 << 3;
-const PERF_FLAG_FD_CLOEXEC: libc::c_ulong = 8;
-const IOC_DISABLE: libc::c_ulong = 0x2401;
-const IOC_REFRESH: libc::c_ulong = 0x2402;
-const IOC_RESET: libc::c_ulong = 0x2403;
 const F_SETSIG: libc::c_int = 10;
 const F_SETOWN_EX: libc::c_int = 15;
 const F_OWNER_TID: libc::c_int = 0;
@@ -89,251 +59,10 @@ struct OwnerEx {
     pid: libc::pid_t,
 }
 
-static SIMULATE_DENIED: AtomicBool = AtomicBool::new(false);
-static SIMULATE_NO_PMU: AtomicBool = AtomicBool::new(false);
-
-pub(crate) fn simulate_failures(perf_denied: bool, no_pmu: bool) {
-    SIMULATE_DENIED.store(perf_denied, Relaxed);
-    SIMULATE_NO_PMU.store(no_pmu, Relaxed);
-}
-
-fn paranoid() -> Option<i32> {
-    std::fs::read_to_string("/proc/sys/kernel/perf_event_paranoid")
-        .ok()?
-        .trim()
-        .parse()
-        .ok()
-}
-
-/// Opens a perf event for the calling thread on any CPU; retries without kernel samples
-/// when the paranoia level refuses them.
-fn perf_open(
-    attr: &mut PerfAttr,
-    group: libc::c_int,
-    hardware: bool,
-) -> Result<libc::c_int, CpuError> {
-    if SIMULATE_DENIED.load(Relaxed) {
-        let source = io::Error::from_raw_os_error(libc::EACCES);
-        return Err(CpuError::Denied {
-            paranoid: paranoid(),
-            source,
-        });
-    }
-    if hardware && SIMULATE_NO_PMU.load(Relaxed) {
-        return Err(CpuError::NoPmu(io::Error::from_raw_os_error(libc::ENOENT)));
-    }
-    attr.size = std::mem::size_of::<PerfAttr>() as u32;
-    let mut retried = false;
-    loop {
-        // SAFETY: `attr` is a valid `perf_event_attr` of the size it declares; pid 0 and
-        // cpu -1 mean "the calling thread, on any CPU".
-        let fd = unsafe {
-            libc::syscall(
-                libc::SYS_perf_event_open,
-                attr as *const PerfAttr,
-                0,
-                -1,
-                group,
-                PERF_FLAG_FD_CLOEXEC,
-            )
-        } as libc::c_int;
-        if fd >= 0 {
-            return Ok(fd);
-        }
-        let e = io::Error::last_os_error();
-        match e.raw_os_error() {
-            Some(libc::EACCES) | Some(libc::EPERM)
-                if !retried && attr.flags & FLAG_EXCLUDE_KERNEL == 0 =>
-            {
-                attr.flags |= FLAG_EXCLUDE_KERNEL | FLAG_EXCLUDE_HV;
-                retried = true;
-            }
-            Some(libc::EACCES) | Some(libc::EPERM) => {
-                return Err(CpuError::Denied {
-                    paranoid: paranoid(),
-                    source: e,
-                })
-            }
-            Some(libc::ENOENT) | Some(libc::ENODEV) | Some(libc::EOPNOTSUPP) if hardware => {
-                return Err(CpuError::NoPmu(e))
-            }
-            _ => {
-                return Err(CpuError::Os {
-                    what: "perf_event_open",
-                    source: e,
-                })
-            }
-        }
-    }
-}
-
 fn gettid() -> libc::pid_t {
     // SAFETY: gettid has no preconditions and cannot fail.
     unsafe { libc::gettid() }
 }
-
-fn close(fd: libc::c_int) {
-    // SAFETY: `fd` is a descriptor this module opened and still owns.
-    unsafe { libc::close(fd) };
-}
-
-fn read_u64s<const N: usize>(fd: libc::c_int) -> [u64; N] {
-    let mut buf = [0u64; N];
-    // SAFETY: `buf` is writable for `8 * N` bytes.
-    let n = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), 8 * N) };
-    if n != (8 * N) as isize {
-        return [0; N];
-    }
-    buf
-}
-
-fn timespec_ns(ts: libc::timespec) -> u64 {
-    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
-}
-
-/// A counting (not sampling) task-clock event for the calling thread.
-fn task_clock_fd() -> Result<libc::c_int, CpuError> {
-    let mut a = PerfAttr {
-        type_: PERF_TYPE_SOFTWARE,
-        config: PERF_COUNT_SW_TASK_CLOCK,
-        ..Default::default()
-    };
-    perf_open(&mut a, -1, false)
-}
-
-#[derive(Debug)]
-pub(crate) enum Clock {
-    Perf(libc::c_int),
-    Cputime,
-}
-
-impl Clock {
-    pub(crate) fn perf() -> Result<Clock, CpuError> {
-        task_clock_fd().map(Clock::Perf)
-    }
-
-    pub(crate) fn thread_cputime() -> Result<Clock, CpuError> {
-        thread_cpu_ns().map(|_| Clock::Cputime)
-    }
-
-    pub(crate) fn source(&self) -> ClockSource {
-        match self {
-            Clock::Perf(_) => ClockSource::PerfTaskClock,
-            Clock::Cputime => ClockSource::ThreadCputime,
-        }
-    }
-
-    pub(crate) fn read_ns(&self) -> u64 {
-        match self {
-            Clock::Perf(fd) => read_u64s::<1>(*fd)[0],
-            Clock::Cputime => thread_cpu_ns().unwrap_or(0),
-        }
-    }
-}
-
-impl Drop for Clock {
-    fn drop(&mut self) {
-        if let Clock::Perf(fd) = self {
-            close(*fd);
-        }
-    }
-}
-
-/// A hardware group for the calling thread: (cycles leader, instructions member).
-fn hw_fds() -> Result<(libc::c_int, libc::c_int), CpuError> {
-    let flags = FLAG_EXCLUDE_KERNEL | FLAG_EXCLUDE_HV;
-    let mut cycles = PerfAttr {
-        type_: PERF_TYPE_HARDWARE,
-        config: PERF_COUNT_HW_CPU_CYCLES,
-        read_format: PERF_FORMAT_GROUP,
-        flags,
-        ..Default::default()
-    };
-    let leader = perf_open(&mut cycles, -1, true)?;
-    let mut instr = PerfAttr {
-        type_: PERF_TYPE_HARDWARE,
-        config: PERF_COUNT_HW_INSTRUCTIONS,
-        read_format: PERF_FORMAT_GROUP,
-        flags,
-        ..Default::default()
-    };
-    match perf_open(&mut instr, leader, true) {
-        Ok(member) => Ok((leader, member)),
-        Err(e) => {
-            close(leader);
-            Err(e)
-        }
-    }
-}
-
-#[derive(Debug)]
-pub(crate) struct Hw {
-    leader: libc::c_int,
-    member: libc::c_int,
-}
-
-impl Hw {
-    pub(crate) fn open() -> Result<Hw, CpuError> {
-        hw_fds().map(|(leader, member)| Hw { leader, member })
-    }
-
-    pub(crate) fn read(&self) -> (u64, u64) {
-        let [n, cycles, instructions] = read_u64s::<3>(self.leader);
-        if n != 2 {
-            return (0, 0);
-        }
-        (instructions, cycles)
-    }
-}
-
-impl Drop for Hw {
-    fn drop(&mut self) {
-        close(self.member);
-        close(self.leader);
-    }
-}
-
-pub(crate) fn thread_cpu_ns() -> Result<u64, CpuError> {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid out-pointer.
-    if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) } != 0 {
-        return Err(CpuError::Os {
-            what: "clock_gettime(CLOCK_THREAD_CPUTIME_ID)",
-            source: io::Error::last_os_error(),
-        });
-    }
-    Ok(timespec_ns(ts))
-}
-
-fn rusage(who: libc::c_int) -> Result<libc::rusage, CpuError> {
-    // SAFETY: `rusage` is plain data; zero is a valid value.
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: `ru` is a valid out-pointer.
-    if unsafe { libc::getrusage(who, &mut ru) } != 0 {
-        return Err(CpuError::Os {
-            what: "getrusage",
-            source: io::Error::last_os_error(),
-        });
-    }
-    Ok(ru)
-}
-
-pub(crate) fn thread_switches() -> Result<(u64, u64), CpuError> {
-    let ru = rusage(libc::RUSAGE_THREAD)?;
-    Ok((ru.ru_nvcsw as u64, ru.ru_nivcsw as u64))
-}
-
-pub(crate) fn process_cpu_ns() -> Result<(u64, u64), CpuError> {
-    let ru = rusage(libc::RUSAGE_SELF)?;
-    let ns = |t: libc::timeval| t.tv_sec as u64 * 1_000_000_000 + t.tv_usec as u64 * 1000;
-    Ok((ns(ru.ru_utime), ns(ru.ru_stime)))
-}
-
-// ---------------------------------------------------------------------------------------
-// Sampling.
 
 const NONE: u8 = 0;
 const PERF: u8 = 1;
@@ -364,7 +93,8 @@ thread_local! {
     static ARMED: Cell<(u8, i64)> = const { Cell::new((NONE, 0)) };
     /// (thread CPU time when armed, periods credited since): the handler credits every
     /// period that elapsed, so samples whose signals merged while one was pending (a
-    /// standard signal does not queue) are not lost.
+    /// sampler has one signal outstanding at most: timer overruns are counted, not
+    /// queued) are not lost.
     static CREDITED: Cell<(u64, u64)> = const { Cell::new((0, 0)) };
 }
 
@@ -372,12 +102,7 @@ extern "C" fn on_sigprof(_: libc::c_int, info: *mut libc::siginfo_t, _: *mut lib
     // SAFETY: the kernel passes a valid `siginfo_t` to an `SA_SIGINFO` handler.
     let code = unsafe { (*info).si_code };
     let (kind, id) = ARMED.try_with(Cell::get).unwrap_or((NONE, 0));
-    let ours = match kind {
-        PERF => code == POLL_IN || code == POLL_HUP,
-        TIMER => code == SI_TIMER,
-        _ => false,
-    };
-    if !ours {
+    if !from_sampler(kind, code) {
         return;
     }
     if !SAMPLING.load(Relaxed) {
@@ -390,9 +115,9 @@ extern "C" fn on_sigprof(_: libc::c_int, info: *mut libc::siginfo_t, _: *mut lib
     // back in the code that was running when it began.
     let n = match (thread_cpu_ns(), CREDITED.try_with(Cell::get)) {
         (Ok(now), Ok((armed_at, credited))) => {
-            let due = now.saturating_sub(armed_at) / PERIOD_NS.load(Relaxed).max(1);
-            let _ = CREDITED.try_with(|c| c.set((armed_at, due.max(credited + 1))));
-            due.saturating_sub(credited).max(1)
+            let (n, credited) = periods_due(now, armed_at, credited, PERIOD_NS.load(Relaxed));
+            let _ = CREDITED.try_with(|c| c.set((armed_at, credited)));
+            n
         }
         _ => 1,
     };
@@ -404,6 +129,29 @@ extern "C" fn on_sigprof(_: libc::c_int, info: *mut libc::siginfo_t, _: *mut lib
         // SAFETY: `id` is this thread's open perf fd; ioctl is async-signal-safe.
         unsafe { libc::ioctl(id as libc::c_int, IOC_REFRESH, 1) };
     }
+}
+
+/// Whether a signal with `si_code` `code` comes from a sampler of kind `kind`: a perf
+/// event's overflow (`POLL_IN`, or `POLL_HUP` once its refresh count runs out) or a
+/// timer's expiry (`SI_TIMER`). Anything else (a `kill` or `sigqueue` of the signal, or a
+/// thread without a sampler) is not a sample.
+#[inline]
+fn from_sampler(kind: u8, code: libc::c_int) -> bool {
+    match kind {
+        PERF => code == POLL_IN || code == POLL_HUP,
+        TIMER => code == SI_TIMER,
+        _ => false,
+    }
+}
+
+/// For a signal at thread CPU time `now`, on a sampler armed at `armed_at` that has
+/// credited `credited` periods of `period` ns: (periods to credit now, periods credited
+/// after). Every period crossed since the last signal, at least one: a signal always
+/// stands for one, even when it comes a little before its period ends by this clock.
+#[inline]
+fn periods_due(now: u64, armed_at: u64, credited: u64, period: u64) -> (u64, u64) {
+    let due = now.saturating_sub(armed_at) / period.max(1);
+    (due.saturating_sub(credited).max(1), due.max(credited + 1))
 }
 
 /// Stops this thread's sampler from within the handler (async-signal-safe syscalls only).
@@ -448,10 +196,19 @@ fn our_handler() -> libc::sighandler_t {
 
 /// The highest real-time signal the program leaves at its default disposition.
 fn free_signal() -> Option<libc::c_int> {
-    // The lowest few are often taken by libraries that pick from the bottom.
-    (libc::SIGRTMIN() + 4..=libc::SIGRTMAX())
-        .rev()
-        .find(|&s| handler_of(s) == libc::SIG_DFL)
+    pick_signal(libc::SIGRTMIN(), libc::SIGRTMAX(), |s| {
+        handler_of(s) == libc::SIG_DFL
+    })
+}
+
+/// The highest signal from `rtmin + 4` to `rtmax` that is `free`: the lowest few are
+/// often taken by libraries that pick from the bottom.
+fn pick_signal(
+    rtmin: libc::c_int,
+    rtmax: libc::c_int,
+    free: impl Fn(libc::c_int) -> bool,
+) -> Option<libc::c_int> {
+    (rtmin + 4..=rtmax).rev().find(|&s| free(s))
 }
 
 /// Installs the sampling signal's handler once, on a real-time signal nobody handles.
@@ -488,29 +245,38 @@ fn install_handler() -> Result<(), CpuError> {
 
 /// The sampling signal's name (`SIGRTMAX`, `SIGRTMAX-3`), for reports.
 pub(crate) fn signal_name() -> String {
-    let sig = SIGNAL.load(Relaxed);
-    match libc::SIGRTMAX() - sig {
+    name_of(SIGNAL.load(Relaxed), libc::SIGRTMAX())
+}
+
+/// The name of real-time signal `sig`, counted down from `rtmax`.
+fn name_of(sig: libc::c_int, rtmax: libc::c_int) -> String {
+    match rtmax - sig {
         0 => "SIGRTMAX".to_string(),
         n => format!("SIGRTMAX-{n}"),
     }
 }
 
-fn arm_perf(period: u64) -> Result<i64, CpuError> {
+/// A task-clock event that overflows every `period` ns of the thread's CPU time, created
+/// disabled (it is enabled for one overflow at a time).
+fn sampling_attr(period: u64) -> PerfAttr {
     // Samples from user mode only. A sample taken while the thread is in the kernel
     // queues its signal at once, and if the thread is about to block (entering
     // nanosleep, poll, ...) the pending signal ends that call with EINTR, which
     // SA_RESTART does not prevent for those calls. A user-mode sample is delivered on the
     // way back to the interrupted user code instead. Kernel time is not lost: the handler
     // credits every period the thread's CPU clock (user + system) has crossed.
-    let mut a = PerfAttr {
+    PerfAttr {
         type_: PERF_TYPE_SOFTWARE,
         config: PERF_COUNT_SW_TASK_CLOCK,
         sample_period: period,
         wakeup_events: 1,
         flags: FLAG_DISABLED | FLAG_EXCLUDE_KERNEL | FLAG_EXCLUDE_HV,
         ..Default::default()
-    };
-    let fd = perf_open(&mut a, -1, false)?;
+    }
+}
+
+fn arm_perf(period: u64) -> Result<i64, CpuError> {
+    let fd = perf_open(&mut sampling_attr(period), -1, false)?;
     let owner = OwnerEx {
         type_: F_OWNER_TID,
         pid: gettid(),
@@ -626,9 +392,14 @@ fn disarm_current() {
     }
 }
 
+/// The rate asked for, within 1 Hz to 100 kHz, and its period in ns.
+fn rate(hz: u32) -> (u32, u64) {
+    let hz = hz.clamp(1, 100_000);
+    (hz, 1_000_000_000 / hz as u64)
+}
+
 pub(crate) fn start_sampling(cfg: &SamplerConfig) -> Result<SamplingInfo, CpuError> {
-    let hz = cfg.hz.clamp(1, 100_000);
-    let period = 1_000_000_000 / hz as u64;
+    let (hz, period) = rate(cfg.hz);
     install_handler()?;
     PERIOD_NS.store(period, Relaxed);
     BLOCKED_EXITED.store(0, Relaxed);
@@ -680,11 +451,8 @@ fn in_fork_child(_installed: &mut bool) {
     if let Ok((PERF, fd)) = ARMED.try_with(|c| c.replace((NONE, 0))) {
         close(fd as libc::c_int);
     }
-    // Exact mode: the counters are copies of the parent thread's too; without them the
-    // child's thread reads its own CPU clock.
-    EXACT_HW.store(false, Relaxed);
-    EXACT_PERF.store(false, Relaxed);
-    close_exact_current();
+    // Exact mode: its counters are copies of the parent thread's too.
+    super::exact::in_fork_child();
 }
 
 pub(crate) fn stop_sampling() {
@@ -705,17 +473,6 @@ fn disarm_all(forget: bool) {
     if forget {
         all.clear();
     }
-}
-
-/// `CLOCK_MONOTONIC` now, ns.
-pub(crate) fn monotonic_ns() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid out-pointer.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
-    timespec_ns(ts)
 }
 
 /// While sampling: whether the program replaced the sampling signal's handler; if it
@@ -749,110 +506,195 @@ pub(crate) fn blocked_threads() -> u64 {
         .into_iter()
         .filter(|tid| {
             std::fs::read_to_string(format!("/proc/self/task/{tid}/status"))
-                .ok()
-                .and_then(|s| {
-                    let hex = s.lines().find_map(|l| l.strip_prefix("SigBlk:"))?;
-                    u64::from_str_radix(hex.trim(), 16).ok()
-                })
-                .is_some_and(|mask| mask & (1u64 << (sig - 1)) != 0)
+                .is_ok_and(|status| blocks(&status, sig))
         })
         .count() as u64;
     live + BLOCKED_EXITED.load(Relaxed)
 }
 
-// ---------------------------------------------------------------------------------------
-// Exact mode.
-
-static EXACT_PERF: AtomicBool = AtomicBool::new(false);
-static EXACT_HW: AtomicBool = AtomicBool::new(false);
-
-thread_local! {
-    /// This thread's exact-mode descriptors: (task-clock fd, hardware group leader fd,
-    /// hardware member fd); -1 when not open.
-    static EXACT_FDS: Cell<(i32, i32, i32)> = const { Cell::new((-1, -1, -1)) };
+/// Whether the thread whose `/proc/<pid>/task/<tid>/status` is `status` blocks signal
+/// `sig`: bit `sig - 1` of its `SigBlk` mask (hexadecimal).
+fn blocks(status: &str, sig: libc::c_int) -> bool {
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("SigBlk:"))
+        .and_then(|hex| u64::from_str_radix(hex.trim(), 16).ok())
+        .is_some_and(|mask| mask & (1u64 << (sig - 1)) != 0)
 }
 
-fn open_exact_current() {
-    close_exact_current();
-    let mut fds = (-1, -1, -1);
-    if EXACT_PERF.load(Relaxed) {
-        if let Ok(fd) = task_clock_fd() {
-            fds.0 = fd;
-        }
-    }
-    if EXACT_HW.load(Relaxed) {
-        if let Ok((leader, member)) = hw_fds() {
-            (fds.1, fds.2) = (leader, member);
-        }
-    }
-    let _ = EXACT_FDS.try_with(|c| c.set(fds));
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-fn close_exact_current() {
-    if let Ok((a, b, c)) = EXACT_FDS.try_with(|c| c.replace((-1, -1, -1))) {
-        for fd in [c, b, a] {
-            if fd >= 0 {
-                close(fd);
-            }
-        }
+    #[test]
+    fn the_rate_is_kept_within_1_hz_and_100_khz_and_gives_whole_ns_periods() {
+        assert_eq!(rate(1000), (1000, 1_000_000));
+        assert_eq!(rate(1), (1, 1_000_000_000));
+        assert_eq!(rate(0), (1, 1_000_000_000));
+        assert_eq!(rate(99), (99, 10_101_010));
+        assert_eq!(rate(100_000), (100_000, 10_000));
+        assert_eq!(rate(100_001), (100_000, 10_000));
+        assert_eq!(rate(u32::MAX), (100_000, 10_000));
     }
-}
 
-/// The exact-mode reading of the calling thread.
-fn read_exact() -> CpuDelta {
-    let (clock, hw, _) = EXACT_FDS.try_with(Cell::get).unwrap_or((-1, -1, -1));
-    let ns = if clock >= 0 {
-        read_u64s::<1>(clock)[0]
-    } else {
-        thread_cpu_ns().unwrap_or(0)
-    };
-    let (voluntary, involuntary) = thread_switches().unwrap_or((0, 0));
-    let (instructions, cycles) = if hw >= 0 {
-        let [n, cycles, instructions] = read_u64s::<3>(hw);
-        if n == 2 {
-            (instructions, cycles)
-        } else {
-            (0, 0)
-        }
-    } else {
-        (0, 0)
-    };
-    CpuDelta {
-        ns,
-        voluntary,
-        involuntary,
-        instructions,
-        cycles,
+    #[test]
+    fn a_timer_value_splits_ns_into_seconds_and_repeats_it() {
+        let t = itimer(2_500_000_001);
+        assert_eq!((t.it_value.tv_sec, t.it_value.tv_nsec), (2, 500_000_001));
+        assert_eq!(
+            (t.it_interval.tv_sec, t.it_interval.tv_nsec),
+            (2, 500_000_001)
+        );
+        let t = itimer(999_999_999);
+        assert_eq!((t.it_value.tv_sec, t.it_value.tv_nsec), (0, 999_999_999));
+        // Zero disarms (disable_in_handler).
+        let t = itimer(0);
+        assert_eq!((t.it_value.tv_sec, t.it_value.tv_nsec), (0, 0));
+        assert_eq!((t.it_interval.tv_sec, t.it_interval.tv_nsec), (0, 0));
     }
-}
 
-pub(crate) fn start_exact(force: Option<ClockSource>) -> Result<ExactInfo, CpuError> {
-    let (source, fallback_reason) = match force {
-        Some(ClockSource::ThreadCputime) => {
-            Clock::thread_cputime()?;
-            (ClockSource::ThreadCputime, None)
+    #[test]
+    fn one_signal_per_period_credits_one_period() {
+        let ms = 1_000_000;
+        // Armed at 5 ms of CPU time; signals at each period end.
+        assert_eq!(periods_due(6 * ms, 5 * ms, 0, ms), (1, 1));
+        assert_eq!(periods_due(7 * ms, 5 * ms, 1, ms), (1, 2));
+        // A little early by the thread clock: still one, and the next one is not
+        // counted twice.
+        assert_eq!(periods_due(6 * ms - 10, 5 * ms, 0, ms), (1, 1));
+        assert_eq!(periods_due(7 * ms + 10, 5 * ms, 1, ms), (1, 2));
+    }
+
+    #[test]
+    fn merged_signals_credit_every_period_crossed() {
+        let ms = 1_000_000;
+        // 2 credited, clock now 5.5 periods past arming: 3 more.
+        assert_eq!(periods_due(10 * ms + ms / 2, 5 * ms, 2, ms), (3, 5));
+        // The first signal after 4 periods in the kernel.
+        assert_eq!(periods_due(4 * ms, 0, 0, ms), (4, 4));
+    }
+
+    #[test]
+    fn a_signal_behind_the_count_still_credits_one() {
+        let ms = 1_000_000;
+        // Credited ahead of the clock (early signals): one, and the count moves on.
+        assert_eq!(periods_due(3 * ms, 0, 5, ms), (1, 6));
+        // A clock read before arming (never expected): one.
+        assert_eq!(periods_due(1, 2 * ms, 0, ms), (1, 1));
+        // A zero period is taken as 1 ns rather than dividing by zero.
+        assert_eq!(periods_due(10, 0, 4, 0), (6, 10));
+    }
+
+    #[test]
+    fn the_count_after_a_signal_is_the_count_before_plus_what_it_credited() {
+        let period = 1_000_000;
+        let mut credited = 0;
+        let mut total = 0;
+        // Signals a little early or late by the thread clock, and three merged into the
+        // one at 6 ms.
+        let signals = [
+            999_990, 2_000_005, 3_000_000, 6_000_100, 6_999_990, 8_000_050, 9_000_000,
+        ];
+        let mut credits = Vec::new();
+        for now in signals {
+            let (n, after) = periods_due(now, 0, credited, period);
+            assert_eq!(after, credited + n, "at {now}");
+            credited = after;
+            credits.push(n);
+            total += n;
         }
-        _ => match Clock::perf() {
-            Ok(_) => (ClockSource::PerfTaskClock, None),
-            Err(e) if force.is_none() => {
-                Clock::thread_cputime()?;
-                (ClockSource::ThreadCputime, Some(e.to_string()))
-            }
-            Err(e) => return Err(e),
-        },
-    };
-    let hw_unavailable = match Hw::open() {
-        Ok(_) => None,
-        Err(e) => Some(e.to_string()),
-    };
-    EXACT_PERF.store(source == ClockSource::PerfTaskClock, Relaxed);
-    EXACT_HW.store(hw_unavailable.is_none(), Relaxed);
-    core_cpu::set_thread_hooks(Some(open_exact_current), Some(close_exact_current));
-    open_exact_current();
-    core_cpu::set_exact(Some(read_exact));
-    Ok(ExactInfo {
-        source,
-        fallback_reason,
-        hw_unavailable,
-    })
+        assert_eq!(credits, [1, 1, 1, 3, 1, 1, 1]);
+        // 9 ms of CPU time: 9 periods, each credited once.
+        assert_eq!(total, 9);
+    }
+
+    #[test]
+    fn only_a_samplers_own_signal_codes_are_samples() {
+        assert!(from_sampler(PERF, POLL_IN));
+        assert!(from_sampler(PERF, POLL_HUP));
+        assert!(!from_sampler(PERF, SI_TIMER));
+        assert!(from_sampler(TIMER, SI_TIMER));
+        assert!(!from_sampler(TIMER, POLL_IN));
+        for code in [
+            libc::SI_USER,
+            libc::SI_QUEUE,
+            libc::SI_TKILL,
+            libc::SI_KERNEL,
+        ] {
+            assert!(!from_sampler(PERF, code), "{code}");
+            assert!(!from_sampler(TIMER, code), "{code}");
+        }
+        // A thread without a sampler.
+        assert!(!from_sampler(NONE, POLL_IN));
+        assert!(!from_sampler(NONE, SI_TIMER));
+    }
+
+    #[test]
+    fn the_hand_written_signal_constants_are_libcs() {
+        assert_eq!(SI_TIMER, libc::SI_TIMER);
+        assert_eq!(SIGEV_THREAD_ID, libc::SIGEV_THREAD_ID);
+    }
+
+    #[test]
+    fn the_signal_is_the_highest_free_one_above_the_lowest_four() {
+        let (rtmin, rtmax) = (34, 64);
+        assert_eq!(pick_signal(rtmin, rtmax, |_| true), Some(64));
+        assert_eq!(pick_signal(rtmin, rtmax, |s| s < 63), Some(62));
+        assert_eq!(pick_signal(rtmin, rtmax, |s| s == 38), Some(38));
+        assert_eq!(pick_signal(rtmin, rtmax, |s| s <= 37), None);
+        assert_eq!(pick_signal(rtmin, rtmax, |_| false), None);
+        // The floor follows SIGRTMIN (glibc's is 34, musl's 35).
+        assert_eq!(pick_signal(35, 64, |s| s == 39), Some(39));
+        assert_eq!(pick_signal(35, 64, |s| s == 38), None);
+    }
+
+    #[test]
+    fn the_signal_is_named_from_sigrtmax_down() {
+        assert_eq!(name_of(64, 64), "SIGRTMAX");
+        assert_eq!(name_of(63, 64), "SIGRTMAX-1");
+        assert_eq!(name_of(38, 64), "SIGRTMAX-26");
+    }
+
+    /// `/proc/<pid>/task/<tid>/status` around the signal masks.
+    fn status(blk: &str) -> String {
+        format!(
+            "Name:\tworker\nState:\tR (running)\nSigQ:\t0/62811\nSigPnd:\tffffffffffffffff\n\
+             ShdPnd:\tffffffffffffffff\nSigBlk:\t{blk}\nSigIgn:\tffffffffffffffff\n\
+             SigCgt:\t0000000180000000\nCapInh:\t0000000000000000\n"
+        )
+    }
+
+    #[test]
+    fn a_thread_blocks_the_signal_when_its_sigblk_bit_is_set() {
+        // SIGRTMAX (64) is bit 63.
+        assert!(blocks(&status("8000000000000000"), 64));
+        assert!(!blocks(&status("8000000000000000"), 63));
+        assert!(blocks(&status("4000000000000000"), 63));
+        // SIGINT (2) is bit 1.
+        assert!(blocks(&status("0000000000000002"), 2));
+        assert!(!blocks(&status("0000000000000002"), 64));
+        assert!(blocks(&status("fffffffe7ffbfeff"), 64));
+        // Only SigBlk counts: every other mask here is all ones.
+        assert!(!blocks(&status("0000000000000000"), 64));
+    }
+
+    #[test]
+    fn a_status_without_a_readable_sigblk_blocks_nothing() {
+        assert!(!blocks("", 64));
+        assert!(!blocks("Name:\tworker\nSigIgn:\tffffffffffffffff\n", 64));
+        assert!(!blocks(&status("not hex"), 64));
+        assert!(!blocks(&status(""), 64));
+    }
+
+    #[test]
+    fn the_sampling_event_overflows_each_period_in_user_space_starting_disabled() {
+        let a = sampling_attr(1_000_000);
+        // PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK.
+        assert_eq!((a.type_, a.config), (1, 1));
+        assert_eq!((a.sample_period, a.wakeup_events), (1_000_000, 1));
+        // disabled (bit 0), exclude_kernel (bit 5), exclude_hv (bit 6).
+        assert_eq!(a.flags, 0b110_0001);
+        assert_eq!((a.sample_type, a.read_format), (0, 0));
+        assert_eq!(sampling_attr(10_000).sample_period, 10_000);
+    }
 }
