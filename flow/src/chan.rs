@@ -183,7 +183,7 @@ pub(crate) fn check_capacity(site: &FlowSite, actual: Option<usize>, declared: O
 impl Inst {
     /// A new instance of `site`'s entry for messages of type `T`.
     pub(crate) fn new<T>(site: &'static FlowSite, shape: Shape) -> Arc<Inst> {
-        let entry = crate::entry::<T>(
+        let entry = crate::registry::entry::<T>(
             site,
             What::Channel,
             shape.backend,

@@ -1,0 +1,167 @@
+//! The entries the report shows: one per `channel!` or `stream!` call site and the type it
+//! carries (or per instance with `iter = true`), created on first use and never freed.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::Mutex;
+
+use hotpath_core::{CallSite, SiteKind};
+
+/// One `channel!` or `stream!` call site: a `static` per macro expansion.
+#[derive(Debug)]
+pub struct FlowSite {
+    pub(crate) file: &'static str,
+    pub(crate) line: u32,
+    label: Option<&'static str>,
+    iter: bool,
+    /// With `iter`: instances created so far (for their names).
+    created: AtomicU64,
+}
+
+impl FlowSite {
+    /// A call site at `file:line`; `iter` gives every instance its own entry.
+    pub const fn new(
+        file: &'static str,
+        line: u32,
+        label: Option<&'static str>,
+        iter: bool,
+    ) -> Self {
+        FlowSite {
+            file,
+            line,
+            label,
+            iter,
+            created: AtomicU64::new(0),
+        }
+    }
+}
+
+/// What an entry counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum What {
+    /// A channel.
+    Channel,
+    /// A stream.
+    Stream,
+}
+
+/// What the report shows as one row: a `channel!` or `stream!` call site and the type
+/// it carries (or, with `iter = true`, one instance).
+#[derive(Debug)]
+pub struct Entry {
+    /// Channel or stream.
+    pub what: What,
+    /// The label, or `file:line`; `label-2`, `label-3`, ... for later `iter` instances.
+    pub name: &'static str,
+    /// The `label = "..."` given.
+    pub label: Option<&'static str>,
+    /// Source file of the macro.
+    pub file: &'static str,
+    /// Source line of the macro.
+    pub line: u32,
+    /// `std::any::type_name` of the message or item.
+    pub type_name: &'static str,
+    /// Channels: `std`, `crossbeam`, `flume`, `async-channel`, `tokio` or `futures`.
+    pub backend: &'static str,
+    /// Channels: `bounded`, `unbounded`, `rendezvous`, `oneshot`, `broadcast` or `watch`.
+    pub kind: &'static str,
+    /// Channels: the largest capacity of its instances; `u64::MAX` when unbounded.
+    pub capacity: AtomicU64,
+    /// Instances created for this entry.
+    pub instances: AtomicU64,
+    /// Where its numbers are recorded, per thread.
+    pub site: &'static CallSite,
+}
+
+struct Registry {
+    by_key: HashMap<(usize, &'static str), &'static Entry>,
+    all: Vec<&'static Entry>,
+}
+
+static REGISTRY: Mutex<Option<Registry>> = Mutex::new(None);
+
+hotpath_core::fork_held! {
+    /// Before `fork()` (a `pthread_atfork` prepare handler): takes the entries' lock so
+    /// that no other thread holds it when the address space is copied (a child creating a
+    /// channel or writing its report would wait forever).
+    pub fn fork_prepare;
+    /// After `fork()`, in the parent or the child: releases the lock [`fork_prepare`] took.
+    pub fn fork_release;
+    std::sync::MutexGuard<'static, Option<Registry>> =
+        REGISTRY.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The entry of `site` for `T`, created on first use, with one more instance. Called
+/// once per channel or stream created, not per message.
+pub(crate) fn entry<T>(
+    site: &'static FlowSite,
+    what: What,
+    backend: &'static str,
+    kind: &'static str,
+    capacity: Option<usize>,
+) -> &'static Entry {
+    let type_name = std::any::type_name::<T>();
+    let cap = capacity.map_or(u64::MAX, |c| c as u64);
+    hotpath_core::internal(|| {
+        let mut guard = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());
+        let reg = guard.get_or_insert_with(|| Registry {
+            by_key: HashMap::new(),
+            all: Vec::new(),
+        });
+        let key = (site as *const FlowSite as usize, type_name);
+        if !site.iter {
+            if let Some(e) = reg.by_key.get(&key) {
+                e.instances.fetch_add(1, Relaxed);
+                if cap != u64::MAX {
+                    let old = e.capacity.load(Relaxed);
+                    if old == u64::MAX || old < cap {
+                        e.capacity.store(cap, Relaxed);
+                    }
+                }
+                return *e;
+            }
+        }
+        let n = site.created.fetch_add(1, Relaxed) + 1;
+        let base = match site.label {
+            Some(l) => l.to_string(),
+            None => format!("{}:{}", site.file, site.line),
+        };
+        let name: &'static str = if site.iter && n > 1 {
+            format!("{base}-{n}")
+        } else {
+            base
+        }
+        .leak();
+        let site_kind = match what {
+            What::Channel => SiteKind::Channel,
+            What::Stream => SiteKind::Stream,
+        };
+        let call_site: &'static CallSite = Box::leak(Box::new(CallSite::dynamic(
+            name, site.label, site.file, site.line, site_kind,
+        )));
+        let e: &'static Entry = Box::leak(Box::new(Entry {
+            what,
+            name,
+            label: site.label,
+            file: site.file,
+            line: site.line,
+            type_name,
+            backend,
+            kind,
+            capacity: AtomicU64::new(cap),
+            instances: AtomicU64::new(1),
+            site: call_site,
+        }));
+        if !site.iter {
+            reg.by_key.insert(key, e);
+        }
+        reg.all.push(e);
+        e
+    })
+}
+
+/// Every entry created so far, in order of creation.
+pub fn entries() -> Vec<&'static Entry> {
+    let guard = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());
+    hotpath_core::internal(|| guard.as_ref().map(|r| r.all.clone()).unwrap_or_default())
+}
