@@ -7,10 +7,10 @@ use std::task::{Context, Poll};
 use async_channel as raw;
 use async_channel::{RecvError, SendError, TryRecvError, TrySendError};
 
-use crate::chan::{
-    check_capacity, recv_wait_start, recv_waited, recv_waiting, send_waiting, Depth, Inst,
-    IntoInstrumented, SendOp, Shape, Stamped,
-};
+use crate::chan::{Inst, SendOp, Stamped};
+use crate::depth::Depth;
+use crate::instrument::{check_capacity, IntoInstrumented, Shape};
+use crate::wait::{recv_waited, recv_waiting, send_waiting, wait_start};
 use crate::FlowSite;
 
 /// `async_channel::Sender`, instrumented.
@@ -109,7 +109,7 @@ impl<T> Sender<T> {
         match self.inner.try_send(Inst::stamped(&op, msg)) {
             Ok(()) => self.done(&op, Ok(())),
             Err(TrySendError::Full(m)) => {
-                let t0 = op.wait_start();
+                let t0 = wait_start();
                 let r = self.inner.send_blocking(m);
                 self.inst.blocked(&op, t0);
                 self.done(&op, r.map_err(|SendError(m)| SendError(m.into_inner())))
@@ -212,7 +212,7 @@ impl<T> Receiver<T> {
         match self.inner.try_recv() {
             Ok(m) => Ok(self.inst.received(m)),
             Err(_) => {
-                let t0 = recv_wait_start();
+                let t0 = wait_start();
                 let r = self.inner.recv_blocking();
                 recv_waited(t0);
                 r.map(|m| self.inst.received(m))

@@ -5,12 +5,14 @@
 //! (single writer); only the depth counters of backends without `len()` live in the
 //! instance, shared by its endpoints.
 
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 
 use hotpath_core::op::{now, Here, Sampler, Wait};
 
-use crate::{Entry, FlowSite, What};
+use crate::depth::{Depth, Line, Senders};
+use crate::instrument::Shape;
+use crate::registry::{Entry, FlowSite, What};
 
 /// A message as a wrapped channel carries it: the clock reading at the send (0 when the
 /// message is not timed) and the message. `channel!` rewrites the constructor's message
@@ -36,86 +38,6 @@ impl<T> Stamped<T> {
     }
 }
 
-/// How an instance knows its queue depth.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Depth {
-    /// From the backend's `len()`, read after each successful send.
-    Len,
-    /// From the instance's counters: sends (counted before the push, by any sender) minus
-    /// receives (counted by the one receiver). The first thread to send owns a counter of
-    /// its own, written with a plain load and store; other threads add to a shared one.
-    Counters,
-    /// Not tracked (watch: one value, always there).
-    One,
-}
-
-/// The senders' counters, on cache lines of their own so that senders and the receiver
-/// do not share one. Sends = `owned + shared` (wrapping: a send counted by its owner and
-/// taken back on another thread is taken from `shared`).
-#[repr(align(128))]
-#[derive(Debug, Default)]
-struct Senders {
-    /// The thread that owns `owned` ([`Here::id`]; 0 until the first counted send).
-    owner: AtomicUsize,
-    /// Sends counted by the owner thread: its single writer, no read-modify-write.
-    owned: AtomicU64,
-    /// Sends counted by any other thread.
-    shared: AtomicU64,
-    /// Senders' copy of the receive counter, refreshed only when the depth it gives
-    /// could be a new maximum.
-    seen: AtomicU64,
-}
-
-impl Senders {
-    /// Sends counted so far.
-    #[inline(always)]
-    fn total(&self) -> u64 {
-        self.owned
-            .load(Relaxed)
-            .wrapping_add(self.shared.load(Relaxed))
-    }
-
-    /// Counts one send made on thread `here`; says whether the owner's counter took it.
-    #[inline(always)]
-    fn add(&self, here: Option<Here>) -> bool {
-        if let Some(h) = here {
-            let me = h.id();
-            let owner = self.owner.load(Relaxed);
-            if owner == me
-                || (owner == 0 && self.owner.compare_exchange(0, me, Relaxed, Relaxed).is_ok())
-            {
-                self.owned
-                    .store(self.owned.load(Relaxed).wrapping_add(1), Relaxed);
-                return true;
-            }
-        }
-        self.shared.fetch_add(1, Relaxed);
-        false
-    }
-
-    /// Takes back one send counted by [`Senders::add`] (`owned`: by the owner's
-    /// counter), on whichever thread runs now.
-    fn sub(&self, owned: bool) {
-        if owned {
-            if let Some(h) = Here::get() {
-                if self.owner.load(Relaxed) == h.id() {
-                    self.owned
-                        .store(self.owned.load(Relaxed).wrapping_sub(1), Relaxed);
-                    return;
-                }
-            }
-        }
-        self.shared.fetch_sub(1, Relaxed);
-    }
-}
-
-/// The receive counter, on its own cache lines.
-#[repr(align(128))]
-#[derive(Debug, Default)]
-struct Line {
-    v: AtomicU64,
-}
-
 /// The state both ends of one channel instance share.
 #[derive(Debug)]
 pub(crate) struct Inst {
@@ -130,54 +52,6 @@ pub(crate) struct Inst {
     recv: Line,
     /// Live receiver endpoints (the last one to drop counts the unread messages).
     receivers: AtomicU64,
-}
-
-/// Which backend and kind of channel an instance is, and how it knows its depth.
-pub(crate) struct Shape {
-    pub(crate) backend: &'static str,
-    pub(crate) kind: &'static str,
-    /// The capacity the report shows; `None` for unbounded.
-    pub(crate) capacity: Option<usize>,
-    pub(crate) depth: Depth,
-    /// Whether depth samples may exceed `capacity` (futures-channel: one more per sender).
-    pub(crate) unclamped: bool,
-}
-
-impl Shape {
-    /// `bounded` (or `rendezvous` for 0) with `capacity`, or `unbounded` for `None`.
-    pub(crate) fn sized(backend: &'static str, capacity: Option<usize>, depth: Depth) -> Shape {
-        Shape {
-            backend,
-            kind: match capacity {
-                Some(0) => "rendezvous",
-                Some(_) => "bounded",
-                None => "unbounded",
-            },
-            capacity,
-            depth,
-            unclamped: false,
-        }
-    }
-}
-
-/// Panics when `capacity = N` was given and the channel's real capacity differs: the
-/// argument is checked, never used to change the channel.
-pub(crate) fn check_capacity(site: &FlowSite, actual: Option<usize>, declared: Option<usize>) {
-    let Some(d) = declared else {
-        return;
-    };
-    if actual == Some(d) {
-        return;
-    }
-    let real = match actual {
-        Some(a) => format!("was created with capacity {a}"),
-        None => "is unbounded".to_string(),
-    };
-    panic!(
-        "hotpath::channel! at {}:{}: `capacity = {d}` is given but the channel {real}; \
-         correct or remove the `capacity` argument (hotpath checks it and never changes the channel)",
-        site.file, site.line
-    );
 }
 
 impl Inst {
@@ -404,12 +278,6 @@ impl Drop for Undo<'_> {
     }
 }
 
-/// A clock reading for a wait's start: never 0 (0 means "not timed").
-#[inline(always)]
-fn stamp() -> u64 {
-    now().max(1)
-}
-
 /// How many messages the one stamped `t` stands for: a stamp's lowest bit says whether
 /// the message was timed for itself (the rate is 1, or its site is warming up) or
 /// picked by the sampling countdown (it stands for a period's messages).
@@ -420,14 +288,6 @@ fn weight(t: u64) -> u64 {
     } else {
         Sampler::Channels.period().max(1)
     }
-}
-
-/// Whether waits (a send on a full channel, a receive on an empty one) are timed:
-/// always, unless the channels' rate is 0 (count only). A wait is the slow path, and
-/// what the channel costs the program.
-#[inline(always)]
-fn waits_timed() -> bool {
-    Sampler::Channels.fixed() != Some(false)
 }
 
 /// One send in progress: the thread it started on (re-read with [`SendOp::here_again`]
@@ -450,123 +310,11 @@ impl SendOp {
         }
     }
 
-    /// The send is about to wait for room: the clock now if waits are timed.
-    #[inline]
-    pub(crate) fn wait_start(&self) -> u64 {
-        if waits_timed() {
-            stamp()
-        } else {
-            0
-        }
-    }
-
     /// After an `.await` the task may run on another thread: records go to that one.
     #[inline]
     pub(crate) fn here_again(&mut self) {
         self.here = Here::get();
     }
-}
-
-/// A receive is about to wait for a message: the clock now if waits are timed.
-#[inline]
-pub(crate) fn recv_wait_start() -> u64 {
-    if waits_timed() {
-        stamp()
-    } else {
-        0
-    }
-}
-
-/// A receive waited from `t0` (0: not timed) until now: charged to the innermost
-/// measured function on this thread.
-#[inline]
-pub(crate) fn recv_waited(t0: u64) {
-    if t0 != 0 {
-        if let Some(h) = Here::get() {
-            h.charge(Wait::ChannelRecv, now().saturating_sub(t0));
-        }
-    }
-}
-
-/// Awaits `fut`, a send that may wait for room: when a poll returns `Pending` while
-/// `full()` says the channel has no room, the send counts as blocked from then until it
-/// completes. The future is polled exactly as the raw send would be (tokio's cooperative
-/// budget included).
-pub(crate) async fn send_waiting<F: std::future::Future>(
-    fut: F,
-    inst: &Inst,
-    op: &mut SendOp,
-    full: impl Fn() -> bool,
-) -> F::Output {
-    let mut fut = std::pin::pin!(fut);
-    let mut t0: Option<u64> = None;
-    let timed = waits_timed();
-    let r = std::future::poll_fn(|cx| {
-        let p = fut.as_mut().poll(cx);
-        if p.is_pending() && t0.is_none() && full() {
-            t0 = Some(if timed { now() } else { 0 });
-        }
-        p
-    })
-    .await;
-    op.here_again();
-    if let Some(t0) = t0 {
-        inst.blocked(op, t0);
-    }
-    r
-}
-
-/// Awaits `fut`, a receive: when a poll returns `Pending`, the time until it completes
-/// is charged to the innermost measured function on the thread that completes it.
-pub(crate) async fn recv_waiting<F: std::future::Future>(fut: F) -> F::Output {
-    let mut fut = std::pin::pin!(fut);
-    let mut t0: Option<u64> = None;
-    let r = std::future::poll_fn(|cx| {
-        let p = fut.as_mut().poll(cx);
-        if p.is_pending() && t0.is_none() {
-            t0 = Some(recv_wait_start());
-        }
-        p
-    })
-    .await;
-    if let Some(t0) = t0 {
-        recv_waited(t0);
-    }
-    r
-}
-
-/// A raw channel (its two endpoints, as the constructor returned them) that `channel!`
-/// knows how to instrument.
-#[diagnostic::on_unimplemented(
-    message = "`hotpath::channel!` does not know how to instrument `{Self}`",
-    label = "not a channel constructor hotpath supports",
-    note = "write the constructor call inside the macro: std `channel()`/`sync_channel(n)`, crossbeam or flume or async-channel `bounded(n)`/`unbounded()`, tokio `mpsc::channel(n)`/`mpsc::unbounded_channel()`/`oneshot::channel()`/`broadcast::channel(n)`/`watch::channel(v)`, futures `mpsc::channel(n)`/`mpsc::unbounded()`/`oneshot::channel()`, with the backend's cargo feature of hotpath enabled"
-)]
-pub trait IntoInstrumented: Sized {
-    /// The wrapped endpoints.
-    type Wrapped;
-
-    /// Wraps the endpoints as one instance of `site`. `ctor` is the capacity argument of
-    /// the constructor call when `channel!` could read it, `declared` the `capacity = N`
-    /// given to the macro (checked, panics on a mismatch).
-    fn instrument(
-        self,
-        site: &'static FlowSite,
-        ctor: Option<usize>,
-        declared: Option<usize>,
-    ) -> Self::Wrapped;
-}
-
-/// What `channel!` expands to: the endpoints of the channel the constructor made,
-/// wrapped.
-#[inline]
-pub fn channel<C: IntoInstrumented>(
-    site: &'static FlowSite,
-    c: C,
-    ctor: Option<usize>,
-    declared: Option<usize>,
-) -> C::Wrapped {
-    c.instrument(site, ctor, declared)
 }
 
 /// `Debug` for an endpoint, whatever the message type: its entry's name.

@@ -8,10 +8,10 @@ use crossbeam_channel::{
     RecvError, RecvTimeoutError, SendError, SendTimeoutError, TryRecvError, TrySendError,
 };
 
-use crate::chan::{
-    check_capacity, recv_wait_start, recv_waited, Depth, Inst, IntoInstrumented, SendOp, Shape,
-    Stamped,
-};
+use crate::chan::{Inst, SendOp, Stamped};
+use crate::depth::Depth;
+use crate::instrument::{check_capacity, IntoInstrumented, Shape};
+use crate::wait::{recv_waited, wait_start};
 use crate::FlowSite;
 
 /// `crossbeam_channel::Sender`, instrumented.
@@ -72,7 +72,7 @@ impl<T> Sender<T> {
         match self.inner.try_send(Inst::stamped(&op, t)) {
             Ok(()) => self.done(&op, Ok(())),
             Err(TrySendError::Full(m)) => {
-                let t0 = op.wait_start();
+                let t0 = wait_start();
                 let r = wait(m);
                 self.inst.blocked(&op, t0);
                 if r.as_ref().err().is_some_and(&timed_out) {
@@ -190,7 +190,7 @@ impl<T> Receiver<T> {
             Ok(m) => Ok(self.inst.received(m)),
             Err(TryRecvError::Disconnected) => Err(disconnected),
             Err(TryRecvError::Empty) => {
-                let t0 = recv_wait_start();
+                let t0 = wait_start();
                 let r = wait();
                 recv_waited(t0);
                 r.map(|m| self.inst.received(m))

@@ -15,10 +15,10 @@ use std::time::{Duration, Instant};
 use flume::r#async as raw_async;
 use flume::{RecvError, RecvTimeoutError, SendError, SendTimeoutError, TryRecvError, TrySendError};
 
-use crate::chan::{
-    check_capacity, recv_wait_start, recv_waited, Depth, Inst, IntoInstrumented, SendOp, Shape,
-    Stamped,
-};
+use crate::chan::{Inst, SendOp, Stamped};
+use crate::depth::Depth;
+use crate::instrument::{check_capacity, IntoInstrumented, Shape};
+use crate::wait::{recv_waited, wait_start};
 use crate::FlowSite;
 
 /// `flume::Sender`, instrumented.
@@ -92,7 +92,7 @@ impl<T> Sender<T> {
         match self.inner.try_send(Inst::stamped(&op, t)) {
             Ok(()) => self.done(&op, Ok(())),
             Err(TrySendError::Full(m)) => {
-                let t0 = op.wait_start();
+                let t0 = wait_start();
                 let r = wait(m);
                 self.inst.blocked(&op, t0);
                 if r.as_ref().err().is_some_and(&timed_out) {
@@ -298,7 +298,7 @@ impl<T> Future for SendFut<'_, T> {
         match Pin::new(&mut this.inner).poll(cx) {
             Poll::Pending => {
                 if this.waiting.is_none() && this.inner.is_full() {
-                    this.waiting = Some(this.op.wait_start());
+                    this.waiting = Some(wait_start());
                 }
                 Poll::Pending
             }
@@ -443,7 +443,7 @@ impl<T> Receiver<T> {
             Ok(m) => Ok(self.inst.received(m)),
             Err(TryRecvError::Disconnected) => Err(disconnected),
             Err(TryRecvError::Empty) => {
-                let t0 = recv_wait_start();
+                let t0 = wait_start();
                 let r = wait(self.rx());
                 recv_waited(t0);
                 r.map(|m| self.inst.received(m))
@@ -619,7 +619,7 @@ impl<T> Future for RecvFut<'_, T> {
         match Pin::new(&mut this.inner).poll(cx) {
             Poll::Pending => {
                 if this.waiting.is_none() {
-                    this.waiting = Some(recv_wait_start());
+                    this.waiting = Some(wait_start());
                 }
                 Poll::Pending
             }

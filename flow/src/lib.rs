@@ -46,12 +46,9 @@
 //! poll. Nothing allocates per message, item or poll; no thread, no event queue.
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
-
-#[macro_use]
-mod macros;
-
-// Some helpers serve only some backends.
-#[cfg_attr(
+// Some helpers serve only some backends: a build without every backend leaves them
+// unused (the build with all of them is where dead code is caught).
+#![cfg_attr(
     not(all(
         feature = "tokio",
         feature = "crossbeam",
@@ -61,10 +58,17 @@ mod macros;
     )),
     allow(dead_code)
 )]
+
+#[macro_use]
+mod macros;
+
 mod chan;
+mod depth;
 mod future;
+mod instrument;
 mod registry;
 mod stream;
+mod wait;
 
 pub mod std_mpsc;
 
@@ -79,7 +83,8 @@ pub mod futures;
 #[cfg(feature = "tokio")]
 pub mod tokio;
 
-pub use chan::{channel, IntoInstrumented, Stamped};
+pub use chan::Stamped;
 pub use future::Future;
+pub use instrument::{channel, IntoInstrumented};
 pub use registry::{entries, fork_prepare, fork_release, Entry, FlowSite, What};
 pub use stream::Stream;

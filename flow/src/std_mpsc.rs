@@ -7,10 +7,10 @@ use std::sync::mpsc::{self, RecvError, RecvTimeoutError, SendError, TryRecvError
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::chan::{
-    check_capacity, recv_wait_start, recv_waited, Depth, Inst, IntoInstrumented, SendOp, Shape,
-    Stamped,
-};
+use crate::chan::{Inst, SendOp, Stamped};
+use crate::depth::Depth;
+use crate::instrument::{check_capacity, IntoInstrumented, Shape};
+use crate::wait::{recv_waited, wait_start};
 use crate::FlowSite;
 
 /// `std::sync::mpsc::Sender`, instrumented.
@@ -127,7 +127,7 @@ impl<T> SyncSender<T> {
     #[cold]
     #[inline(never)]
     fn send_full(&self, op: &SendOp, m: Stamped<T>) -> Result<(), SendError<T>> {
-        let t0 = op.wait_start();
+        let t0 = wait_start();
         let r = self.inner.send(m);
         self.inst.blocked(op, t0);
         match r {
@@ -176,7 +176,7 @@ impl<T> Receiver<T> {
     /// (the usual receive stays small).
     #[inline(never)]
     fn recv_empty(&self) -> Result<T, RecvError> {
-        let t0 = recv_wait_start();
+        let t0 = wait_start();
         let r = self.inner.recv();
         recv_waited(t0);
         r.map(|m| self.inst.received(m))
@@ -193,7 +193,7 @@ impl<T> Receiver<T> {
             Ok(m) => Ok(self.inst.received(m)),
             Err(TryRecvError::Disconnected) => Err(RecvTimeoutError::Disconnected),
             Err(TryRecvError::Empty) => {
-                let t0 = recv_wait_start();
+                let t0 = wait_start();
                 let r = self.inner.recv_timeout(timeout);
                 recv_waited(t0);
                 r.map(|m| self.inst.received(m))

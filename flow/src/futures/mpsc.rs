@@ -9,10 +9,10 @@ use std::task::{Context, Poll};
 use futures_channel::mpsc as raw;
 use futures_channel::mpsc::{RecvError, SendError, TryRecvError};
 
-use crate::chan::{
-    check_capacity, recv_wait_start, recv_waiting, Depth, Inst, IntoInstrumented, SendOp, Shape,
-    Stamped,
-};
+use crate::chan::{Inst, SendOp, Stamped};
+use crate::depth::Depth;
+use crate::instrument::{check_capacity, IntoInstrumented, Shape};
+use crate::wait::{recv_waiting, wait_start};
 use crate::FlowSite;
 
 /// `futures_channel::mpsc::Sender`, instrumented; a `Sink<T>`.
@@ -232,7 +232,7 @@ impl<T> Sender<T> {
         match &p {
             Poll::Pending => {
                 if self.waiting.is_none() {
-                    self.waiting = Some(recv_wait_start());
+                    self.waiting = Some(wait_start());
                 }
             }
             Poll::Ready(_) => {

@@ -8,9 +8,10 @@ use std::task::{Context, Poll};
 use futures_channel::oneshot as raw;
 use futures_channel::oneshot::Canceled;
 
-use crate::chan::{
-    check_capacity, recv_wait_start, recv_waited, Depth, Inst, IntoInstrumented, Shape, Stamped,
-};
+use crate::chan::{Inst, Stamped};
+use crate::depth::Depth;
+use crate::instrument::{check_capacity, IntoInstrumented, Shape};
+use crate::wait::{recv_waited, wait_start};
 use crate::FlowSite;
 
 /// `futures_channel::oneshot::Sender`, instrumented.
@@ -112,7 +113,7 @@ impl<T> Future for Receiver<T> {
         match Pin::new(&mut this.inner).poll(cx) {
             Poll::Pending => {
                 if this.waiting.is_none() {
-                    this.waiting = Some(recv_wait_start());
+                    this.waiting = Some(wait_start());
                 }
                 Poll::Pending
             }

@@ -6,10 +6,10 @@ use std::sync::Arc;
 use tokio::sync::broadcast as raw;
 use tokio::sync::broadcast::error::{RecvError, SendError, TryRecvError};
 
-use crate::chan::{
-    check_capacity, recv_wait_start, recv_waited, recv_waiting, Depth, Inst, IntoInstrumented,
-    Shape, Stamped,
-};
+use crate::chan::{Inst, Stamped};
+use crate::depth::Depth;
+use crate::instrument::{check_capacity, IntoInstrumented, Shape};
+use crate::wait::{recv_waited, recv_waiting, wait_start};
 use crate::FlowSite;
 
 /// `tokio::sync::broadcast::Sender`, instrumented.
@@ -230,7 +230,7 @@ impl<T: Clone> Receiver<T> {
             }
             Err(TryRecvError::Closed) => Err(RecvError::Closed),
             Err(TryRecvError::Empty) => {
-                let t0 = recv_wait_start();
+                let t0 = wait_start();
                 let r = self.inner.blocking_recv();
                 recv_waited(t0);
                 self.got(r)

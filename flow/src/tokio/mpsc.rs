@@ -7,10 +7,10 @@ use std::time::Duration;
 use tokio::sync::mpsc as raw;
 use tokio::sync::mpsc::error::{SendError, SendTimeoutError, TryRecvError, TrySendError};
 
-use crate::chan::{
-    check_capacity, recv_wait_start, recv_waited, recv_waiting, send_waiting, Depth, Inst,
-    IntoInstrumented, Shape, Stamped,
-};
+use crate::chan::{Inst, SendOp, Stamped};
+use crate::depth::Depth;
+use crate::instrument::{check_capacity, IntoInstrumented, Shape};
+use crate::wait::{recv_waited, recv_waiting, send_waiting, wait_start};
 use crate::FlowSite;
 
 /// `tokio::sync::mpsc::Sender`, instrumented.
@@ -207,7 +207,7 @@ impl<T> Sender<T> {
                 Ok(())
             }
             Err(TrySendError::Full(m)) => {
-                let t0 = op.wait_start();
+                let t0 = wait_start();
                 let r = self.inner.blocking_send(m);
                 inst.blocked(&op, t0);
                 match r {
@@ -240,7 +240,7 @@ impl<T> Sender<T> {
 
     /// `Sender::reserve`: waits for a slot (measured as a blocked send).
     pub async fn reserve(&self) -> Result<Permit<'_, T>, SendError<()>> {
-        let mut op = crate::chan::SendOp::untimed();
+        let mut op = SendOp::untimed();
         let fut = self.inner.reserve();
         let r = send_waiting(fut, &self.inst, &mut op, || self.inner.capacity() == 0).await;
         r.map(|inner| Permit {
@@ -251,7 +251,7 @@ impl<T> Sender<T> {
 
     /// `Sender::reserve_many`.
     pub async fn reserve_many(&self, n: usize) -> Result<PermitIterator<'_, T>, SendError<()>> {
-        let mut op = crate::chan::SendOp::untimed();
+        let mut op = SendOp::untimed();
         let fut = self.inner.reserve_many(n);
         let r = send_waiting(fut, &self.inst, &mut op, || self.inner.capacity() < n).await;
         r.map(|inner| PermitIterator {
@@ -264,7 +264,7 @@ impl<T> Sender<T> {
     pub async fn reserve_owned(self) -> Result<OwnedPermit<T>, SendError<()>> {
         let inst = self.inst;
         let full = self.inner.capacity() == 0;
-        let mut op = crate::chan::SendOp::untimed();
+        let mut op = SendOp::untimed();
         let fut = self.inner.reserve_owned();
         let r = send_waiting(fut, &inst, &mut op, || full).await;
         r.map(|inner| OwnedPermit { inner, inst })
@@ -432,7 +432,7 @@ macro_rules! receiver_methods {
                     Ok(m) => Some(self.inst.received(m)),
                     Err(TryRecvError::Disconnected) => None,
                     Err(TryRecvError::Empty) => {
-                        let t0 = recv_wait_start();
+                        let t0 = wait_start();
                         let r = self.inner.blocking_recv();
                         recv_waited(t0);
                         r.map(|m| self.inst.received(m))
@@ -443,7 +443,7 @@ macro_rules! receiver_methods {
             /// `blocking_recv_many` (outside an async context).
             pub fn blocking_recv_many(&mut self, buffer: &mut Vec<T>, limit: usize) -> usize {
                 let scratch = self.scratch.get();
-                let t0 = recv_wait_start();
+                let t0 = wait_start();
                 let n = self.inner.blocking_recv_many(scratch, limit);
                 recv_waited(t0);
                 let inst = &*self.inst;

@@ -8,9 +8,10 @@ use std::task::{Context, Poll};
 use tokio::sync::oneshot as raw;
 use tokio::sync::oneshot::error::{RecvError, TryRecvError};
 
-use crate::chan::{
-    check_capacity, recv_wait_start, recv_waited, Depth, Inst, IntoInstrumented, Shape, Stamped,
-};
+use crate::chan::{Inst, Stamped};
+use crate::depth::Depth;
+use crate::instrument::{check_capacity, IntoInstrumented, Shape};
+use crate::wait::{recv_waited, wait_start};
 use crate::FlowSite;
 
 /// `tokio::sync::oneshot::Sender`, instrumented.
@@ -115,7 +116,7 @@ impl<T> Receiver<T> {
             // Closed: the raw call gives the same error.
             Err(TryRecvError::Closed) => rx.blocking_recv().map(|m| inst.received(m)),
             Err(TryRecvError::Empty) => {
-                let t0 = recv_wait_start();
+                let t0 = wait_start();
                 let r = rx.blocking_recv();
                 recv_waited(t0);
                 r.map(|m| inst.received(m))
@@ -146,7 +147,7 @@ impl<T> Future for Receiver<T> {
         match p {
             Poll::Pending => {
                 if this.waiting.is_none() {
-                    this.waiting = Some(recv_wait_start());
+                    this.waiting = Some(wait_start());
                 }
                 Poll::Pending
             }

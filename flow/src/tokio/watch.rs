@@ -8,7 +8,10 @@ use tokio::sync::watch as raw;
 use tokio::sync::watch::error::{RecvError, SendError};
 use tokio::sync::watch::Ref;
 
-use crate::chan::{check_capacity, recv_waiting, Depth, Inst, IntoInstrumented, SendOp, Shape};
+use crate::chan::{Inst, SendOp};
+use crate::depth::Depth;
+use crate::instrument::{check_capacity, IntoInstrumented, Shape};
+use crate::wait::recv_waiting;
 use crate::FlowSite;
 
 /// `tokio::sync::watch::Sender`, instrumented.

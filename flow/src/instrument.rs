@@ -1,0 +1,88 @@
+//! What `channel!` expands to: the [`IntoInstrumented`] constructor pairs, and the shape
+//! of a new instance (backend, kind, capacity, where its depth comes from) with the
+//! checks of a declared `capacity = N`.
+
+use crate::depth::Depth;
+use crate::registry::FlowSite;
+
+/// Which backend and kind of channel an instance is, and how it knows its depth.
+pub(crate) struct Shape {
+    pub(crate) backend: &'static str,
+    pub(crate) kind: &'static str,
+    /// The capacity the report shows; `None` for unbounded.
+    pub(crate) capacity: Option<usize>,
+    pub(crate) depth: Depth,
+    /// Whether depth samples may exceed `capacity` (futures-channel: one more per sender).
+    pub(crate) unclamped: bool,
+}
+
+impl Shape {
+    /// `bounded` (or `rendezvous` for 0) with `capacity`, or `unbounded` for `None`.
+    pub(crate) fn sized(backend: &'static str, capacity: Option<usize>, depth: Depth) -> Shape {
+        Shape {
+            backend,
+            kind: match capacity {
+                Some(0) => "rendezvous",
+                Some(_) => "bounded",
+                None => "unbounded",
+            },
+            capacity,
+            depth,
+            unclamped: false,
+        }
+    }
+}
+
+/// Panics when `capacity = N` was given and the channel's real capacity differs: the
+/// argument is checked, never used to change the channel.
+pub(crate) fn check_capacity(site: &FlowSite, actual: Option<usize>, declared: Option<usize>) {
+    let Some(d) = declared else {
+        return;
+    };
+    if actual == Some(d) {
+        return;
+    }
+    let real = match actual {
+        Some(a) => format!("was created with capacity {a}"),
+        None => "is unbounded".to_string(),
+    };
+    panic!(
+        "hotpath::channel! at {}:{}: `capacity = {d}` is given but the channel {real}; \
+         correct or remove the `capacity` argument (hotpath checks it and never changes the channel)",
+        site.file, site.line
+    );
+}
+
+/// A raw channel (its two endpoints, as the constructor returned them) that `channel!`
+/// knows how to instrument.
+#[diagnostic::on_unimplemented(
+    message = "`hotpath::channel!` does not know how to instrument `{Self}`",
+    label = "not a channel constructor hotpath supports",
+    note = "write the constructor call inside the macro: std `channel()`/`sync_channel(n)`, crossbeam or flume or async-channel `bounded(n)`/`unbounded()`, tokio `mpsc::channel(n)`/`mpsc::unbounded_channel()`/`oneshot::channel()`/`broadcast::channel(n)`/`watch::channel(v)`, futures `mpsc::channel(n)`/`mpsc::unbounded()`/`oneshot::channel()`, with the backend's cargo feature of hotpath enabled"
+)]
+pub trait IntoInstrumented: Sized {
+    /// The wrapped endpoints.
+    type Wrapped;
+
+    /// Wraps the endpoints as one instance of `site`. `ctor` is the capacity argument of
+    /// the constructor call when `channel!` could read it, `declared` the `capacity = N`
+    /// given to the macro (checked, panics on a mismatch).
+    fn instrument(
+        self,
+        site: &'static FlowSite,
+        ctor: Option<usize>,
+        declared: Option<usize>,
+    ) -> Self::Wrapped;
+}
+
+/// What `channel!` expands to: the endpoints of the channel the constructor made,
+/// wrapped.
+#[inline]
+pub fn channel<C: IntoInstrumented>(
+    site: &'static FlowSite,
+    c: C,
+    ctor: Option<usize>,
+    declared: Option<usize>,
+) -> C::Wrapped {
+    c.instrument(site, ctor, declared)
+}
