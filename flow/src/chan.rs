@@ -1,9 +1,15 @@
 //! What every channel backend shares: the stamped message, the per-instance state both
-//! ends of one channel hold, and the recording of sends, receives and waits.
+//! ends of one channel hold, the recording of sends, receives and waits, and the one
+//! send and receive path of every backend.
 //!
 //! A send or receive records into the calling thread's slot of the entry's call site
 //! (single writer); only the depth counters of backends without `len()` live in the
 //! instance, shared by its endpoints.
+//!
+//! A backend maps its own results into [`TrySend`] and [`TryRecv`] (`From` impls in its
+//! module) and back into its own errors; what a send or receive records, and when it
+//! waits, is decided here once: [`Inst::try_send_with`], [`Inst::send_with`],
+//! [`Inst::send_async_with`] and [`Inst::recv_with`].
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
@@ -13,6 +19,7 @@ use hotpath_core::op::{now, Here, Sampler, Wait};
 use crate::depth::{Depth, Line, Senders};
 use crate::instrument::Shape;
 use crate::registry::{Entry, FlowSite, What};
+use crate::wait::{recv_waited, send_waiting, wait_start};
 
 /// A message as a wrapped channel carries it: the clock reading at the send (0 when the
 /// message is not timed) and the message. `channel!` rewrites the constructor's message
@@ -36,6 +43,72 @@ impl<T> Stamped<T> {
     pub(crate) fn into_inner(self) -> T {
         self.v
     }
+}
+
+/// What a send did, whatever the backend. `M` is what a refused send gives back: the
+/// stamped message, or the backend's error where the backend keeps the message
+/// (futures-channel's `start_send`).
+#[must_use]
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum TrySend<M> {
+    /// The message is in the channel.
+    Sent,
+    /// No room: a send that does not wait, or a wait that ended without room (a
+    /// timeout). Neither a send nor an error.
+    Full(M),
+    /// No receiver: the channel is closed. A failed send.
+    Closed(M),
+}
+
+impl<M> TrySend<M> {
+    /// The result of a send that never finds the channel full and gives the message
+    /// back when the channel is closed (the oneshots' `send`).
+    #[inline(always)]
+    pub(crate) fn sent_or_closed(r: Result<(), M>) -> Self {
+        match r {
+            Ok(()) => TrySend::Sent,
+            Err(m) => TrySend::Closed(m),
+        }
+    }
+
+    /// The endpoint's result when a refused send gives back an error value whatever the
+    /// reason (futures-channel's `start_send`, whose `SendError` keeps no message): `Ok`,
+    /// or `err` of it.
+    #[inline(always)]
+    pub(crate) fn or_refusal<E>(self, err: impl FnOnce(M) -> E) -> Result<(), E> {
+        match self {
+            TrySend::Sent => Ok(()),
+            TrySend::Full(m) | TrySend::Closed(m) => Err(err(m)),
+        }
+    }
+}
+
+impl<T> TrySend<Stamped<T>> {
+    /// The endpoint's result: `Ok`, or its error `full` or `closed` made from the message
+    /// given back, unstamped.
+    #[inline(always)]
+    pub(crate) fn into_result<E>(
+        self,
+        full: impl FnOnce(T) -> E,
+        closed: impl FnOnce(T) -> E,
+    ) -> Result<(), E> {
+        match self {
+            TrySend::Sent => Ok(()),
+            TrySend::Full(m) => Err(full(m.v)),
+            TrySend::Closed(m) => Err(closed(m.v)),
+        }
+    }
+}
+
+/// What a receive that does not wait found, whatever the backend.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum TryRecv<M> {
+    /// A message.
+    Got(M),
+    /// No message yet.
+    Empty,
+    /// No message, and none will come: the senders are gone.
+    Closed,
 }
 
 /// The state both ends of one channel instance share.
@@ -110,9 +183,17 @@ impl Inst {
             return;
         };
         slot.c.ch_sent.add(1);
-        let max = slot.c.ch_max_depth.get();
+        if let Some(depth) = self.depth_sample(slot.c.ch_max_depth.get(), len) {
+            slot.c.ch_max_depth.max(depth);
+        }
+    }
+
+    /// The queue depth a successful send samples, clamped to the capacity; `None` when it
+    /// cannot exceed `max`, the largest this thread saw (at the clamp, nothing is read).
+    #[inline(always)]
+    fn depth_sample(&self, max: u64, len: impl FnOnce() -> usize) -> Option<u64> {
         if max >= self.clamp {
-            return;
+            return None;
         }
         let depth = match self.depth {
             Depth::Counters => {
@@ -120,7 +201,7 @@ impl Inst {
                 // A stale copy of the receive count only overestimates the depth: when
                 // even that is not a new maximum, the receiver's line is not read.
                 if s.saturating_sub(self.sent.seen.load(Relaxed)) <= max {
-                    return;
+                    return None;
                 }
                 let r = self.recv.v.load(Relaxed);
                 self.sent.seen.store(r, Relaxed);
@@ -129,7 +210,115 @@ impl Inst {
             Depth::Len => len() as u64,
             Depth::One => 1,
         };
-        slot.c.ch_max_depth.max(depth.min(self.clamp));
+        Some(depth.min(self.clamp))
+    }
+
+    /// Records what the send `op` did: a send (`len`: the backend's queue length, read
+    /// when the depth comes from it), a `Full` that is neither a send nor an error, or a
+    /// failed send.
+    #[inline(always)]
+    pub(crate) fn record<M>(
+        &self,
+        op: &SendOp,
+        r: TrySend<M>,
+        len: impl FnOnce() -> usize,
+    ) -> TrySend<M> {
+        match &r {
+            TrySend::Sent => self.sent(op, len),
+            TrySend::Full(_) => self.not_sent(op),
+            TrySend::Closed(_) => self.send_failed(op),
+        }
+        r
+    }
+
+    /// A send that does not wait: `v` stamped, handed to the backend's `try_send`, and
+    /// what it did recorded.
+    #[inline(always)]
+    pub(crate) fn try_send_with<T, M, R: Into<TrySend<M>>>(
+        &self,
+        v: T,
+        try_send: impl FnOnce(Stamped<T>) -> R,
+        len: impl FnOnce() -> usize,
+    ) -> TrySend<M> {
+        let op = self.begin_send();
+        let r = try_send(Inst::stamped(&op, v)).into();
+        self.record(&op, r, len)
+    }
+
+    /// A oneshot's send: never full; the value back when the receiver is gone.
+    #[inline(always)]
+    pub(crate) fn send_oneshot<T>(
+        &self,
+        v: T,
+        send: impl FnOnce(Stamped<T>) -> Result<(), Stamped<T>>,
+    ) -> Result<(), T> {
+        self.try_send_with(v, |m| TrySend::sent_or_closed(send(m)), || 0)
+            .into_result(std::convert::identity, std::convert::identity)
+    }
+
+    /// A send that waits for room: the backend's `try_send` first, and only when that
+    /// finds the channel full, its waiting send `wait` (out of line), counted as a
+    /// blocked send. A wait that ends without room (`Full`: a timeout) is not a send.
+    #[inline(always)]
+    pub(crate) fn send_with<T, R: Into<TrySend<Stamped<T>>>, W: Into<TrySend<Stamped<T>>>>(
+        &self,
+        v: T,
+        try_send: impl FnOnce(Stamped<T>) -> R,
+        wait: impl FnOnce(Stamped<T>) -> W,
+        len: impl FnOnce() -> usize,
+    ) -> TrySend<Stamped<T>> {
+        let op = self.begin_send();
+        match try_send(Inst::stamped(&op, v)).into() {
+            TrySend::Full(m) => self.send_full(&op, m, |m| wait(m).into(), len),
+            r => self.record(&op, r, len),
+        }
+    }
+
+    /// [`Inst::send_with`] when the channel is full: waits for room, out of line (the
+    /// usual send stays small).
+    #[cold]
+    #[inline(never)]
+    fn send_full<M>(
+        &self,
+        op: &SendOp,
+        m: M,
+        wait: impl FnOnce(M) -> TrySend<M>,
+        len: impl FnOnce() -> usize,
+    ) -> TrySend<M> {
+        let t0 = wait_start();
+        let r = wait(m);
+        self.blocked(op, t0);
+        self.record(op, r, len)
+    }
+
+    /// An async send: `send` makes the backend's send future of `v` stamped, polled
+    /// exactly as the raw endpoint's would be (tokio's cooperative budget included); a
+    /// `Pending` while `full()` says there is no room counts the send as blocked until it
+    /// completes. Dropped before it completes (cancelled), the send is taken out of the
+    /// depth counters.
+    ///
+    /// Not an `async fn`: the send starts when it is called, from the endpoint's own
+    /// `async fn` (at its first poll, as the raw one starts), and its future is
+    /// [`send_waiting`]'s, so that the endpoint awaits one future, not one in another.
+    pub(crate) fn send_async_with<'a, T, F>(
+        &'a self,
+        v: T,
+        send: impl FnOnce(Stamped<T>) -> F,
+        full: impl Fn() -> bool + 'a,
+        len: impl FnOnce() -> usize + 'a,
+    ) -> impl std::future::Future<Output = TrySend<Stamped<T>>> + 'a
+    where
+        T: 'a,
+        F: std::future::Future + 'a,
+        F::Output: Into<TrySend<Stamped<T>>>,
+    {
+        let op = self.begin_send();
+        let undo = self.undo_on_drop(&op);
+        let fut = send(Inst::stamped(&op, v));
+        send_waiting(fut, self, op, full, move |op, r| {
+            undo.done();
+            self.record(op, r.into(), len)
+        })
     }
 
     /// A send failed (the channel is closed): counts a send error and takes the send out
@@ -158,7 +347,8 @@ impl Inst {
     /// completes (a cancelled `send().await`); [`Undo::done`] disarms it.
     #[inline]
     pub(crate) fn undo_on_drop(&self, op: &SendOp) -> Undo<'_> {
-        Undo(Some((self, op.owned)))
+        // Only the counters count a send before it completes.
+        Undo((self.depth == Depth::Counters).then_some((self, op.owned)))
     }
 
     /// A receiver observed a change (watch): one received, not timed.
@@ -206,6 +396,36 @@ impl Inst {
         m.v
     }
 
+    /// A receive that may wait: the message `now` (the backend's `try_recv`) found, else
+    /// on an empty channel the backend's waiting receive `wait` (out of line), else the
+    /// error `closed`.
+    #[inline(always)]
+    pub(crate) fn recv_with<T, E>(
+        &self,
+        now: impl Into<TryRecv<Stamped<T>>>,
+        wait: impl FnOnce() -> Result<Stamped<T>, E>,
+        closed: E,
+    ) -> Result<T, E> {
+        match now.into() {
+            TryRecv::Got(m) => Ok(self.received(m)),
+            TryRecv::Empty => self.recv_empty(wait),
+            TryRecv::Closed => Err(closed),
+        }
+    }
+
+    /// A receive that found the channel empty: waits with `wait`, out of line (the usual
+    /// receive stays small), the wait charged to the innermost measured function.
+    #[inline(never)]
+    pub(crate) fn recv_empty<T, E>(
+        &self,
+        wait: impl FnOnce() -> Result<Stamped<T>, E>,
+    ) -> Result<T, E> {
+        let t0 = wait_start();
+        let r = wait();
+        recv_waited(t0);
+        r.map(|m| self.received(m))
+    }
+
     /// One more receiver endpoint (a clone, a subscription).
     pub(crate) fn add_receiver(&self) {
         self.receivers.fetch_add(1, Relaxed);
@@ -218,11 +438,17 @@ impl Inst {
             return;
         }
         let left = match self.depth {
-            Depth::Counters => self.sent.total().saturating_sub(self.recv.v.load(Relaxed)),
+            Depth::Counters => self.queued(),
             Depth::Len => len() as u64,
             Depth::One => 0,
         };
         self.unread(left);
+    }
+
+    /// Messages in the channel by the instance's counters: sends counted minus receives.
+    #[inline]
+    fn queued(&self) -> u64 {
+        self.sent.total().saturating_sub(self.recv.v.load(Relaxed))
     }
 
     /// Counts `n` messages left unread.
@@ -269,11 +495,10 @@ impl Undo<'_> {
 }
 
 impl Drop for Undo<'_> {
+    #[inline]
     fn drop(&mut self) {
         if let Some((inst, owned)) = self.0 {
-            if inst.depth == Depth::Counters {
-                inst.sent.sub(owned);
-            }
+            inst.sent.sub(owned);
         }
     }
 }

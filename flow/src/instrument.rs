@@ -31,6 +31,43 @@ impl Shape {
             unclamped: false,
         }
     }
+
+    /// A channel whose backend reports its capacity and length (crossbeam, flume,
+    /// async-channel), after checking the declared capacity against `capacity`.
+    pub(crate) fn reported(
+        backend: &'static str,
+        site: &FlowSite,
+        capacity: Option<usize>,
+        declared: Option<usize>,
+    ) -> Shape {
+        check_capacity(site, capacity, declared);
+        Shape::sized(backend, capacity, Depth::Len)
+    }
+
+    /// An unbounded channel without `len()`, its depth from the instance's counters,
+    /// after checking that no capacity was declared.
+    pub(crate) fn unbounded(
+        backend: &'static str,
+        site: &FlowSite,
+        declared: Option<usize>,
+    ) -> Shape {
+        check_capacity(site, None, declared);
+        Shape::sized(backend, None, Depth::Counters)
+    }
+
+    /// A oneshot channel: one message, its depth from the instance's counters, after
+    /// checking the declared capacity against 1.
+    pub(crate) fn oneshot(
+        backend: &'static str,
+        site: &FlowSite,
+        declared: Option<usize>,
+    ) -> Shape {
+        check_capacity(site, Some(1), declared);
+        Shape {
+            kind: "oneshot",
+            ..Shape::sized(backend, Some(1), Depth::Counters)
+        }
+    }
 }
 
 /// Panics when `capacity = N` was given and the channel's real capacity differs: the
@@ -51,6 +88,21 @@ pub(crate) fn check_capacity(site: &FlowSite, actual: Option<usize>, declared: O
          correct or remove the `capacity` argument (hotpath checks it and never changes the channel)",
         site.file, site.line
     );
+}
+
+/// The capacity of a channel whose backend cannot tell it (std's `sync_channel`, tokio's
+/// broadcast, futures-channel's bounded `channel`): the constructor's argument when
+/// `channel!` could read it (a declared `capacity = N` is checked against it), else the
+/// declared one.
+pub(crate) fn ctor_capacity(
+    site: &FlowSite,
+    ctor: Option<usize>,
+    declared: Option<usize>,
+) -> Option<usize> {
+    if ctor.is_some() {
+        check_capacity(site, ctor, declared);
+    }
+    ctor.or(declared)
 }
 
 /// A raw channel (its two endpoints, as the constructor returned them) that `channel!`

@@ -46,8 +46,8 @@
 //! poll. Nothing allocates per message, item or poll; no thread, no event queue.
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
-// Some helpers serve only some backends: a build without every backend leaves them
-// unused (the build with all of them is where dead code is caught).
+// Some helpers and macros serve only some backends: a build without every backend
+// leaves them unused (the build with all of them is where dead code is caught).
 #![cfg_attr(
     not(all(
         feature = "tokio",
@@ -56,7 +56,7 @@
         feature = "async-channel",
         feature = "futures"
     )),
-    allow(dead_code)
+    allow(dead_code, unused_macros)
 )]
 
 #[macro_use]
@@ -66,6 +66,7 @@ mod chan;
 mod depth;
 mod future;
 mod instrument;
+mod iter;
 mod registry;
 mod stream;
 mod wait;

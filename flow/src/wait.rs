@@ -2,6 +2,8 @@
 //! when one starts, and how a receive's wait is charged to the innermost measured
 //! function; the futures that measure the waits of async sends and receives.
 
+use std::task::Poll;
+
 use hotpath_core::op::{now, Here, Sampler, Wait};
 
 use crate::chan::{Inst, SendOp};
@@ -43,14 +45,16 @@ pub(crate) fn recv_waited(t0: u64) {
 
 /// Awaits `fut`, a send that may wait for room: when a poll returns `Pending` while
 /// `full()` says the channel has no room, the send counts as blocked from then until it
-/// completes. The future is polled exactly as the raw send would be (tokio's cooperative
+/// completes; then `done` gets the send (on the thread that completed it) and `fut`'s
+/// output. The future is polled exactly as the raw send would be (tokio's cooperative
 /// budget included).
-pub(crate) async fn send_waiting<F: std::future::Future>(
+pub(crate) async fn send_waiting<F: std::future::Future, R>(
     fut: F,
     inst: &Inst,
-    op: &mut SendOp,
+    mut op: SendOp,
     full: impl Fn() -> bool,
-) -> F::Output {
+    done: impl FnOnce(&SendOp, F::Output) -> R,
+) -> R {
     let mut fut = std::pin::pin!(fut);
     let mut t0: Option<u64> = None;
     let timed = waits_timed();
@@ -64,9 +68,9 @@ pub(crate) async fn send_waiting<F: std::future::Future>(
     .await;
     op.here_again();
     if let Some(t0) = t0 {
-        inst.blocked(op, t0);
+        inst.blocked(&op, t0);
     }
-    r
+    done(&op, r)
 }
 
 /// Awaits `fut`, a receive: when a poll returns `Pending`, the time until it completes
@@ -86,4 +90,24 @@ pub(crate) async fn recv_waiting<F: std::future::Future>(fut: F) -> F::Output {
         recv_waited(t0);
     }
     r
+}
+
+/// A poll of a receive future polled by hand (a oneshot receiver, flume's `RecvFut`):
+/// `waiting` holds the clock at its first `Pending` until it is ready, when the wait is
+/// charged to the innermost measured function.
+#[inline]
+pub(crate) fn poll_waiting<R>(waiting: &mut Option<u64>, p: Poll<R>) -> Poll<R> {
+    match &p {
+        Poll::Pending => {
+            if waiting.is_none() {
+                *waiting = Some(wait_start());
+            }
+        }
+        Poll::Ready(_) => {
+            if let Some(t0) = waiting.take() {
+                recv_waited(t0);
+            }
+        }
+    }
+    p
 }

@@ -9,15 +9,12 @@ use futures_channel::oneshot as raw;
 use futures_channel::oneshot::Canceled;
 
 use crate::chan::{Inst, Stamped};
-use crate::depth::Depth;
-use crate::instrument::{check_capacity, IntoInstrumented, Shape};
-use crate::wait::{recv_waited, wait_start};
-use crate::FlowSite;
+use crate::instrument::Shape;
+use crate::wait::poll_waiting;
 
-/// `futures_channel::oneshot::Sender`, instrumented.
-pub struct Sender<T> {
-    inner: raw::Sender<Stamped<T>>,
-    inst: Arc<Inst>,
+endpoints! {
+    /// `futures_channel::oneshot::Sender`, instrumented.
+    Sender(raw::Sender<Stamped<T>>);
 }
 
 /// `futures_channel::oneshot::Receiver`, instrumented: a future of the value.
@@ -27,63 +24,24 @@ pub struct Receiver<T> {
     waiting: Option<u64>,
 }
 
-impl<T> IntoInstrumented for (raw::Sender<Stamped<T>>, raw::Receiver<Stamped<T>>) {
-    type Wrapped = (Sender<T>, Receiver<T>);
-
-    fn instrument(
-        self,
-        site: &'static FlowSite,
-        _: Option<usize>,
-        declared: Option<usize>,
-    ) -> Self::Wrapped {
-        check_capacity(site, Some(1), declared);
-        let mut shape = Shape::sized("futures", Some(1), Depth::Counters);
-        shape.kind = "oneshot";
-        let inst = Inst::new::<T>(site, shape);
-        (
-            Sender {
-                inner: self.0,
-                inst: inst.clone(),
-            },
-            Receiver {
-                inner: self.1,
-                inst,
-                waiting: None,
-            },
-        )
-    }
+instrument! {
+    impl<T> for (raw::Sender<Stamped<T>>, raw::Receiver<Stamped<T>>) =>
+        (Sender, Receiver { waiting: None }),
+    |_, site, _, declared| Shape::oneshot("futures", site, declared)
 }
 
 impl<T> Sender<T> {
     /// `Sender::send`: gives the value back when the receiver is gone.
     pub fn send(self, t: T) -> Result<(), T> {
-        let inst = self.inst;
-        let op = inst.begin_send();
-        match self.inner.send(Inst::stamped(&op, t)) {
-            Ok(()) => {
-                inst.sent(&op, || 0);
-                Ok(())
-            }
-            Err(m) => {
-                inst.send_failed(&op);
-                Err(m.into_inner())
-            }
-        }
+        let inner = self.inner;
+        self.inst.send_oneshot(t, |m| inner.send(m))
     }
 
-    /// `Sender::poll_canceled`.
-    pub fn poll_canceled(&mut self, cx: &mut Context<'_>) -> Poll<()> {
-        self.inner.poll_canceled(cx)
-    }
-
-    /// `Sender::cancellation`: completes when the receiver is gone.
-    pub fn cancellation(&mut self) -> impl Future<Output = ()> + '_ {
-        self.inner.cancellation()
-    }
-
-    /// `Sender::is_canceled`.
-    pub fn is_canceled(&self) -> bool {
-        self.inner.is_canceled()
+    forward! { Sender(inner):
+        fn poll_canceled(&mut self, cx: &mut Context<'_>) -> Poll<()>;
+        /// completes when the receiver is gone
+        fn cancellation(&mut self) -> impl Future<Output = ()> + '_;
+        fn is_canceled(&self) -> bool;
     }
 
     /// `Sender::is_connected_to`.
@@ -93,9 +51,8 @@ impl<T> Sender<T> {
 }
 
 impl<T> Receiver<T> {
-    /// `Receiver::close`.
-    pub fn close(&mut self) {
-        self.inner.close()
+    forward! { Receiver(inner):
+        fn close(&mut self);
     }
 
     /// `Receiver::try_recv`.
@@ -110,20 +67,9 @@ impl<T> Future for Receiver<T> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.get_mut();
-        match Pin::new(&mut this.inner).poll(cx) {
-            Poll::Pending => {
-                if this.waiting.is_none() {
-                    this.waiting = Some(wait_start());
-                }
-                Poll::Pending
-            }
-            Poll::Ready(r) => {
-                if let Some(t0) = this.waiting.take() {
-                    recv_waited(t0);
-                }
-                Poll::Ready(r.map(|m| this.inst.received(m)))
-            }
-        }
+        let inst = &*this.inst;
+        poll_waiting(&mut this.waiting, Pin::new(&mut this.inner).poll(cx))
+            .map(|r| r.map(|m| inst.received(m)))
     }
 }
 

@@ -1,60 +1,28 @@
 //! `tokio::sync::broadcast`: every receiver gets every message; a receiver that falls
 //! more than the capacity behind misses messages (`Lagged`), counted as lagged.
 
-use std::sync::Arc;
-
 use tokio::sync::broadcast as raw;
 use tokio::sync::broadcast::error::{RecvError, SendError, TryRecvError};
 
-use crate::chan::{Inst, Stamped};
+use crate::chan::{Inst, Stamped, TryRecv};
 use crate::depth::Depth;
-use crate::instrument::{check_capacity, IntoInstrumented, Shape};
-use crate::wait::{recv_waited, recv_waiting, wait_start};
-use crate::FlowSite;
+use crate::instrument::{ctor_capacity, Shape};
+use crate::wait::recv_waiting;
 
-/// `tokio::sync::broadcast::Sender`, instrumented.
-pub struct Sender<T> {
-    inner: raw::Sender<Stamped<T>>,
-    inst: Arc<Inst>,
+endpoints! {
+    /// `tokio::sync::broadcast::Sender`, instrumented.
+    Sender(raw::Sender<Stamped<T>>);
+    /// `tokio::sync::broadcast::Receiver`, instrumented.
+    Receiver(raw::Receiver<Stamped<T>>);
+    /// `tokio::sync::broadcast::WeakSender`, instrumented.
+    WeakSender(raw::WeakSender<Stamped<T>>);
 }
 
-/// `tokio::sync::broadcast::Receiver`, instrumented.
-pub struct Receiver<T> {
-    inner: raw::Receiver<Stamped<T>>,
-    inst: Arc<Inst>,
-}
-
-/// `tokio::sync::broadcast::WeakSender`, instrumented.
-pub struct WeakSender<T> {
-    inner: raw::WeakSender<Stamped<T>>,
-    inst: Arc<Inst>,
-}
-
-impl<T: Clone> IntoInstrumented for (raw::Sender<Stamped<T>>, raw::Receiver<Stamped<T>>) {
-    type Wrapped = (Sender<T>, Receiver<T>);
-
-    fn instrument(
-        self,
-        site: &'static FlowSite,
-        ctor: Option<usize>,
-        declared: Option<usize>,
-    ) -> Self::Wrapped {
-        if ctor.is_some() {
-            check_capacity(site, ctor, declared);
-        }
-        let mut shape = Shape::sized("tokio", ctor.or(declared), Depth::Len);
-        shape.kind = "broadcast";
-        let inst = Inst::new::<T>(site, shape);
-        (
-            Sender {
-                inner: self.0,
-                inst: inst.clone(),
-            },
-            Receiver {
-                inner: self.1,
-                inst,
-            },
-        )
+instrument! {
+    impl<T: Clone> for (raw::Sender<Stamped<T>>, raw::Receiver<Stamped<T>>) => (Sender, Receiver),
+    |_, site, ctor, declared| Shape {
+        kind: "broadcast",
+        ..Shape::sized("tokio", ctor_capacity(site, ctor, declared), Depth::Len)
     }
 }
 
@@ -85,99 +53,44 @@ impl<T> Sender<T> {
         }
     }
 
-    /// `Sender::downgrade`.
-    pub fn downgrade(&self) -> WeakSender<T> {
-        WeakSender {
-            inner: self.inner.downgrade(),
-            inst: self.inst.clone(),
-        }
-    }
-
-    /// `Sender::len`: values still queued for some receiver.
-    pub fn len(&self) -> usize {
-        self.inner.len()
-    }
-
-    /// `Sender::is_empty`.
-    pub fn is_empty(&self) -> bool {
-        self.inner.is_empty()
-    }
-
-    /// `Sender::receiver_count`.
-    pub fn receiver_count(&self) -> usize {
-        self.inner.receiver_count()
+    forward! { Sender(inner):
+        /// values still queued for some receiver
+        fn len(&self) -> usize;
+        fn is_empty(&self) -> bool;
+        fn receiver_count(&self) -> usize;
+        async fn closed(&self);
+        fn strong_count(&self) -> usize;
+        fn weak_count(&self) -> usize;
     }
 
     /// `Sender::same_channel`.
     pub fn same_channel(&self, other: &Self) -> bool {
         self.inner.same_channel(&other.inner)
     }
-
-    /// `Sender::closed`.
-    pub async fn closed(&self) {
-        self.inner.closed().await
-    }
-
-    /// `Sender::strong_count`.
-    pub fn strong_count(&self) -> usize {
-        self.inner.strong_count()
-    }
-
-    /// `Sender::weak_count`.
-    pub fn weak_count(&self) -> usize {
-        self.inner.weak_count()
-    }
 }
 
+weak!(WeakSender => Sender);
+
 impl<T> WeakSender<T> {
-    /// `WeakSender::upgrade`.
-    pub fn upgrade(&self) -> Option<Sender<T>> {
-        self.inner.upgrade().map(|inner| Sender {
-            inner,
-            inst: self.inst.clone(),
-        })
-    }
-
-    /// `WeakSender::strong_count`.
-    pub fn strong_count(&self) -> usize {
-        self.inner.strong_count()
-    }
-
-    /// `WeakSender::weak_count`.
-    pub fn weak_count(&self) -> usize {
-        self.inner.weak_count()
+    forward! { WeakSender(inner):
+        fn strong_count(&self) -> usize;
+        fn weak_count(&self) -> usize;
     }
 }
 
 impl<T> Receiver<T> {
-    /// `Receiver::len`: messages this receiver has not read yet.
-    pub fn len(&self) -> usize {
-        self.inner.len()
-    }
-
-    /// `Receiver::is_empty`.
-    pub fn is_empty(&self) -> bool {
-        self.inner.is_empty()
-    }
-
-    /// `Receiver::is_closed`.
-    pub fn is_closed(&self) -> bool {
-        self.inner.is_closed()
+    forward! { Receiver(inner):
+        /// messages this receiver has not read yet
+        fn len(&self) -> usize;
+        fn is_empty(&self) -> bool;
+        fn is_closed(&self) -> bool;
+        fn sender_strong_count(&self) -> usize;
+        fn sender_weak_count(&self) -> usize;
     }
 
     /// `Receiver::same_channel`.
     pub fn same_channel(&self, other: &Self) -> bool {
         self.inner.same_channel(&other.inner)
-    }
-
-    /// `Receiver::sender_strong_count`.
-    pub fn sender_strong_count(&self) -> usize {
-        self.inner.sender_strong_count()
-    }
-
-    /// `Receiver::sender_weak_count`.
-    pub fn sender_weak_count(&self) -> usize {
-        self.inner.sender_weak_count()
     }
 }
 
@@ -191,21 +104,10 @@ impl<T: Clone> Receiver<T> {
         }
     }
 
-    fn got(&self, r: Result<Stamped<T>, RecvError>) -> Result<T, RecvError> {
-        match r {
-            Ok(m) => Ok(self.inst.received(m)),
-            Err(RecvError::Lagged(n)) => {
-                self.inst.missed(n);
-                Err(RecvError::Lagged(n))
-            }
-            Err(e) => Err(e),
-        }
-    }
-
     /// `Receiver::recv`: `Lagged(n)` when it missed `n` messages (counted).
     pub async fn recv(&mut self) -> Result<T, RecvError> {
         let r = recv_waiting(self.inner.recv()).await;
-        self.got(r)
+        lagged(&self.inst, r).map(|m| self.inst.received(m))
     }
 
     /// `Receiver::try_recv`.
@@ -222,21 +124,30 @@ impl<T: Clone> Receiver<T> {
 
     /// `Receiver::blocking_recv` (outside an async context).
     pub fn blocking_recv(&mut self) -> Result<T, RecvError> {
-        match self.inner.try_recv() {
-            Ok(m) => Ok(self.inst.received(m)),
+        let now = match self.inner.try_recv() {
+            Ok(m) => TryRecv::Got(m),
+            Err(TryRecvError::Empty) => TryRecv::Empty,
+            Err(TryRecvError::Closed) => TryRecv::Closed,
             Err(TryRecvError::Lagged(n)) => {
                 self.inst.missed(n);
-                Err(RecvError::Lagged(n))
+                return Err(RecvError::Lagged(n));
             }
-            Err(TryRecvError::Closed) => Err(RecvError::Closed),
-            Err(TryRecvError::Empty) => {
-                let t0 = wait_start();
-                let r = self.inner.blocking_recv();
-                recv_waited(t0);
-                self.got(r)
-            }
-        }
+        };
+        let (inner, inst) = (&mut self.inner, &*self.inst);
+        inst.recv_with(
+            now,
+            || lagged(inst, inner.blocking_recv()),
+            RecvError::Closed,
+        )
     }
+}
+
+/// A receive's result, with the messages a `Lagged(n)` says the receiver missed counted.
+fn lagged<M>(inst: &Inst, r: Result<M, RecvError>) -> Result<M, RecvError> {
+    if let Err(RecvError::Lagged(n)) = r {
+        inst.missed(n);
+    }
+    r
 }
 
 impl<T> Drop for Receiver<T> {

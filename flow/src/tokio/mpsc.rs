@@ -9,14 +9,18 @@ use tokio::sync::mpsc::error::{SendError, SendTimeoutError, TryRecvError, TrySen
 
 use crate::chan::{Inst, SendOp, Stamped};
 use crate::depth::Depth;
-use crate::instrument::{check_capacity, IntoInstrumented, Shape};
+use crate::instrument::{check_capacity, Shape};
 use crate::wait::{recv_waited, recv_waiting, send_waiting, wait_start};
-use crate::FlowSite;
 
-/// `tokio::sync::mpsc::Sender`, instrumented.
-pub struct Sender<T> {
-    inner: raw::Sender<Stamped<T>>,
-    inst: Arc<Inst>,
+endpoints! {
+    /// `tokio::sync::mpsc::Sender`, instrumented.
+    Sender(raw::Sender<Stamped<T>>);
+    /// `tokio::sync::mpsc::UnboundedSender`, instrumented.
+    UnboundedSender(raw::UnboundedSender<Stamped<T>>);
+    /// `tokio::sync::mpsc::WeakSender`, instrumented.
+    WeakSender(raw::WeakSender<Stamped<T>>);
+    /// `tokio::sync::mpsc::WeakUnboundedSender`, instrumented.
+    WeakUnboundedSender(raw::WeakUnboundedSender<Stamped<T>>);
 }
 
 /// `tokio::sync::mpsc::Receiver`, instrumented.
@@ -28,29 +32,11 @@ pub struct Receiver<T> {
     scratch: Scratch<T>,
 }
 
-/// `tokio::sync::mpsc::UnboundedSender`, instrumented.
-pub struct UnboundedSender<T> {
-    inner: raw::UnboundedSender<Stamped<T>>,
-    inst: Arc<Inst>,
-}
-
 /// `tokio::sync::mpsc::UnboundedReceiver`, instrumented.
 pub struct UnboundedReceiver<T> {
     inner: raw::UnboundedReceiver<Stamped<T>>,
     inst: Arc<Inst>,
     scratch: Scratch<T>,
-}
-
-/// `tokio::sync::mpsc::WeakSender`, instrumented.
-pub struct WeakSender<T> {
-    inner: raw::WeakSender<Stamped<T>>,
-    inst: Arc<Inst>,
-}
-
-/// `tokio::sync::mpsc::WeakUnboundedSender`, instrumented.
-pub struct WeakUnboundedSender<T> {
-    inner: raw::WeakUnboundedSender<Stamped<T>>,
-    inst: Arc<Inst>,
 }
 
 /// `tokio::sync::mpsc::Permit`: a reserved slot; `send` stamps the message.
@@ -71,102 +57,50 @@ pub struct OwnedPermit<T> {
     inst: Arc<Inst>,
 }
 
-impl<T> IntoInstrumented for (raw::Sender<Stamped<T>>, raw::Receiver<Stamped<T>>) {
-    type Wrapped = (Sender<T>, Receiver<T>);
-
-    fn instrument(
-        self,
-        site: &'static FlowSite,
-        _: Option<usize>,
-        declared: Option<usize>,
-    ) -> Self::Wrapped {
-        let cap = self.0.max_capacity();
+instrument! {
+    impl<T> for (raw::Sender<Stamped<T>>, raw::Receiver<Stamped<T>>) =>
+        (Sender, Receiver { scratch: Scratch::default() }),
+    |(tx, _), site, _, declared| {
+        let cap = tx.max_capacity();
         check_capacity(site, Some(cap), declared);
-        let inst = Inst::new::<T>(site, Shape::sized("tokio", Some(cap), Depth::Counters));
-        (
-            Sender {
-                inner: self.0,
-                inst: inst.clone(),
-            },
-            Receiver {
-                inner: self.1,
-                inst,
-                scratch: Scratch::default(),
-            },
-        )
+        Shape::sized("tokio", Some(cap), Depth::Counters)
     }
 }
 
-impl<T> IntoInstrumented
-    for (
-        raw::UnboundedSender<Stamped<T>>,
-        raw::UnboundedReceiver<Stamped<T>>,
-    )
-{
-    type Wrapped = (UnboundedSender<T>, UnboundedReceiver<T>);
+instrument! {
+    impl<T> for (raw::UnboundedSender<Stamped<T>>, raw::UnboundedReceiver<Stamped<T>>) =>
+        (UnboundedSender, UnboundedReceiver { scratch: Scratch::default() }),
+    |_, site, _, declared| Shape::unbounded("tokio", site, declared)
+}
 
-    fn instrument(
-        self,
-        site: &'static FlowSite,
-        _: Option<usize>,
-        declared: Option<usize>,
-    ) -> Self::Wrapped {
-        check_capacity(site, None, declared);
-        let inst = Inst::new::<T>(site, Shape::sized("tokio", None, Depth::Counters));
-        (
-            UnboundedSender {
-                inner: self.0,
-                inst: inst.clone(),
-            },
-            UnboundedReceiver {
-                inner: self.1,
-                inst,
-                scratch: Scratch::default(),
-            },
-        )
-    }
+outcomes! {
+    SendError(M) => Closed;
+    TrySendError<M> { Full => Full, Closed => Closed }
+    // A timeout is a blocked send that did not send.
+    SendTimeoutError<M> { Timeout => Full, Closed => Closed }
+    recv TryRecvError { Empty => Empty, Disconnected => Closed }
 }
 
 impl<T> Sender<T> {
     /// `Sender::send`: waits for room (measured as a blocked send); fails when the
     /// receiver is gone. Cancelling it drops the message, as tokio's does.
     pub async fn send(&self, value: T) -> Result<(), SendError<T>> {
-        let inst = &*self.inst;
-        let mut op = inst.begin_send();
-        let undo = inst.undo_on_drop(&op);
-        let fut = self.inner.send(Inst::stamped(&op, value));
-        let r = send_waiting(fut, inst, &mut op, || self.inner.capacity() == 0).await;
-        undo.done();
-        match r {
-            Ok(()) => {
-                inst.sent(&op, || 0);
-                Ok(())
-            }
-            Err(SendError(m)) => {
-                inst.send_failed(&op);
-                Err(SendError(m.into_inner()))
-            }
-        }
+        self.inst
+            .send_async_with(
+                value,
+                |m| self.inner.send(m),
+                || self.inner.capacity() == 0,
+                || 0,
+            )
+            .await
+            .into_result(SendError, SendError)
     }
 
     /// `Sender::try_send`: `Full` is neither a send nor an error.
     pub fn try_send(&self, message: T) -> Result<(), TrySendError<T>> {
-        let inst = &*self.inst;
-        let op = inst.begin_send();
-        match self.inner.try_send(Inst::stamped(&op, message)) {
-            Ok(()) => {
-                inst.sent(&op, || 0);
-                Ok(())
-            }
-            Err(TrySendError::Full(m)) => {
-                inst.not_sent(&op);
-                Err(TrySendError::Full(m.into_inner()))
-            }
-            Err(TrySendError::Closed(m)) => {
-                inst.send_failed(&op);
-                Err(TrySendError::Closed(m.into_inner()))
-            }
-        }
+        self.inst
+            .try_send_with(message, |m| self.inner.try_send(m), || 0)
+            .into_result(TrySendError::Full, TrySendError::Closed)
     }
 
     /// `Sender::send_timeout`: a timeout counts as a blocked send that did not send.
@@ -175,74 +109,44 @@ impl<T> Sender<T> {
         value: T,
         timeout: Duration,
     ) -> Result<(), SendTimeoutError<T>> {
-        let inst = &*self.inst;
-        let mut op = inst.begin_send();
-        let undo = inst.undo_on_drop(&op);
-        let fut = self.inner.send_timeout(Inst::stamped(&op, value), timeout);
-        let r = send_waiting(fut, inst, &mut op, || self.inner.capacity() == 0).await;
-        undo.done();
-        match r {
-            Ok(()) => {
-                inst.sent(&op, || 0);
-                Ok(())
-            }
-            Err(SendTimeoutError::Timeout(m)) => {
-                inst.not_sent(&op);
-                Err(SendTimeoutError::Timeout(m.into_inner()))
-            }
-            Err(SendTimeoutError::Closed(m)) => {
-                inst.send_failed(&op);
-                Err(SendTimeoutError::Closed(m.into_inner()))
-            }
-        }
+        self.inst
+            .send_async_with(
+                value,
+                |m| self.inner.send_timeout(m, timeout),
+                || self.inner.capacity() == 0,
+                || 0,
+            )
+            .await
+            .into_result(SendTimeoutError::Timeout, SendTimeoutError::Closed)
     }
 
     /// `Sender::blocking_send` (outside an async context).
     pub fn blocking_send(&self, value: T) -> Result<(), SendError<T>> {
-        let inst = &*self.inst;
-        let op = inst.begin_send();
-        match self.inner.try_send(Inst::stamped(&op, value)) {
-            Ok(()) => {
-                inst.sent(&op, || 0);
-                Ok(())
-            }
-            Err(TrySendError::Full(m)) => {
-                let t0 = wait_start();
-                let r = self.inner.blocking_send(m);
-                inst.blocked(&op, t0);
-                match r {
-                    Ok(()) => {
-                        inst.sent(&op, || 0);
-                        Ok(())
-                    }
-                    Err(SendError(m)) => {
-                        inst.send_failed(&op);
-                        Err(SendError(m.into_inner()))
-                    }
-                }
-            }
-            Err(TrySendError::Closed(m)) => {
-                inst.send_failed(&op);
-                Err(SendError(m.into_inner()))
-            }
-        }
+        self.inst
+            .send_with(
+                value,
+                |m| self.inner.try_send(m),
+                |m| self.inner.blocking_send(m),
+                || 0,
+            )
+            .into_result(SendError, SendError)
     }
 
-    /// `Sender::closed`.
-    pub async fn closed(&self) {
-        self.inner.closed().await
-    }
-
-    /// `Sender::is_closed`.
-    pub fn is_closed(&self) -> bool {
-        self.inner.is_closed()
+    forward! { Sender(inner):
+        async fn closed(&self);
+        fn is_closed(&self) -> bool;
+        /// free slots now
+        fn capacity(&self) -> usize;
+        fn max_capacity(&self) -> usize;
+        fn strong_count(&self) -> usize;
+        fn weak_count(&self) -> usize;
     }
 
     /// `Sender::reserve`: waits for a slot (measured as a blocked send).
     pub async fn reserve(&self) -> Result<Permit<'_, T>, SendError<()>> {
-        let mut op = SendOp::untimed();
+        let op = SendOp::untimed();
         let fut = self.inner.reserve();
-        let r = send_waiting(fut, &self.inst, &mut op, || self.inner.capacity() == 0).await;
+        let r = send_waiting(fut, &self.inst, op, || self.inner.capacity() == 0, |_, r| r).await;
         r.map(|inner| Permit {
             inner,
             inst: &self.inst,
@@ -251,9 +155,9 @@ impl<T> Sender<T> {
 
     /// `Sender::reserve_many`.
     pub async fn reserve_many(&self, n: usize) -> Result<PermitIterator<'_, T>, SendError<()>> {
-        let mut op = SendOp::untimed();
+        let op = SendOp::untimed();
         let fut = self.inner.reserve_many(n);
-        let r = send_waiting(fut, &self.inst, &mut op, || self.inner.capacity() < n).await;
+        let r = send_waiting(fut, &self.inst, op, || self.inner.capacity() < n, |_, r| r).await;
         r.map(|inner| PermitIterator {
             inner,
             inst: &self.inst,
@@ -264,9 +168,9 @@ impl<T> Sender<T> {
     pub async fn reserve_owned(self) -> Result<OwnedPermit<T>, SendError<()>> {
         let inst = self.inst;
         let full = self.inner.capacity() == 0;
-        let mut op = SendOp::untimed();
+        let op = SendOp::untimed();
         let fut = self.inner.reserve_owned();
-        let r = send_waiting(fut, &inst, &mut op, || full).await;
+        let r = send_waiting(fut, &inst, op, || full, |_, r| r).await;
         r.map(|inner| OwnedPermit { inner, inst })
     }
 
@@ -299,34 +203,6 @@ impl<T> Sender<T> {
     /// `Sender::same_channel`.
     pub fn same_channel(&self, other: &Self) -> bool {
         self.inner.same_channel(&other.inner)
-    }
-
-    /// `Sender::capacity`: free slots now.
-    pub fn capacity(&self) -> usize {
-        self.inner.capacity()
-    }
-
-    /// `Sender::max_capacity`.
-    pub fn max_capacity(&self) -> usize {
-        self.inner.max_capacity()
-    }
-
-    /// `Sender::downgrade`.
-    pub fn downgrade(&self) -> WeakSender<T> {
-        WeakSender {
-            inner: self.inner.downgrade(),
-            inst: self.inst.clone(),
-        }
-    }
-
-    /// `Sender::strong_count`.
-    pub fn strong_count(&self) -> usize {
-        self.inner.strong_count()
-    }
-
-    /// `Sender::weak_count`.
-    pub fn weak_count(&self) -> usize {
-        self.inner.weak_count()
     }
 }
 
@@ -428,16 +304,10 @@ macro_rules! receiver_methods {
 
             /// `blocking_recv` (outside an async context).
             pub fn blocking_recv(&mut self) -> Option<T> {
-                match self.inner.try_recv() {
-                    Ok(m) => Some(self.inst.received(m)),
-                    Err(TryRecvError::Disconnected) => None,
-                    Err(TryRecvError::Empty) => {
-                        let t0 = wait_start();
-                        let r = self.inner.blocking_recv();
-                        recv_waited(t0);
-                        r.map(|m| self.inst.received(m))
-                    }
-                }
+                let now = self.inner.try_recv();
+                self.inst
+                    .recv_with(now, || self.inner.blocking_recv().ok_or(()), ())
+                    .ok()
             }
 
             /// `blocking_recv_many` (outside an async context).
@@ -449,26 +319,6 @@ macro_rules! receiver_methods {
                 let inst = &*self.inst;
                 buffer.extend(scratch.drain(..).map(|m| inst.received(m)));
                 n
-            }
-
-            /// `close`.
-            pub fn close(&mut self) {
-                self.inner.close()
-            }
-
-            /// `is_closed`.
-            pub fn is_closed(&self) -> bool {
-                self.inner.is_closed()
-            }
-
-            /// `is_empty`.
-            pub fn is_empty(&self) -> bool {
-                self.inner.is_empty()
-            }
-
-            /// `len`: messages queued.
-            pub fn len(&self) -> usize {
-                self.inner.len()
             }
 
             /// `poll_recv`.
@@ -493,14 +343,14 @@ macro_rules! receiver_methods {
                 p
             }
 
-            /// `sender_strong_count`.
-            pub fn sender_strong_count(&self) -> usize {
-                self.inner.sender_strong_count()
-            }
-
-            /// `sender_weak_count`.
-            pub fn sender_weak_count(&self) -> usize {
-                self.inner.sender_weak_count()
+            forward! { $ty(inner):
+                fn close(&mut self);
+                fn is_closed(&self) -> bool;
+                fn is_empty(&self) -> bool;
+                /// messages queued
+                fn len(&self) -> usize;
+                fn sender_strong_count(&self) -> usize;
+                fn sender_weak_count(&self) -> usize;
             }
         }
 
@@ -518,105 +368,47 @@ receiver_methods!(Receiver);
 receiver_methods!(UnboundedReceiver);
 
 impl<T> Receiver<T> {
-    /// `Receiver::capacity`: free slots now.
-    pub fn capacity(&self) -> usize {
-        self.inner.capacity()
-    }
-
-    /// `Receiver::max_capacity`.
-    pub fn max_capacity(&self) -> usize {
-        self.inner.max_capacity()
+    forward! { Receiver(inner):
+        /// free slots now
+        fn capacity(&self) -> usize;
+        fn max_capacity(&self) -> usize;
     }
 }
 
 impl<T> UnboundedSender<T> {
     /// `UnboundedSender::send`: never waits; fails when the receiver is gone.
     pub fn send(&self, message: T) -> Result<(), SendError<T>> {
-        let inst = &*self.inst;
-        let op = inst.begin_send();
-        match self.inner.send(Inst::stamped(&op, message)) {
-            Ok(()) => {
-                inst.sent(&op, || 0);
-                Ok(())
-            }
-            Err(SendError(m)) => {
-                inst.send_failed(&op);
-                Err(SendError(m.into_inner()))
-            }
-        }
+        self.inst
+            .try_send_with(message, |m| self.inner.send(m), || 0)
+            .into_result(SendError, SendError)
     }
 
-    /// `UnboundedSender::closed`.
-    pub async fn closed(&self) {
-        self.inner.closed().await
-    }
-
-    /// `UnboundedSender::is_closed`.
-    pub fn is_closed(&self) -> bool {
-        self.inner.is_closed()
+    forward! { UnboundedSender(inner):
+        async fn closed(&self);
+        fn is_closed(&self) -> bool;
+        fn strong_count(&self) -> usize;
+        fn weak_count(&self) -> usize;
     }
 
     /// `UnboundedSender::same_channel`.
     pub fn same_channel(&self, other: &Self) -> bool {
         self.inner.same_channel(&other.inner)
     }
-
-    /// `UnboundedSender::downgrade`.
-    pub fn downgrade(&self) -> WeakUnboundedSender<T> {
-        WeakUnboundedSender {
-            inner: self.inner.downgrade(),
-            inst: self.inst.clone(),
-        }
-    }
-
-    /// `UnboundedSender::strong_count`.
-    pub fn strong_count(&self) -> usize {
-        self.inner.strong_count()
-    }
-
-    /// `UnboundedSender::weak_count`.
-    pub fn weak_count(&self) -> usize {
-        self.inner.weak_count()
-    }
 }
 
+weak!(WeakSender => Sender, WeakUnboundedSender => UnboundedSender);
+
 impl<T> WeakSender<T> {
-    /// `WeakSender::upgrade`.
-    pub fn upgrade(&self) -> Option<Sender<T>> {
-        self.inner.upgrade().map(|inner| Sender {
-            inner,
-            inst: self.inst.clone(),
-        })
-    }
-
-    /// `WeakSender::strong_count`.
-    pub fn strong_count(&self) -> usize {
-        self.inner.strong_count()
-    }
-
-    /// `WeakSender::weak_count`.
-    pub fn weak_count(&self) -> usize {
-        self.inner.weak_count()
+    forward! { WeakSender(inner):
+        fn strong_count(&self) -> usize;
+        fn weak_count(&self) -> usize;
     }
 }
 
 impl<T> WeakUnboundedSender<T> {
-    /// `WeakUnboundedSender::upgrade`.
-    pub fn upgrade(&self) -> Option<UnboundedSender<T>> {
-        self.inner.upgrade().map(|inner| UnboundedSender {
-            inner,
-            inst: self.inst.clone(),
-        })
-    }
-
-    /// `WeakUnboundedSender::strong_count`.
-    pub fn strong_count(&self) -> usize {
-        self.inner.strong_count()
-    }
-
-    /// `WeakUnboundedSender::weak_count`.
-    pub fn weak_count(&self) -> usize {
-        self.inner.weak_count()
+    forward! { WeakUnboundedSender(inner):
+        fn strong_count(&self) -> usize;
+        fn weak_count(&self) -> usize;
     }
 }
 

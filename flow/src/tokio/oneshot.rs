@@ -9,15 +9,12 @@ use tokio::sync::oneshot as raw;
 use tokio::sync::oneshot::error::{RecvError, TryRecvError};
 
 use crate::chan::{Inst, Stamped};
-use crate::depth::Depth;
-use crate::instrument::{check_capacity, IntoInstrumented, Shape};
-use crate::wait::{recv_waited, wait_start};
-use crate::FlowSite;
+use crate::instrument::Shape;
+use crate::wait::poll_waiting;
 
-/// `tokio::sync::oneshot::Sender`, instrumented.
-pub struct Sender<T> {
-    inner: raw::Sender<Stamped<T>>,
-    inst: Arc<Inst>,
+endpoints! {
+    /// `tokio::sync::oneshot::Sender`, instrumented.
+    Sender(raw::Sender<Stamped<T>>);
 }
 
 /// `tokio::sync::oneshot::Receiver`, instrumented: a future of the value.
@@ -29,63 +26,23 @@ pub struct Receiver<T> {
     waiting: Option<u64>,
 }
 
-impl<T> IntoInstrumented for (raw::Sender<Stamped<T>>, raw::Receiver<Stamped<T>>) {
-    type Wrapped = (Sender<T>, Receiver<T>);
-
-    fn instrument(
-        self,
-        site: &'static FlowSite,
-        _: Option<usize>,
-        declared: Option<usize>,
-    ) -> Self::Wrapped {
-        check_capacity(site, Some(1), declared);
-        let mut shape = Shape::sized("tokio", Some(1), Depth::Counters);
-        shape.kind = "oneshot";
-        let inst = Inst::new::<T>(site, shape);
-        (
-            Sender {
-                inner: self.0,
-                inst: inst.clone(),
-            },
-            Receiver {
-                inner: Some(self.1),
-                inst,
-                waiting: None,
-            },
-        )
-    }
+instrument! {
+    impl<T> for (raw::Sender<Stamped<T>>, raw::Receiver<Stamped<T>>) =>
+        (Sender, Receiver { waiting: None }),
+    |_, site, _, declared| Shape::oneshot("tokio", site, declared)
 }
 
 impl<T> Sender<T> {
     /// `Sender::send`: gives the value back when the receiver is gone.
     pub fn send(self, t: T) -> Result<(), T> {
-        let inst = self.inst;
-        let op = inst.begin_send();
-        match self.inner.send(Inst::stamped(&op, t)) {
-            Ok(()) => {
-                inst.sent(&op, || 0);
-                Ok(())
-            }
-            Err(m) => {
-                inst.send_failed(&op);
-                Err(m.into_inner())
-            }
-        }
+        let inner = self.inner;
+        self.inst.send_oneshot(t, |m| inner.send(m))
     }
 
-    /// `Sender::closed`.
-    pub async fn closed(&mut self) {
-        self.inner.closed().await
-    }
-
-    /// `Sender::is_closed`.
-    pub fn is_closed(&self) -> bool {
-        self.inner.is_closed()
-    }
-
-    /// `Sender::poll_closed`.
-    pub fn poll_closed(&mut self, cx: &mut Context<'_>) -> Poll<()> {
-        self.inner.poll_closed(cx)
+    forward! { Sender(inner):
+        async fn closed(&mut self);
+        fn is_closed(&self) -> bool;
+        fn poll_closed(&mut self, cx: &mut Context<'_>) -> Poll<()>;
     }
 }
 
@@ -96,9 +53,8 @@ impl<T> Receiver<T> {
             .expect("the receiver is only taken by blocking_recv, which consumes it")
     }
 
-    /// `Receiver::close`.
-    pub fn close(&mut self) {
-        self.rx().close()
+    forward! { Receiver(rx()):
+        fn close(&mut self);
     }
 
     /// `Receiver::try_recv`.
@@ -115,12 +71,7 @@ impl<T> Receiver<T> {
             Ok(m) => Ok(inst.received(m)),
             // Closed: the raw call gives the same error.
             Err(TryRecvError::Closed) => rx.blocking_recv().map(|m| inst.received(m)),
-            Err(TryRecvError::Empty) => {
-                let t0 = wait_start();
-                let r = rx.blocking_recv();
-                recv_waited(t0);
-                r.map(|m| inst.received(m))
-            }
+            Err(TryRecvError::Empty) => inst.recv_empty(|| rx.blocking_recv()),
         };
         // The raw receiver is dropped now; the instance counts what it left unread.
         drop(self);
@@ -144,20 +95,8 @@ impl<T> Future for Receiver<T> {
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.get_mut();
         let p = Pin::new(this.rx()).poll(cx);
-        match p {
-            Poll::Pending => {
-                if this.waiting.is_none() {
-                    this.waiting = Some(wait_start());
-                }
-                Poll::Pending
-            }
-            Poll::Ready(r) => {
-                if let Some(t0) = this.waiting.take() {
-                    recv_waited(t0);
-                }
-                Poll::Ready(r.map(|m| this.inst.received(m)))
-            }
-        }
+        let inst = &*this.inst;
+        poll_waiting(&mut this.waiting, p).map(|r| r.map(|m| inst.received(m)))
     }
 }
 

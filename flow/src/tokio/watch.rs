@@ -10,14 +10,12 @@ use tokio::sync::watch::Ref;
 
 use crate::chan::{Inst, SendOp};
 use crate::depth::Depth;
-use crate::instrument::{check_capacity, IntoInstrumented, Shape};
+use crate::instrument::{check_capacity, Shape};
 use crate::wait::recv_waiting;
-use crate::FlowSite;
 
-/// `tokio::sync::watch::Sender`, instrumented.
-pub struct Sender<T> {
-    inner: raw::Sender<T>,
-    inst: Arc<Inst>,
+endpoints! {
+    /// `tokio::sync::watch::Sender`, instrumented.
+    Sender(raw::Sender<T>);
 }
 
 /// `tokio::sync::watch::Receiver`, instrumented.
@@ -28,30 +26,14 @@ pub struct Receiver<T> {
     seen: u64,
 }
 
-impl<T> IntoInstrumented for (raw::Sender<T>, raw::Receiver<T>) {
-    type Wrapped = (Sender<T>, Receiver<T>);
-
-    fn instrument(
-        self,
-        site: &'static FlowSite,
-        _: Option<usize>,
-        declared: Option<usize>,
-    ) -> Self::Wrapped {
+instrument! {
+    impl<T> for (raw::Sender<T>, raw::Receiver<T>) => (Sender, Receiver { seen: 0 }),
+    |_, site, _, declared| {
         check_capacity(site, Some(1), declared);
-        let mut shape = Shape::sized("tokio", Some(1), Depth::One);
-        shape.kind = "watch";
-        let inst = Inst::new::<T>(site, shape);
-        (
-            Sender {
-                inner: self.0,
-                inst: inst.clone(),
-            },
-            Receiver {
-                inner: self.1,
-                inst,
-                seen: 0,
-            },
-        )
+        Shape {
+            kind: "watch",
+            ..Shape::sized("tokio", Some(1), Depth::One)
+        }
     }
 }
 
@@ -111,19 +93,12 @@ impl<T> Sender<T> {
         m
     }
 
-    /// `Sender::borrow`.
-    pub fn borrow(&self) -> Ref<'_, T> {
-        self.inner.borrow()
-    }
-
-    /// `Sender::is_closed`.
-    pub fn is_closed(&self) -> bool {
-        self.inner.is_closed()
-    }
-
-    /// `Sender::closed`.
-    pub async fn closed(&self) {
-        self.inner.closed().await
+    forward! { Sender(inner):
+        fn borrow(&self) -> Ref<'_, T>;
+        fn is_closed(&self) -> bool;
+        async fn closed(&self);
+        fn receiver_count(&self) -> usize;
+        fn sender_count(&self) -> usize;
     }
 
     /// `Sender::subscribe`: a receiver that has seen the current value.
@@ -135,16 +110,6 @@ impl<T> Sender<T> {
             inst: self.inst.clone(),
             seen,
         }
-    }
-
-    /// `Sender::receiver_count`.
-    pub fn receiver_count(&self) -> usize {
-        self.inner.receiver_count()
-    }
-
-    /// `Sender::sender_count`.
-    pub fn sender_count(&self) -> usize {
-        self.inner.sender_count()
     }
 
     /// `Sender::same_channel`.
@@ -166,34 +131,13 @@ impl<T> Receiver<T> {
         self.seen = self.seen.max(version);
     }
 
-    /// `Receiver::borrow`.
-    pub fn borrow(&self) -> Ref<'_, T> {
-        self.inner.borrow()
-    }
-
-    /// `Receiver::borrow_and_update`.
-    pub fn borrow_and_update(&mut self) -> Ref<'_, T> {
-        self.inner.borrow_and_update()
-    }
-
-    /// `Receiver::has_changed`.
-    pub fn has_changed(&self) -> Result<bool, RecvError> {
-        self.inner.has_changed()
-    }
-
-    /// `Receiver::is_closed`.
-    pub fn is_closed(&self) -> bool {
-        self.inner.is_closed()
-    }
-
-    /// `Receiver::mark_changed`.
-    pub fn mark_changed(&mut self) {
-        self.inner.mark_changed()
-    }
-
-    /// `Receiver::mark_unchanged`.
-    pub fn mark_unchanged(&mut self) {
-        self.inner.mark_unchanged()
+    forward! { Receiver(inner):
+        fn borrow(&self) -> Ref<'_, T>;
+        fn borrow_and_update(&mut self) -> Ref<'_, T>;
+        fn has_changed(&self) -> Result<bool, RecvError>;
+        fn is_closed(&self) -> bool;
+        fn mark_changed(&mut self);
+        fn mark_unchanged(&mut self);
     }
 
     /// `Receiver::changed`: an observation, counted as a receive; the sends since
@@ -226,14 +170,7 @@ impl<T> Receiver<T> {
     }
 }
 
-impl<T> Clone for Sender<T> {
-    fn clone(&self) -> Self {
-        Sender {
-            inner: self.inner.clone(),
-            inst: self.inst.clone(),
-        }
-    }
-}
+clone_endpoints!(Sender);
 
 impl<T> Clone for Receiver<T> {
     fn clone(&self) -> Self {
