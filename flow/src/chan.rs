@@ -552,3 +552,193 @@ pub(crate) fn fmt_endpoint(
         .field("channel", &inst.entry.name)
         .finish_non_exhaustive()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::depth::Depth;
+
+    /// An instance of a call site of its own (entries are global to the test binary).
+    macro_rules! inst {
+        ($shape:expr) => {{
+            static SITE: FlowSite = FlowSite::new(file!(), line!(), None, false);
+            Inst::new::<u64>(&SITE, $shape)
+        }};
+    }
+
+    fn counters() -> Arc<Inst> {
+        inst!(Shape::sized("test", Some(4), Depth::Counters))
+    }
+
+    /// Sends `n` messages as a backend would, each answered `r`.
+    fn send(inst: &Inst, n: u64, r: TrySend<()>) {
+        for _ in 0..n {
+            let _ = inst.try_send_with(7u64, |_| r_of(&r), || 0);
+        }
+    }
+
+    fn r_of(r: &TrySend<()>) -> TrySend<()> {
+        match r {
+            TrySend::Sent => TrySend::Sent,
+            TrySend::Full(()) => TrySend::Full(()),
+            TrySend::Closed(()) => TrySend::Closed(()),
+        }
+    }
+
+    fn receive(inst: &Inst, n: u64) {
+        for _ in 0..n {
+            assert_eq!(inst.received(Stamped { t: 0, v: 5u8 }), 5);
+        }
+    }
+
+    #[test]
+    fn the_counters_give_sends_minus_receives() {
+        let inst = counters();
+        send(&inst, 3, TrySend::Sent);
+        receive(&inst, 1);
+        assert_eq!(inst.queued(), 2);
+        receive(&inst, 5);
+        assert_eq!(inst.queued(), 0, "never below zero");
+    }
+
+    #[test]
+    fn full_and_closed_sends_are_taken_out_of_the_counters() {
+        let inst = counters();
+        send(&inst, 2, TrySend::Sent);
+        send(&inst, 3, TrySend::Full(()));
+        send(&inst, 4, TrySend::Closed(()));
+        assert_eq!(inst.queued(), 2);
+    }
+
+    #[test]
+    fn a_send_dropped_before_it_completes_is_taken_out_unless_done() {
+        let inst = counters();
+        let cancelled = inst.begin_send();
+        drop(inst.undo_on_drop(&cancelled));
+        assert_eq!(inst.queued(), 0);
+        let completed = inst.begin_send();
+        inst.undo_on_drop(&completed).done();
+        assert_eq!(inst.queued(), 1);
+    }
+
+    fn no_wait(_: Stamped<u64>) -> TrySend<Stamped<u64>> {
+        unreachable!("a send waits only on a full channel")
+    }
+
+    #[test]
+    fn a_send_waits_only_on_a_full_channel_and_a_timeout_is_not_a_send() {
+        let inst = counters();
+        let sent = inst.send_with(1u64, |_| TrySend::Sent, no_wait, || 0);
+        assert!(matches!(sent, TrySend::Sent));
+        let waited = inst.send_with(2u64, TrySend::Full, |_| TrySend::Sent, || 0);
+        assert!(matches!(waited, TrySend::Sent));
+        let timed_out = inst.send_with(3u64, TrySend::Full, TrySend::Full, || 0);
+        assert!(matches!(timed_out, TrySend::Full(Stamped { v: 3, .. })));
+        let closed = inst.send_with(4u64, TrySend::Closed, no_wait, || 0);
+        assert!(matches!(closed, TrySend::Closed(Stamped { v: 4, .. })));
+        assert_eq!(
+            inst.queued(),
+            2,
+            "the two sends, not the timeout nor the closed one"
+        );
+    }
+
+    #[test]
+    fn a_receive_waits_only_on_an_empty_channel() {
+        let inst = counters();
+        let m = |v: u8| Stamped { t: 0, v };
+        let closed = "closed";
+        assert_eq!(
+            inst.recv_with(TryRecv::Got(m(1)), || unreachable!(), closed),
+            Ok(1)
+        );
+        assert_eq!(inst.recv_with(TryRecv::Empty, || Ok(m(2)), closed), Ok(2));
+        let gone = inst.recv_with(TryRecv::<Stamped<u8>>::Empty, || Err("gone"), closed);
+        assert_eq!(gone, Err("gone"));
+        let shut = inst.recv_with(TryRecv::<Stamped<u8>>::Closed, || unreachable!(), closed);
+        assert_eq!(shut, Err("closed"));
+    }
+
+    #[test]
+    fn backends_with_len_leave_the_counters_alone() {
+        let inst = inst!(Shape::sized("test", Some(4), Depth::Len));
+        send(&inst, 3, TrySend::Sent);
+        receive(&inst, 1);
+        assert_eq!(inst.queued(), 0);
+    }
+
+    #[test]
+    fn a_depth_sample_is_clamped_to_the_capacity() {
+        let inst = inst!(Shape::sized("test", Some(4), Depth::Len));
+        assert_eq!(inst.depth_sample(0, || 3), Some(3));
+        assert_eq!(inst.depth_sample(0, || 9), Some(4));
+        assert_eq!(
+            inst.depth_sample(4, || unreachable!("at the clamp, len is not read")),
+            None
+        );
+    }
+
+    #[test]
+    fn an_unclamped_or_unbounded_channel_samples_the_whole_depth() {
+        let futures = inst!(Shape {
+            unclamped: true,
+            ..Shape::sized("test", Some(4), Depth::Len)
+        });
+        assert_eq!(futures.depth_sample(4, || 5), Some(5));
+        let unbounded = inst!(Shape::sized("test", None, Depth::Len));
+        assert_eq!(unbounded.depth_sample(1_000, || 1_001), Some(1_001));
+    }
+
+    #[test]
+    fn a_watch_samples_one() {
+        let watch = inst!(Shape::sized("test", Some(1), Depth::One));
+        assert_eq!(watch.depth_sample(0, || unreachable!()), Some(1));
+        assert_eq!(watch.depth_sample(1, || unreachable!()), None);
+    }
+
+    #[test]
+    fn the_counters_read_the_receive_count_only_for_a_possible_new_maximum() {
+        let inst = inst!(Shape::sized("test", None, Depth::Counters));
+        send(&inst, 5, TrySend::Sent);
+        receive(&inst, 2);
+        // 5 sent, 2 received: 3, and the senders keep 2 as the receive count they saw.
+        assert_eq!(inst.depth_sample(0, || 0), Some(3));
+        assert_eq!(inst.depth_sample(3, || 0), None);
+        receive(&inst, 2);
+        send(&inst, 1, TrySend::Sent);
+        // By the stale copy 6 - 2 = 4 > 3: the receive count is read again, 6 - 4 = 2.
+        assert_eq!(inst.depth_sample(3, || 0), Some(2));
+        // Now the copy is 4: 6 - 4 = 2 is not above 3, so nothing is read.
+        assert_eq!(inst.depth_sample(3, || 0), None);
+    }
+
+    #[test]
+    fn a_timed_stamp_stands_for_one_message_or_a_period() {
+        // The lowest bit: timed for itself (1), or picked by the sampling countdown,
+        // standing for the channels' period (the default, 16, in this test binary).
+        assert_eq!(weight(1), 1);
+        assert_eq!(weight(0x1235), 1);
+        assert_eq!(weight(2), hotpath_core::state::DEFAULT_PERIOD);
+        assert_eq!(weight(0x1234), 16);
+    }
+
+    #[test]
+    fn outcomes_become_the_endpoint_s_result_and_error() {
+        let full: TrySend<Stamped<u64>> = TrySend::Full(Stamped { t: 9, v: 1 });
+        let closed: TrySend<Stamped<u64>> = TrySend::Closed(Stamped { t: 9, v: 2 });
+        let sent: TrySend<Stamped<u64>> = TrySend::Sent;
+        let r = |o: TrySend<Stamped<u64>>| o.into_result(|v| ("full", v), |v| ("closed", v));
+        assert_eq!(r(full), Err(("full", 1)));
+        assert_eq!(r(closed), Err(("closed", 2)));
+        assert_eq!(r(sent), Ok(()));
+        assert_eq!(TrySend::sent_or_closed(Err(3u8)), TrySend::Closed(3));
+        assert_eq!(TrySend::sent_or_closed(Ok::<(), u8>(())), TrySend::Sent);
+        assert_eq!(TrySend::Full(4u8).or_refusal(|e| e * 2), Err(8));
+        assert_eq!(TrySend::Closed(4u8).or_refusal(|e| e + 1), Err(5));
+    }
+
+    #[test]
+    fn a_stamped_message_debugs_as_the_message() {
+        assert_eq!(format!("{:?}", Stamped { t: 12, v: "m" }), "\"m\"");
+    }
+}

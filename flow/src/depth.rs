@@ -85,3 +85,58 @@ impl Senders {
 pub(crate) struct Line {
     pub(crate) v: AtomicU64,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn counts(s: &Senders) -> (u64, u64, u64) {
+        (s.owned.load(Relaxed), s.shared.load(Relaxed), s.total())
+    }
+
+    #[test]
+    fn the_first_thread_to_send_owns_a_counter_of_its_own() {
+        let s = Senders::default();
+        let here = Here::get().expect("a test thread has a shard");
+        assert!(s.add(Some(here)));
+        assert!(s.add(Some(here)));
+        assert_eq!(s.owner.load(Relaxed), here.id());
+        assert_eq!(counts(&s), (2, 0, 2));
+    }
+
+    #[test]
+    fn other_threads_and_threads_without_a_shard_add_to_the_shared_counter() {
+        let s = Senders::default();
+        assert!(Here::get().is_some_and(|h| s.add(Some(h))));
+        std::thread::scope(|t| {
+            t.spawn(|| assert!(!s.add(Here::get())));
+        });
+        assert!(!s.add(None));
+        assert_eq!(counts(&s), (1, 2, 3));
+    }
+
+    #[test]
+    fn a_send_taken_back_leaves_the_counter_that_took_it() {
+        let s = Senders::default();
+        let owned = s.add(Here::get());
+        let shared = s.add(None);
+        assert_eq!((owned, shared), (true, false));
+        s.sub(owned);
+        assert_eq!(counts(&s), (0, 1, 1));
+        s.sub(shared);
+        assert_eq!(counts(&s), (0, 0, 0));
+    }
+
+    #[test]
+    fn an_owned_send_taken_back_on_another_thread_wraps_the_shared_counter() {
+        let s = Senders::default();
+        let owned = s.add(Here::get());
+        std::thread::scope(|t| {
+            t.spawn(|| s.sub(owned));
+        });
+        // `owned` still counts the send; `shared` went below zero: the total is right.
+        assert_eq!(counts(&s), (1, u64::MAX, 0));
+        assert!(s.add(Here::get()));
+        assert_eq!(s.total(), 1);
+    }
+}

@@ -138,3 +138,76 @@ pub fn channel<C: IntoInstrumented>(
 ) -> C::Wrapped {
     c.instrument(site, ctor, declared)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    static SITE: FlowSite = FlowSite::new("src/app.rs", 12, None, false);
+
+    fn shape(s: Shape) -> (&'static str, &'static str, Option<usize>, Depth, bool) {
+        (s.backend, s.kind, s.capacity, s.depth, s.unclamped)
+    }
+
+    #[test]
+    fn a_capacity_names_the_kind() {
+        let sized = |c| shape(Shape::sized("std", c, Depth::Counters)).1;
+        assert_eq!(sized(Some(0)), "rendezvous");
+        assert_eq!(sized(Some(1)), "bounded");
+        assert_eq!(sized(Some(64)), "bounded");
+        assert_eq!(sized(None), "unbounded");
+    }
+
+    #[test]
+    fn each_constructor_gives_its_shape() {
+        assert_eq!(
+            shape(Shape::reported("flume", &SITE, Some(8), Some(8))),
+            ("flume", "bounded", Some(8), Depth::Len, false)
+        );
+        assert_eq!(
+            shape(Shape::unbounded("tokio", &SITE, None)),
+            ("tokio", "unbounded", None, Depth::Counters, false)
+        );
+        assert_eq!(
+            shape(Shape::oneshot("futures", &SITE, Some(1))),
+            ("futures", "oneshot", Some(1), Depth::Counters, false)
+        );
+    }
+
+    #[test]
+    fn a_declared_capacity_that_matches_or_none_passes() {
+        check_capacity(&SITE, Some(4), Some(4));
+        check_capacity(&SITE, Some(4), None);
+        check_capacity(&SITE, None, None);
+    }
+
+    #[test]
+    #[should_panic(
+        expected = "hotpath::channel! at src/app.rs:12: `capacity = 8` is given but the channel was created with capacity 4; correct or remove the `capacity` argument (hotpath checks it and never changes the channel)"
+    )]
+    fn a_declared_capacity_that_differs_panics() {
+        check_capacity(&SITE, Some(4), Some(8));
+    }
+
+    #[test]
+    #[should_panic(expected = "`capacity = 1` is given but the channel is unbounded;")]
+    fn a_capacity_declared_for_an_unbounded_channel_panics() {
+        Shape::unbounded("std", &SITE, Some(1));
+    }
+
+    #[test]
+    fn the_constructor_s_argument_wins_and_the_declared_one_fills_in() {
+        assert_eq!(ctor_capacity(&SITE, Some(16), Some(16)), Some(16));
+        assert_eq!(ctor_capacity(&SITE, Some(16), None), Some(16));
+        assert_eq!(ctor_capacity(&SITE, None, Some(32)), Some(32));
+        assert_eq!(ctor_capacity(&SITE, None, None), None);
+    }
+
+    #[test]
+    #[should_panic(
+        expected = "`capacity = 2` is given but the channel was created with capacity 16"
+    )]
+    fn the_constructor_s_argument_is_checked_against_the_declared_one() {
+        ctor_capacity(&SITE, Some(16), Some(2));
+    }
+}

@@ -69,3 +69,58 @@ impl<R: Receive> Iterator for IntoIter<R> {
 }
 
 debug_opaque!(Iter<'_>, TryIter<'_>, IntoIter);
+
+#[cfg(test)]
+mod tests {
+    use std::cell::RefCell;
+
+    use super::*;
+
+    /// A receiver of the messages it was given: `recv_next` also takes those that
+    /// arrive "later" (`later`), `try_recv_next` only those already there (`now`).
+    #[derive(Default)]
+    struct Script {
+        now: RefCell<Vec<u8>>,
+        later: RefCell<Vec<u8>>,
+    }
+
+    impl Receive for Script {
+        type Item = u8;
+        fn recv_next(&self) -> Option<u8> {
+            let now = self.now.borrow_mut().pop();
+            now.or_else(|| self.later.borrow_mut().pop())
+        }
+        fn try_recv_next(&self) -> Option<u8> {
+            self.now.borrow_mut().pop()
+        }
+    }
+
+    fn script() -> Script {
+        Script {
+            now: RefCell::new(vec![2, 1]),
+            later: RefCell::new(vec![4, 3]),
+        }
+    }
+
+    #[test]
+    fn iter_waits_for_every_message_until_the_senders_are_gone() {
+        let rx = script();
+        assert_eq!(Iter::new(&rx).collect::<Vec<_>>(), [1, 2, 3, 4]);
+    }
+
+    #[test]
+    fn try_iter_takes_the_messages_already_there() {
+        let rx = script();
+        assert_eq!(TryIter::new(&rx).collect::<Vec<_>>(), [1, 2]);
+        assert_eq!(Iter::new(&rx).collect::<Vec<_>>(), [3, 4]);
+    }
+
+    #[test]
+    fn into_iter_owns_the_receiver() {
+        assert_eq!(IntoIter::new(script()).collect::<Vec<_>>(), [1, 2, 3, 4]);
+        assert_eq!(
+            format!("{:?}", IntoIter::new(Script::default())),
+            "IntoIter { .. }"
+        );
+    }
+}

@@ -165,3 +165,62 @@ pub fn entries() -> Vec<&'static Entry> {
     let guard = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());
     hotpath_core::internal(|| guard.as_ref().map(|r| r.all.clone()).unwrap_or_default())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn channel<T>(site: &'static FlowSite, capacity: Option<usize>) -> &'static Entry {
+        entry::<T>(site, What::Channel, "std", "bounded", capacity)
+    }
+
+    #[test]
+    fn an_entry_is_named_by_its_label_or_its_place() {
+        static LABELLED: FlowSite = FlowSite::new("src/a.rs", 3, Some("jobs"), false);
+        static PLAIN: FlowSite = FlowSite::new("src/a.rs", 4, None, false);
+        let e = channel::<u64>(&LABELLED, Some(8));
+        assert_eq!(
+            (e.name, e.label, e.file, e.line),
+            ("jobs", Some("jobs"), "src/a.rs", 3)
+        );
+        assert_eq!(
+            (e.what, e.backend, e.kind),
+            (What::Channel, "std", "bounded")
+        );
+        assert_eq!(e.type_name, "u64");
+        assert_eq!(channel::<u64>(&PLAIN, None).name, "src/a.rs:4");
+        let s = entry::<u8>(&PLAIN, What::Stream, "", "", None);
+        assert_eq!((s.name, s.what), ("src/a.rs:4", What::Stream));
+    }
+
+    #[test]
+    fn instances_of_one_site_and_type_share_an_entry() {
+        static SITE: FlowSite = FlowSite::new("src/b.rs", 1, None, false);
+        let first = channel::<u64>(&SITE, Some(4));
+        let second = channel::<u64>(&SITE, Some(16));
+        assert!(std::ptr::eq(first, second));
+        assert_eq!(first.instances.load(Relaxed), 2);
+        // The largest capacity of the instances; an unbounded one does not lower it.
+        assert_eq!(first.capacity.load(Relaxed), 16);
+        channel::<u64>(&SITE, Some(2));
+        channel::<u64>(&SITE, None);
+        assert_eq!(first.capacity.load(Relaxed), 16);
+        assert_eq!(first.instances.load(Relaxed), 4);
+        // Another message type is another entry.
+        let other = channel::<String>(&SITE, None);
+        assert!(!std::ptr::eq(first, other));
+        assert_eq!(other.capacity.load(Relaxed), u64::MAX);
+    }
+
+    #[test]
+    fn with_iter_every_instance_is_an_entry_numbered_after_the_first() {
+        static SITE: FlowSite = FlowSite::new("src/c.rs", 9, Some("worker"), true);
+        let names: Vec<_> = (0..3).map(|_| channel::<u64>(&SITE, None).name).collect();
+        assert_eq!(names, ["worker", "worker-2", "worker-3"]);
+        let all = entries();
+        for name in names {
+            let n = all.iter().filter(|e| e.name == name).count();
+            assert_eq!(n, 1, "{name} is listed once");
+        }
+    }
+}

@@ -111,3 +111,34 @@ pub(crate) fn poll_waiting<R>(waiting: &mut Option<u64>, p: Poll<R>) -> Poll<R> 
     }
     p
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_hand_polled_wait_starts_at_the_first_pending_and_ends_when_ready() {
+        // The channels' rate is the default here (not 0): waits are timed.
+        let mut waiting = None;
+        assert_eq!(
+            poll_waiting(&mut waiting, Poll::<u8>::Pending),
+            Poll::Pending
+        );
+        let t0 = waiting.expect("the first Pending starts the wait");
+        assert!(t0 >= 1, "a wait's start is never 0 (0: not timed)");
+        assert_eq!(
+            poll_waiting(&mut waiting, Poll::<u8>::Pending),
+            Poll::Pending
+        );
+        assert_eq!(waiting, Some(t0), "later Pendings keep the first start");
+        assert_eq!(poll_waiting(&mut waiting, Poll::Ready(3u8)), Poll::Ready(3));
+        assert_eq!(waiting, None);
+    }
+
+    #[test]
+    fn a_ready_first_poll_never_waits() {
+        let mut waiting = None;
+        assert_eq!(poll_waiting(&mut waiting, Poll::Ready(1u8)), Poll::Ready(1));
+        assert_eq!(waiting, None);
+    }
+}
