@@ -300,6 +300,7 @@ impl Inst {
     /// Not an `async fn`: the send starts when it is called, from the endpoint's own
     /// `async fn` (at its first poll, as the raw one starts), and its future is
     /// [`send_waiting`]'s, so that the endpoint awaits one future, not one in another.
+    #[inline(always)]
     pub(crate) fn send_async_with<'a, T, F>(
         &'a self,
         v: T,

@@ -18,6 +18,7 @@ pub(crate) struct Shape {
 
 impl Shape {
     /// `bounded` (or `rendezvous` for 0) with `capacity`, or `unbounded` for `None`.
+    #[inline]
     pub(crate) fn sized(backend: &'static str, capacity: Option<usize>, depth: Depth) -> Shape {
         Shape {
             backend,
@@ -34,6 +35,7 @@ impl Shape {
 
     /// A channel whose backend reports its capacity and length (crossbeam, flume,
     /// async-channel), after checking the declared capacity against `capacity`.
+    #[inline]
     pub(crate) fn reported(
         backend: &'static str,
         site: &FlowSite,
@@ -46,6 +48,7 @@ impl Shape {
 
     /// An unbounded channel without `len()`, its depth from the instance's counters,
     /// after checking that no capacity was declared.
+    #[inline]
     pub(crate) fn unbounded(
         backend: &'static str,
         site: &FlowSite,
@@ -57,6 +60,7 @@ impl Shape {
 
     /// A oneshot channel: one message, its depth from the instance's counters, after
     /// checking the declared capacity against 1.
+    #[inline]
     pub(crate) fn oneshot(
         backend: &'static str,
         site: &FlowSite,
