@@ -59,6 +59,11 @@
     allow(dead_code, unused_macros)
 )]
 
+// The crate, by idea: `registry` (the entries the report shows), `chan` (an instance and
+// the one send and receive path every backend takes), `depth` (its depth counters),
+// `wait` (timed waits), `instrument` (what `channel!` calls, the instance's shape),
+// `iter` (the receive iterators), `macros` (the endpoint boilerplate), one module per
+// backend that only maps its types to these, and `stream` and `future`.
 #[macro_use]
 mod macros;
 
