@@ -7,16 +7,17 @@ use std::task::{Context, Poll};
 use async_channel as raw;
 use async_channel::{RecvError, SendError, TryRecvError, TrySendError};
 
-use crate::chan::{
-    check_capacity, recv_wait_start, recv_waited, recv_waiting, send_waiting, Depth, Inst,
-    IntoInstrumented, SendOp, Shape, Stamped,
-};
-use crate::FlowSite;
+use crate::chan::{Inst, Stamped};
+use crate::instrument::Shape;
+use crate::wait::recv_waiting;
 
-/// `async_channel::Sender`, instrumented.
-pub struct Sender<T> {
-    inner: raw::Sender<Stamped<T>>,
-    inst: Arc<Inst>,
+endpoints! {
+    /// `async_channel::Sender`, instrumented.
+    Sender(raw::Sender<Stamped<T>>);
+    /// `async_channel::WeakSender`, instrumented.
+    WeakSender(raw::WeakSender<Stamped<T>>);
+    /// `async_channel::WeakReceiver`, instrumented.
+    WeakReceiver(raw::WeakReceiver<Stamped<T>>);
 }
 
 pin_project_lite::pin_project! {
@@ -36,89 +37,63 @@ pin_project_lite::pin_project! {
     }
 }
 
-/// `async_channel::WeakSender`, instrumented.
-pub struct WeakSender<T> {
-    inner: raw::WeakSender<Stamped<T>>,
-    inst: Arc<Inst>,
+instrument! {
+    impl<T> for (raw::Sender<Stamped<T>>, raw::Receiver<Stamped<T>>) => (Sender, Receiver),
+    |(tx, _), site, _, declared| Shape::reported("async-channel", site, tx.capacity(), declared)
 }
 
-/// `async_channel::WeakReceiver`, instrumented.
-pub struct WeakReceiver<T> {
-    inner: raw::WeakReceiver<Stamped<T>>,
-    inst: Arc<Inst>,
+outcomes! {
+    SendError(M) => Closed;
+    TrySendError<M> { Full => Full, Closed => Closed }
 }
 
-impl<T> IntoInstrumented for (raw::Sender<Stamped<T>>, raw::Receiver<Stamped<T>>) {
-    type Wrapped = (Sender<T>, Receiver<T>);
-
-    fn instrument(
-        self,
-        site: &'static FlowSite,
-        _: Option<usize>,
-        declared: Option<usize>,
-    ) -> Self::Wrapped {
-        let cap = self.0.capacity();
-        check_capacity(site, cap, declared);
-        let inst = Inst::new::<T>(site, Shape::sized("async-channel", cap, Depth::Len));
-        (
-            Sender {
-                inner: self.0,
-                inst: inst.clone(),
-            },
-            Receiver {
-                inner: self.1,
-                inst,
-            },
-        )
-    }
+/// The queries both endpoints answer about their channel.
+macro_rules! channel_queries {
+    ($ty:ident) => {
+        forward! { $ty(inner):
+            fn close(&self) -> bool;
+            fn is_closed(&self) -> bool;
+            fn is_empty(&self) -> bool;
+            fn is_full(&self) -> bool;
+            fn len(&self) -> usize;
+            fn capacity(&self) -> Option<usize>;
+            fn receiver_count(&self) -> usize;
+            fn sender_count(&self) -> usize;
+        }
+    };
 }
 
 impl<T> Sender<T> {
-    fn done<E>(&self, op: &SendOp, r: Result<(), E>) -> Result<(), E> {
-        match &r {
-            Ok(()) => self.inst.sent(op, || self.inner.len()),
-            Err(_) => self.inst.send_failed(op),
-        }
-        r
-    }
-
     /// `Sender::try_send`: `Full` is neither a send nor an error.
     pub fn try_send(&self, msg: T) -> Result<(), TrySendError<T>> {
-        let op = self.inst.begin_send();
-        match self.inner.try_send(Inst::stamped(&op, msg)) {
-            Ok(()) => self.done(&op, Ok(())),
-            Err(TrySendError::Full(m)) => Err(TrySendError::Full(m.into_inner())),
-            Err(TrySendError::Closed(m)) => {
-                self.inst.send_failed(&op);
-                Err(TrySendError::Closed(m.into_inner()))
-            }
-        }
+        self.inst
+            .try_send_with(msg, |m| self.inner.try_send(m), || self.inner.len())
+            .into_result(TrySendError::Full, TrySendError::Closed)
     }
 
     /// `Sender::send`: waits for room (measured as a blocked send).
     pub async fn send(&self, msg: T) -> Result<(), SendError<T>> {
-        let mut op = self.inst.begin_send();
-        let fut = self.inner.send(Inst::stamped(&op, msg));
-        let r = send_waiting(fut, &self.inst, &mut op, || self.inner.is_full()).await;
-        self.done(&op, r.map_err(|SendError(m)| SendError(m.into_inner())))
+        self.inst
+            .send_async_with(
+                msg,
+                |m| self.inner.send(m),
+                || self.inner.is_full(),
+                || self.inner.len(),
+            )
+            .await
+            .into_result(SendError, SendError)
     }
 
     /// `Sender::send_blocking` (outside an async context).
     pub fn send_blocking(&self, msg: T) -> Result<(), SendError<T>> {
-        let op = self.inst.begin_send();
-        match self.inner.try_send(Inst::stamped(&op, msg)) {
-            Ok(()) => self.done(&op, Ok(())),
-            Err(TrySendError::Full(m)) => {
-                let t0 = op.wait_start();
-                let r = self.inner.send_blocking(m);
-                self.inst.blocked(&op, t0);
-                self.done(&op, r.map_err(|SendError(m)| SendError(m.into_inner())))
-            }
-            Err(TrySendError::Closed(m)) => {
-                self.inst.send_failed(&op);
-                Err(SendError(m.into_inner()))
-            }
-        }
+        self.inst
+            .send_with(
+                msg,
+                |m| self.inner.try_send(m),
+                |m| self.inner.send_blocking(m),
+                || self.inner.len(),
+            )
+            .into_result(SendError, SendError)
     }
 
     /// `Sender::force_send`: on a full channel replaces the oldest message (returned).
@@ -136,64 +111,20 @@ impl<T> Sender<T> {
         }
     }
 
-    /// `Sender::closed`: waits until the channel closes.
-    pub async fn closed(&self) {
-        self.inner.closed().await
+    forward! { Sender(inner):
+        /// waits until the channel closes
+        async fn closed(&self);
     }
 
-    /// `Sender::close`.
-    pub fn close(&self) -> bool {
-        self.inner.close()
-    }
-
-    /// `Sender::is_closed`.
-    pub fn is_closed(&self) -> bool {
-        self.inner.is_closed()
-    }
-
-    /// `Sender::is_empty`.
-    pub fn is_empty(&self) -> bool {
-        self.inner.is_empty()
-    }
-
-    /// `Sender::is_full`.
-    pub fn is_full(&self) -> bool {
-        self.inner.is_full()
-    }
-
-    /// `Sender::len`.
-    pub fn len(&self) -> usize {
-        self.inner.len()
-    }
-
-    /// `Sender::capacity`.
-    pub fn capacity(&self) -> Option<usize> {
-        self.inner.capacity()
-    }
-
-    /// `Sender::receiver_count`.
-    pub fn receiver_count(&self) -> usize {
-        self.inner.receiver_count()
-    }
-
-    /// `Sender::sender_count`.
-    pub fn sender_count(&self) -> usize {
-        self.inner.sender_count()
-    }
-
-    /// `Sender::downgrade`.
-    pub fn downgrade(&self) -> WeakSender<T> {
-        WeakSender {
-            inner: self.inner.downgrade(),
-            inst: self.inst.clone(),
-        }
-    }
+    channel_queries!(Sender);
 
     /// `Sender::same_channel`.
     pub fn same_channel(&self, other: &Sender<T>) -> bool {
         self.inner.same_channel(&other.inner)
     }
 }
+
+weak!(WeakSender => Sender);
 
 impl<T> Receiver<T> {
     /// `Receiver::try_recv`.
@@ -211,54 +142,13 @@ impl<T> Receiver<T> {
     pub fn recv_blocking(&self) -> Result<T, RecvError> {
         match self.inner.try_recv() {
             Ok(m) => Ok(self.inst.received(m)),
-            Err(_) => {
-                let t0 = recv_wait_start();
-                let r = self.inner.recv_blocking();
-                recv_waited(t0);
-                r.map(|m| self.inst.received(m))
-            }
+            // Closed too: async-channel's `recv_blocking` answers a closed channel at
+            // once, so the wait it is charged is a clock read apart.
+            Err(_) => self.inst.recv_empty(|| self.inner.recv_blocking()),
         }
     }
 
-    /// `Receiver::close`.
-    pub fn close(&self) -> bool {
-        self.inner.close()
-    }
-
-    /// `Receiver::is_closed`.
-    pub fn is_closed(&self) -> bool {
-        self.inner.is_closed()
-    }
-
-    /// `Receiver::is_empty`.
-    pub fn is_empty(&self) -> bool {
-        self.inner.is_empty()
-    }
-
-    /// `Receiver::is_full`.
-    pub fn is_full(&self) -> bool {
-        self.inner.is_full()
-    }
-
-    /// `Receiver::len`.
-    pub fn len(&self) -> usize {
-        self.inner.len()
-    }
-
-    /// `Receiver::capacity`.
-    pub fn capacity(&self) -> Option<usize> {
-        self.inner.capacity()
-    }
-
-    /// `Receiver::receiver_count`.
-    pub fn receiver_count(&self) -> usize {
-        self.inner.receiver_count()
-    }
-
-    /// `Receiver::sender_count`.
-    pub fn sender_count(&self) -> usize {
-        self.inner.sender_count()
-    }
+    channel_queries!(Receiver);
 
     /// `Receiver::downgrade`.
     pub fn downgrade(&self) -> WeakReceiver<T> {
@@ -292,18 +182,8 @@ impl<T> futures_core::stream::FusedStream for Receiver<T> {
     }
 }
 
-impl<T> WeakSender<T> {
-    /// `WeakSender::upgrade`.
-    pub fn upgrade(&self) -> Option<Sender<T>> {
-        self.inner.upgrade().map(|inner| Sender {
-            inner,
-            inst: self.inst.clone(),
-        })
-    }
-}
-
 impl<T> WeakReceiver<T> {
-    /// `WeakReceiver::upgrade`.
+    /// `WeakReceiver::upgrade`: the receiver counts as one more.
     pub fn upgrade(&self) -> Option<Receiver<T>> {
         self.inner.upgrade().map(|inner| {
             self.inst.add_receiver();
@@ -315,15 +195,6 @@ impl<T> WeakReceiver<T> {
     }
 }
 
-impl<T> Clone for Receiver<T> {
-    fn clone(&self) -> Self {
-        self.inst.add_receiver();
-        Receiver {
-            inner: self.inner.clone(),
-            inst: self.inst.clone(),
-        }
-    }
-}
-
+clone_receivers!(Receiver);
 debug_endpoints!(Sender, Receiver, WeakSender, WeakReceiver);
 clone_endpoints!(Sender, WeakSender, WeakReceiver);

@@ -1,16 +1,25 @@
 //! What every channel backend shares: the stamped message, the per-instance state both
-//! ends of one channel hold, and the recording of sends, receives and waits.
+//! ends of one channel hold, the recording of sends, receives and waits, and the one
+//! send and receive path of every backend.
 //!
 //! A send or receive records into the calling thread's slot of the entry's call site
 //! (single writer); only the depth counters of backends without `len()` live in the
 //! instance, shared by its endpoints.
+//!
+//! A backend maps its own results into [`TrySend`] and [`TryRecv`] (`From` impls in its
+//! module) and back into its own errors; what a send or receive records, and when it
+//! waits, is decided here once: [`Inst::try_send_with`], [`Inst::send_with`],
+//! [`Inst::send_async_with`] and [`Inst::recv_with`].
 
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 
 use hotpath_core::op::{now, Here, Sampler, Wait};
 
-use crate::{Entry, FlowSite, What};
+use crate::depth::{Depth, Line, Senders};
+use crate::instrument::Shape;
+use crate::registry::{Entry, FlowSite, What};
+use crate::wait::{recv_waited, send_waiting, wait_start};
 
 /// A message as a wrapped channel carries it: the clock reading at the send (0 when the
 /// message is not timed) and the message. `channel!` rewrites the constructor's message
@@ -36,84 +45,70 @@ impl<T> Stamped<T> {
     }
 }
 
-/// How an instance knows its queue depth.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Depth {
-    /// From the backend's `len()`, read after each successful send.
-    Len,
-    /// From the instance's counters: sends (counted before the push, by any sender) minus
-    /// receives (counted by the one receiver). The first thread to send owns a counter of
-    /// its own, written with a plain load and store; other threads add to a shared one.
-    Counters,
-    /// Not tracked (watch: one value, always there).
-    One,
+/// What a send did, whatever the backend. `M` is what a refused send gives back: the
+/// stamped message, or the backend's error where the backend keeps the message
+/// (futures-channel's `start_send`).
+#[must_use]
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum TrySend<M> {
+    /// The message is in the channel.
+    Sent,
+    /// No room: a send that does not wait, or a wait that ended without room (a
+    /// timeout). Neither a send nor an error.
+    Full(M),
+    /// No receiver: the channel is closed. A failed send.
+    Closed(M),
 }
 
-/// The senders' counters, on cache lines of their own so that senders and the receiver
-/// do not share one. Sends = `owned + shared` (wrapping: a send counted by its owner and
-/// taken back on another thread is taken from `shared`).
-#[repr(align(128))]
-#[derive(Debug, Default)]
-struct Senders {
-    /// The thread that owns `owned` ([`Here::id`]; 0 until the first counted send).
-    owner: AtomicUsize,
-    /// Sends counted by the owner thread: its single writer, no read-modify-write.
-    owned: AtomicU64,
-    /// Sends counted by any other thread.
-    shared: AtomicU64,
-    /// Senders' copy of the receive counter, refreshed only when the depth it gives
-    /// could be a new maximum.
-    seen: AtomicU64,
-}
-
-impl Senders {
-    /// Sends counted so far.
+impl<M> TrySend<M> {
+    /// The result of a send that never finds the channel full and gives the message
+    /// back when the channel is closed (the oneshots' `send`).
     #[inline(always)]
-    fn total(&self) -> u64 {
-        self.owned
-            .load(Relaxed)
-            .wrapping_add(self.shared.load(Relaxed))
+    pub(crate) fn sent_or_closed(r: Result<(), M>) -> Self {
+        match r {
+            Ok(()) => TrySend::Sent,
+            Err(m) => TrySend::Closed(m),
+        }
     }
 
-    /// Counts one send made on thread `here`; says whether the owner's counter took it.
+    /// The endpoint's result when a refused send gives back an error value whatever the
+    /// reason (futures-channel's `start_send`, whose `SendError` keeps no message): `Ok`,
+    /// or `err` of it.
     #[inline(always)]
-    fn add(&self, here: Option<Here>) -> bool {
-        if let Some(h) = here {
-            let me = h.id();
-            let owner = self.owner.load(Relaxed);
-            if owner == me
-                || (owner == 0 && self.owner.compare_exchange(0, me, Relaxed, Relaxed).is_ok())
-            {
-                self.owned
-                    .store(self.owned.load(Relaxed).wrapping_add(1), Relaxed);
-                return true;
-            }
+    pub(crate) fn or_refusal<E>(self, err: impl FnOnce(M) -> E) -> Result<(), E> {
+        match self {
+            TrySend::Sent => Ok(()),
+            TrySend::Full(m) | TrySend::Closed(m) => Err(err(m)),
         }
-        self.shared.fetch_add(1, Relaxed);
-        false
-    }
-
-    /// Takes back one send counted by [`Senders::add`] (`owned`: by the owner's
-    /// counter), on whichever thread runs now.
-    fn sub(&self, owned: bool) {
-        if owned {
-            if let Some(h) = Here::get() {
-                if self.owner.load(Relaxed) == h.id() {
-                    self.owned
-                        .store(self.owned.load(Relaxed).wrapping_sub(1), Relaxed);
-                    return;
-                }
-            }
-        }
-        self.shared.fetch_sub(1, Relaxed);
     }
 }
 
-/// The receive counter, on its own cache lines.
-#[repr(align(128))]
-#[derive(Debug, Default)]
-struct Line {
-    v: AtomicU64,
+impl<T> TrySend<Stamped<T>> {
+    /// The endpoint's result: `Ok`, or its error `full` or `closed` made from the message
+    /// given back, unstamped.
+    #[inline(always)]
+    pub(crate) fn into_result<E>(
+        self,
+        full: impl FnOnce(T) -> E,
+        closed: impl FnOnce(T) -> E,
+    ) -> Result<(), E> {
+        match self {
+            TrySend::Sent => Ok(()),
+            TrySend::Full(m) => Err(full(m.v)),
+            TrySend::Closed(m) => Err(closed(m.v)),
+        }
+    }
+}
+
+/// What a receive that does not wait found, whatever the backend.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum TryRecv<M> {
+    /// A message.
+    Got(M),
+    /// No message yet.
+    Empty,
+    /// No message, and none will come: the senders are gone.
+    Closed,
 }
 
 /// The state both ends of one channel instance share.
@@ -132,58 +127,10 @@ pub(crate) struct Inst {
     receivers: AtomicU64,
 }
 
-/// Which backend and kind of channel an instance is, and how it knows its depth.
-pub(crate) struct Shape {
-    pub(crate) backend: &'static str,
-    pub(crate) kind: &'static str,
-    /// The capacity the report shows; `None` for unbounded.
-    pub(crate) capacity: Option<usize>,
-    pub(crate) depth: Depth,
-    /// Whether depth samples may exceed `capacity` (futures-channel: one more per sender).
-    pub(crate) unclamped: bool,
-}
-
-impl Shape {
-    /// `bounded` (or `rendezvous` for 0) with `capacity`, or `unbounded` for `None`.
-    pub(crate) fn sized(backend: &'static str, capacity: Option<usize>, depth: Depth) -> Shape {
-        Shape {
-            backend,
-            kind: match capacity {
-                Some(0) => "rendezvous",
-                Some(_) => "bounded",
-                None => "unbounded",
-            },
-            capacity,
-            depth,
-            unclamped: false,
-        }
-    }
-}
-
-/// Panics when `capacity = N` was given and the channel's real capacity differs: the
-/// argument is checked, never used to change the channel.
-pub(crate) fn check_capacity(site: &FlowSite, actual: Option<usize>, declared: Option<usize>) {
-    let Some(d) = declared else {
-        return;
-    };
-    if actual == Some(d) {
-        return;
-    }
-    let real = match actual {
-        Some(a) => format!("was created with capacity {a}"),
-        None => "is unbounded".to_string(),
-    };
-    panic!(
-        "hotpath::channel! at {}:{}: `capacity = {d}` is given but the channel {real}; \
-         correct or remove the `capacity` argument (hotpath checks it and never changes the channel)",
-        site.file, site.line
-    );
-}
-
 impl Inst {
     /// A new instance of `site`'s entry for messages of type `T`.
     pub(crate) fn new<T>(site: &'static FlowSite, shape: Shape) -> Arc<Inst> {
-        let entry = crate::entry::<T>(
+        let entry = crate::registry::entry::<T>(
             site,
             What::Channel,
             shape.backend,
@@ -236,9 +183,17 @@ impl Inst {
             return;
         };
         slot.c.ch_sent.add(1);
-        let max = slot.c.ch_max_depth.get();
+        if let Some(depth) = self.depth_sample(slot.c.ch_max_depth.get(), len) {
+            slot.c.ch_max_depth.max(depth);
+        }
+    }
+
+    /// The queue depth a successful send samples, clamped to the capacity; `None` when it
+    /// cannot exceed `max`, the largest this thread saw (at the clamp, nothing is read).
+    #[inline(always)]
+    fn depth_sample(&self, max: u64, len: impl FnOnce() -> usize) -> Option<u64> {
         if max >= self.clamp {
-            return;
+            return None;
         }
         let depth = match self.depth {
             Depth::Counters => {
@@ -246,7 +201,7 @@ impl Inst {
                 // A stale copy of the receive count only overestimates the depth: when
                 // even that is not a new maximum, the receiver's line is not read.
                 if s.saturating_sub(self.sent.seen.load(Relaxed)) <= max {
-                    return;
+                    return None;
                 }
                 let r = self.recv.v.load(Relaxed);
                 self.sent.seen.store(r, Relaxed);
@@ -255,7 +210,116 @@ impl Inst {
             Depth::Len => len() as u64,
             Depth::One => 1,
         };
-        slot.c.ch_max_depth.max(depth.min(self.clamp));
+        Some(depth.min(self.clamp))
+    }
+
+    /// Records what the send `op` did: a send (`len`: the backend's queue length, read
+    /// when the depth comes from it), a `Full` that is neither a send nor an error, or a
+    /// failed send.
+    #[inline(always)]
+    pub(crate) fn record<M>(
+        &self,
+        op: &SendOp,
+        r: TrySend<M>,
+        len: impl FnOnce() -> usize,
+    ) -> TrySend<M> {
+        match &r {
+            TrySend::Sent => self.sent(op, len),
+            TrySend::Full(_) => self.not_sent(op),
+            TrySend::Closed(_) => self.send_failed(op),
+        }
+        r
+    }
+
+    /// A send that does not wait: `v` stamped, handed to the backend's `try_send`, and
+    /// what it did recorded.
+    #[inline(always)]
+    pub(crate) fn try_send_with<T, M, R: Into<TrySend<M>>>(
+        &self,
+        v: T,
+        try_send: impl FnOnce(Stamped<T>) -> R,
+        len: impl FnOnce() -> usize,
+    ) -> TrySend<M> {
+        let op = self.begin_send();
+        let r = try_send(Inst::stamped(&op, v)).into();
+        self.record(&op, r, len)
+    }
+
+    /// A oneshot's send: never full; the value back when the receiver is gone.
+    #[inline(always)]
+    pub(crate) fn send_oneshot<T>(
+        &self,
+        v: T,
+        send: impl FnOnce(Stamped<T>) -> Result<(), Stamped<T>>,
+    ) -> Result<(), T> {
+        self.try_send_with(v, |m| TrySend::sent_or_closed(send(m)), || 0)
+            .into_result(std::convert::identity, std::convert::identity)
+    }
+
+    /// A send that waits for room: the backend's `try_send` first, and only when that
+    /// finds the channel full, its waiting send `wait` (out of line), counted as a
+    /// blocked send. A wait that ends without room (`Full`: a timeout) is not a send.
+    #[inline(always)]
+    pub(crate) fn send_with<T, R: Into<TrySend<Stamped<T>>>, W: Into<TrySend<Stamped<T>>>>(
+        &self,
+        v: T,
+        try_send: impl FnOnce(Stamped<T>) -> R,
+        wait: impl FnOnce(Stamped<T>) -> W,
+        len: impl FnOnce() -> usize,
+    ) -> TrySend<Stamped<T>> {
+        let op = self.begin_send();
+        match try_send(Inst::stamped(&op, v)).into() {
+            TrySend::Full(m) => self.send_full(&op, m, |m| wait(m).into(), len),
+            r => self.record(&op, r, len),
+        }
+    }
+
+    /// [`Inst::send_with`] when the channel is full: waits for room, out of line (the
+    /// usual send stays small).
+    #[cold]
+    #[inline(never)]
+    fn send_full<M>(
+        &self,
+        op: &SendOp,
+        m: M,
+        wait: impl FnOnce(M) -> TrySend<M>,
+        len: impl FnOnce() -> usize,
+    ) -> TrySend<M> {
+        let t0 = wait_start();
+        let r = wait(m);
+        self.blocked(op, t0);
+        self.record(op, r, len)
+    }
+
+    /// An async send: `send` makes the backend's send future of `v` stamped, polled
+    /// exactly as the raw endpoint's would be (tokio's cooperative budget included); a
+    /// `Pending` while `full()` says there is no room counts the send as blocked until it
+    /// completes. Dropped before it completes (cancelled), the send is taken out of the
+    /// depth counters.
+    ///
+    /// Not an `async fn`: the send starts when it is called, from the endpoint's own
+    /// `async fn` (at its first poll, as the raw one starts), and its future is
+    /// [`send_waiting`]'s, so that the endpoint awaits one future, not one in another.
+    #[inline(always)]
+    pub(crate) fn send_async_with<'a, T, F>(
+        &'a self,
+        v: T,
+        send: impl FnOnce(Stamped<T>) -> F,
+        full: impl Fn() -> bool + 'a,
+        len: impl FnOnce() -> usize + 'a,
+    ) -> impl std::future::Future<Output = TrySend<Stamped<T>>> + 'a
+    where
+        T: 'a,
+        F: std::future::Future + 'a,
+        F::Output: Into<TrySend<Stamped<T>>>,
+    {
+        let op = self.begin_send();
+        let undo = self.undo_on_drop(&op);
+        let fut = send(Inst::stamped(&op, v));
+        send_waiting(fut, self, op, full, move |op, r| {
+            undo.done();
+            self.record(op, r.into(), len)
+        })
     }
 
     /// A send failed (the channel is closed): counts a send error and takes the send out
@@ -284,7 +348,8 @@ impl Inst {
     /// completes (a cancelled `send().await`); [`Undo::done`] disarms it.
     #[inline]
     pub(crate) fn undo_on_drop(&self, op: &SendOp) -> Undo<'_> {
-        Undo(Some((self, op.owned)))
+        // Only the counters count a send before it completes.
+        Undo((self.depth == Depth::Counters).then_some((self, op.owned)))
     }
 
     /// A receiver observed a change (watch): one received, not timed.
@@ -332,6 +397,36 @@ impl Inst {
         m.v
     }
 
+    /// A receive that may wait: the message `now` (the backend's `try_recv`) found, else
+    /// on an empty channel the backend's waiting receive `wait` (out of line), else the
+    /// error `closed`.
+    #[inline(always)]
+    pub(crate) fn recv_with<T, E>(
+        &self,
+        now: impl Into<TryRecv<Stamped<T>>>,
+        wait: impl FnOnce() -> Result<Stamped<T>, E>,
+        closed: E,
+    ) -> Result<T, E> {
+        match now.into() {
+            TryRecv::Got(m) => Ok(self.received(m)),
+            TryRecv::Empty => self.recv_empty(wait),
+            TryRecv::Closed => Err(closed),
+        }
+    }
+
+    /// A receive that found the channel empty: waits with `wait`, out of line (the usual
+    /// receive stays small), the wait charged to the innermost measured function.
+    #[inline(never)]
+    pub(crate) fn recv_empty<T, E>(
+        &self,
+        wait: impl FnOnce() -> Result<Stamped<T>, E>,
+    ) -> Result<T, E> {
+        let t0 = wait_start();
+        let r = wait();
+        recv_waited(t0);
+        r.map(|m| self.received(m))
+    }
+
     /// One more receiver endpoint (a clone, a subscription).
     pub(crate) fn add_receiver(&self) {
         self.receivers.fetch_add(1, Relaxed);
@@ -344,11 +439,17 @@ impl Inst {
             return;
         }
         let left = match self.depth {
-            Depth::Counters => self.sent.total().saturating_sub(self.recv.v.load(Relaxed)),
+            Depth::Counters => self.queued(),
             Depth::Len => len() as u64,
             Depth::One => 0,
         };
         self.unread(left);
+    }
+
+    /// Messages in the channel by the instance's counters: sends counted minus receives.
+    #[inline]
+    fn queued(&self) -> u64 {
+        self.sent.total().saturating_sub(self.recv.v.load(Relaxed))
     }
 
     /// Counts `n` messages left unread.
@@ -395,19 +496,12 @@ impl Undo<'_> {
 }
 
 impl Drop for Undo<'_> {
+    #[inline]
     fn drop(&mut self) {
         if let Some((inst, owned)) = self.0 {
-            if inst.depth == Depth::Counters {
-                inst.sent.sub(owned);
-            }
+            inst.sent.sub(owned);
         }
     }
-}
-
-/// A clock reading for a wait's start: never 0 (0 means "not timed").
-#[inline(always)]
-fn stamp() -> u64 {
-    now().max(1)
 }
 
 /// How many messages the one stamped `t` stands for: a stamp's lowest bit says whether
@@ -420,14 +514,6 @@ fn weight(t: u64) -> u64 {
     } else {
         Sampler::Channels.period().max(1)
     }
-}
-
-/// Whether waits (a send on a full channel, a receive on an empty one) are timed:
-/// always, unless the channels' rate is 0 (count only). A wait is the slow path, and
-/// what the channel costs the program.
-#[inline(always)]
-fn waits_timed() -> bool {
-    Sampler::Channels.fixed() != Some(false)
 }
 
 /// One send in progress: the thread it started on (re-read with [`SendOp::here_again`]
@@ -450,123 +536,11 @@ impl SendOp {
         }
     }
 
-    /// The send is about to wait for room: the clock now if waits are timed.
-    #[inline]
-    pub(crate) fn wait_start(&self) -> u64 {
-        if waits_timed() {
-            stamp()
-        } else {
-            0
-        }
-    }
-
     /// After an `.await` the task may run on another thread: records go to that one.
     #[inline]
     pub(crate) fn here_again(&mut self) {
         self.here = Here::get();
     }
-}
-
-/// A receive is about to wait for a message: the clock now if waits are timed.
-#[inline]
-pub(crate) fn recv_wait_start() -> u64 {
-    if waits_timed() {
-        stamp()
-    } else {
-        0
-    }
-}
-
-/// A receive waited from `t0` (0: not timed) until now: charged to the innermost
-/// measured function on this thread.
-#[inline]
-pub(crate) fn recv_waited(t0: u64) {
-    if t0 != 0 {
-        if let Some(h) = Here::get() {
-            h.charge(Wait::ChannelRecv, now().saturating_sub(t0));
-        }
-    }
-}
-
-/// Awaits `fut`, a send that may wait for room: when a poll returns `Pending` while
-/// `full()` says the channel has no room, the send counts as blocked from then until it
-/// completes. The future is polled exactly as the raw send would be (tokio's cooperative
-/// budget included).
-pub(crate) async fn send_waiting<F: std::future::Future>(
-    fut: F,
-    inst: &Inst,
-    op: &mut SendOp,
-    full: impl Fn() -> bool,
-) -> F::Output {
-    let mut fut = std::pin::pin!(fut);
-    let mut t0: Option<u64> = None;
-    let timed = waits_timed();
-    let r = std::future::poll_fn(|cx| {
-        let p = fut.as_mut().poll(cx);
-        if p.is_pending() && t0.is_none() && full() {
-            t0 = Some(if timed { now() } else { 0 });
-        }
-        p
-    })
-    .await;
-    op.here_again();
-    if let Some(t0) = t0 {
-        inst.blocked(op, t0);
-    }
-    r
-}
-
-/// Awaits `fut`, a receive: when a poll returns `Pending`, the time until it completes
-/// is charged to the innermost measured function on the thread that completes it.
-pub(crate) async fn recv_waiting<F: std::future::Future>(fut: F) -> F::Output {
-    let mut fut = std::pin::pin!(fut);
-    let mut t0: Option<u64> = None;
-    let r = std::future::poll_fn(|cx| {
-        let p = fut.as_mut().poll(cx);
-        if p.is_pending() && t0.is_none() {
-            t0 = Some(recv_wait_start());
-        }
-        p
-    })
-    .await;
-    if let Some(t0) = t0 {
-        recv_waited(t0);
-    }
-    r
-}
-
-/// A raw channel (its two endpoints, as the constructor returned them) that `channel!`
-/// knows how to instrument.
-#[diagnostic::on_unimplemented(
-    message = "`hotpath::channel!` does not know how to instrument `{Self}`",
-    label = "not a channel constructor hotpath supports",
-    note = "write the constructor call inside the macro: std `channel()`/`sync_channel(n)`, crossbeam or flume or async-channel `bounded(n)`/`unbounded()`, tokio `mpsc::channel(n)`/`mpsc::unbounded_channel()`/`oneshot::channel()`/`broadcast::channel(n)`/`watch::channel(v)`, futures `mpsc::channel(n)`/`mpsc::unbounded()`/`oneshot::channel()`, with the backend's cargo feature of hotpath enabled"
-)]
-pub trait IntoInstrumented: Sized {
-    /// The wrapped endpoints.
-    type Wrapped;
-
-    /// Wraps the endpoints as one instance of `site`. `ctor` is the capacity argument of
-    /// the constructor call when `channel!` could read it, `declared` the `capacity = N`
-    /// given to the macro (checked, panics on a mismatch).
-    fn instrument(
-        self,
-        site: &'static FlowSite,
-        ctor: Option<usize>,
-        declared: Option<usize>,
-    ) -> Self::Wrapped;
-}
-
-/// What `channel!` expands to: the endpoints of the channel the constructor made,
-/// wrapped.
-#[inline]
-pub fn channel<C: IntoInstrumented>(
-    site: &'static FlowSite,
-    c: C,
-    ctor: Option<usize>,
-    declared: Option<usize>,
-) -> C::Wrapped {
-    c.instrument(site, ctor, declared)
 }
 
 /// `Debug` for an endpoint, whatever the message type: its entry's name.
@@ -578,4 +552,194 @@ pub(crate) fn fmt_endpoint(
     f.debug_struct(ty)
         .field("channel", &inst.entry.name)
         .finish_non_exhaustive()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::depth::Depth;
+
+    /// An instance of a call site of its own (entries are global to the test binary).
+    macro_rules! inst {
+        ($shape:expr) => {{
+            static SITE: FlowSite = FlowSite::new(file!(), line!(), None, false);
+            Inst::new::<u64>(&SITE, $shape)
+        }};
+    }
+
+    fn counters() -> Arc<Inst> {
+        inst!(Shape::sized("test", Some(4), Depth::Counters))
+    }
+
+    /// Sends `n` messages as a backend would, each answered `r`.
+    fn send(inst: &Inst, n: u64, r: TrySend<()>) {
+        for _ in 0..n {
+            let _ = inst.try_send_with(7u64, |_| r_of(&r), || 0);
+        }
+    }
+
+    fn r_of(r: &TrySend<()>) -> TrySend<()> {
+        match r {
+            TrySend::Sent => TrySend::Sent,
+            TrySend::Full(()) => TrySend::Full(()),
+            TrySend::Closed(()) => TrySend::Closed(()),
+        }
+    }
+
+    fn receive(inst: &Inst, n: u64) {
+        for _ in 0..n {
+            assert_eq!(inst.received(Stamped { t: 0, v: 5u8 }), 5);
+        }
+    }
+
+    #[test]
+    fn the_counters_give_sends_minus_receives() {
+        let inst = counters();
+        send(&inst, 3, TrySend::Sent);
+        receive(&inst, 1);
+        assert_eq!(inst.queued(), 2);
+        receive(&inst, 5);
+        assert_eq!(inst.queued(), 0, "never below zero");
+    }
+
+    #[test]
+    fn full_and_closed_sends_are_taken_out_of_the_counters() {
+        let inst = counters();
+        send(&inst, 2, TrySend::Sent);
+        send(&inst, 3, TrySend::Full(()));
+        send(&inst, 4, TrySend::Closed(()));
+        assert_eq!(inst.queued(), 2);
+    }
+
+    #[test]
+    fn a_send_dropped_before_it_completes_is_taken_out_unless_done() {
+        let inst = counters();
+        let cancelled = inst.begin_send();
+        drop(inst.undo_on_drop(&cancelled));
+        assert_eq!(inst.queued(), 0);
+        let completed = inst.begin_send();
+        inst.undo_on_drop(&completed).done();
+        assert_eq!(inst.queued(), 1);
+    }
+
+    fn no_wait(_: Stamped<u64>) -> TrySend<Stamped<u64>> {
+        unreachable!("a send waits only on a full channel")
+    }
+
+    #[test]
+    fn a_send_waits_only_on_a_full_channel_and_a_timeout_is_not_a_send() {
+        let inst = counters();
+        let sent = inst.send_with(1u64, |_| TrySend::Sent, no_wait, || 0);
+        assert!(matches!(sent, TrySend::Sent));
+        let waited = inst.send_with(2u64, TrySend::Full, |_| TrySend::Sent, || 0);
+        assert!(matches!(waited, TrySend::Sent));
+        let timed_out = inst.send_with(3u64, TrySend::Full, TrySend::Full, || 0);
+        assert!(matches!(timed_out, TrySend::Full(Stamped { v: 3, .. })));
+        let closed = inst.send_with(4u64, TrySend::Closed, no_wait, || 0);
+        assert!(matches!(closed, TrySend::Closed(Stamped { v: 4, .. })));
+        assert_eq!(
+            inst.queued(),
+            2,
+            "the two sends, not the timeout nor the closed one"
+        );
+    }
+
+    #[test]
+    fn a_receive_waits_only_on_an_empty_channel() {
+        let inst = counters();
+        let m = |v: u8| Stamped { t: 0, v };
+        let closed = "closed";
+        assert_eq!(
+            inst.recv_with(TryRecv::Got(m(1)), || unreachable!(), closed),
+            Ok(1)
+        );
+        assert_eq!(inst.recv_with(TryRecv::Empty, || Ok(m(2)), closed), Ok(2));
+        let gone = inst.recv_with(TryRecv::<Stamped<u8>>::Empty, || Err("gone"), closed);
+        assert_eq!(gone, Err("gone"));
+        let shut = inst.recv_with(TryRecv::<Stamped<u8>>::Closed, || unreachable!(), closed);
+        assert_eq!(shut, Err("closed"));
+    }
+
+    #[test]
+    fn backends_with_len_leave_the_counters_alone() {
+        let inst = inst!(Shape::sized("test", Some(4), Depth::Len));
+        send(&inst, 3, TrySend::Sent);
+        receive(&inst, 1);
+        assert_eq!(inst.queued(), 0);
+    }
+
+    #[test]
+    fn a_depth_sample_is_clamped_to_the_capacity() {
+        let inst = inst!(Shape::sized("test", Some(4), Depth::Len));
+        assert_eq!(inst.depth_sample(0, || 3), Some(3));
+        assert_eq!(inst.depth_sample(0, || 9), Some(4));
+        assert_eq!(
+            inst.depth_sample(4, || unreachable!("at the clamp, len is not read")),
+            None
+        );
+    }
+
+    #[test]
+    fn an_unclamped_or_unbounded_channel_samples_the_whole_depth() {
+        let futures = inst!(Shape {
+            unclamped: true,
+            ..Shape::sized("test", Some(4), Depth::Len)
+        });
+        assert_eq!(futures.depth_sample(4, || 5), Some(5));
+        let unbounded = inst!(Shape::sized("test", None, Depth::Len));
+        assert_eq!(unbounded.depth_sample(1_000, || 1_001), Some(1_001));
+    }
+
+    #[test]
+    fn a_watch_samples_one() {
+        let watch = inst!(Shape::sized("test", Some(1), Depth::One));
+        assert_eq!(watch.depth_sample(0, || unreachable!()), Some(1));
+        assert_eq!(watch.depth_sample(1, || unreachable!()), None);
+    }
+
+    #[test]
+    fn the_counters_read_the_receive_count_only_for_a_possible_new_maximum() {
+        let inst = inst!(Shape::sized("test", None, Depth::Counters));
+        send(&inst, 5, TrySend::Sent);
+        receive(&inst, 2);
+        // 5 sent, 2 received: 3, and the senders keep 2 as the receive count they saw.
+        assert_eq!(inst.depth_sample(0, || 0), Some(3));
+        assert_eq!(inst.depth_sample(3, || 0), None);
+        receive(&inst, 2);
+        send(&inst, 1, TrySend::Sent);
+        // By the stale copy 6 - 2 = 4 > 3: the receive count is read again, 6 - 4 = 2.
+        assert_eq!(inst.depth_sample(3, || 0), Some(2));
+        // Now the copy is 4: 6 - 4 = 2 is not above 3, so nothing is read.
+        assert_eq!(inst.depth_sample(3, || 0), None);
+    }
+
+    #[test]
+    fn a_timed_stamp_stands_for_one_message_or_a_period() {
+        // The lowest bit: timed for itself (1), or picked by the sampling countdown,
+        // standing for the channels' period (the default, 16, in this test binary).
+        assert_eq!(weight(1), 1);
+        assert_eq!(weight(0x1235), 1);
+        assert_eq!(weight(2), hotpath_core::state::DEFAULT_PERIOD);
+        assert_eq!(weight(0x1234), 16);
+    }
+
+    #[test]
+    fn outcomes_become_the_endpoint_s_result_and_error() {
+        let full: TrySend<Stamped<u64>> = TrySend::Full(Stamped { t: 9, v: 1 });
+        let closed: TrySend<Stamped<u64>> = TrySend::Closed(Stamped { t: 9, v: 2 });
+        let sent: TrySend<Stamped<u64>> = TrySend::Sent;
+        let r = |o: TrySend<Stamped<u64>>| o.into_result(|v| ("full", v), |v| ("closed", v));
+        assert_eq!(r(full), Err(("full", 1)));
+        assert_eq!(r(closed), Err(("closed", 2)));
+        assert_eq!(r(sent), Ok(()));
+        assert_eq!(TrySend::sent_or_closed(Err(3u8)), TrySend::Closed(3));
+        assert_eq!(TrySend::sent_or_closed(Ok::<(), u8>(())), TrySend::Sent);
+        assert_eq!(TrySend::Full(4u8).or_refusal(|e| e * 2), Err(8));
+        assert_eq!(TrySend::Closed(4u8).or_refusal(|e| e + 1), Err(5));
+    }
+
+    #[test]
+    fn a_stamped_message_debugs_as_the_message() {
+        assert_eq!(format!("{:?}", Stamped { t: 12, v: "m" }), "\"m\"");
+    }
 }

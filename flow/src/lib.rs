@@ -46,54 +46,9 @@
 //! poll. Nothing allocates per message, item or poll; no thread, no event queue.
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
-
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-
-use hotpath_core::fork::{Mutex, Rank};
-use hotpath_core::{CallSite, SiteKind};
-
-/// `Debug` for endpoint types holding an `inst`: the type's name and its channel's
-/// entry, whatever the message type (`chan::fmt_endpoint`).
-macro_rules! debug_endpoints {
-    ($($ty:ident $(<$l:lifetime>)?),* $(,)?) => {$(
-        impl<T> std::fmt::Debug for $ty<$($l,)? T> {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                $crate::chan::fmt_endpoint(f, stringify!($ty), &self.inst)
-            }
-        }
-    )*};
-}
-
-/// `Debug` showing only the type's name: iterators and futures whose state is the
-/// backend's.
-macro_rules! debug_opaque {
-    ($($ty:ident $(<$l:lifetime>)?),* $(,)?) => {$(
-        impl<T> std::fmt::Debug for $ty<$($l,)? T> {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.debug_struct(stringify!($ty)).finish_non_exhaustive()
-            }
-        }
-    )*};
-}
-
-/// `Clone` for endpoints whose clone is the backend's (`inner`) and the instance's
-/// (`inst`): senders and weak handles (a receiver's clone also counts a receiver).
-macro_rules! clone_endpoints {
-    ($($ty:ident),* $(,)?) => {$(
-        impl<T> Clone for $ty<T> {
-            fn clone(&self) -> Self {
-                $ty {
-                    inner: self.inner.clone(),
-                    inst: self.inst.clone(),
-                }
-            }
-        }
-    )*};
-}
-
-// Some helpers serve only some backends.
-#[cfg_attr(
+// Some helpers and macros serve only some backends: a build without every backend
+// leaves them unused (the build with all of them is where dead code is caught).
+#![cfg_attr(
     not(all(
         feature = "tokio",
         feature = "crossbeam",
@@ -101,11 +56,25 @@ macro_rules! clone_endpoints {
         feature = "async-channel",
         feature = "futures"
     )),
-    allow(dead_code)
+    allow(dead_code, unused_macros)
 )]
+
+// The crate, by idea: `registry` (the entries the report shows), `chan` (an instance and
+// the one send and receive path every backend takes), `depth` (its depth counters),
+// `wait` (timed waits), `instrument` (what `channel!` calls, the instance's shape),
+// `iter` (the receive iterators), `macros` (the endpoint boilerplate), one module per
+// backend that only maps its types to these, and `stream` and `future`.
+#[macro_use]
+mod macros;
+
 mod chan;
+mod depth;
 mod future;
+mod instrument;
+mod iter;
+mod registry;
 mod stream;
+mod wait;
 
 pub mod std_mpsc;
 
@@ -120,154 +89,8 @@ pub mod futures;
 #[cfg(feature = "tokio")]
 pub mod tokio;
 
-pub use chan::{channel, IntoInstrumented, Stamped};
+pub use chan::Stamped;
 pub use future::Future;
+pub use instrument::{channel, IntoInstrumented};
+pub use registry::{entries, Entry, FlowSite, What};
 pub use stream::Stream;
-
-/// One `channel!` or `stream!` call site: a `static` per macro expansion.
-#[derive(Debug)]
-pub struct FlowSite {
-    file: &'static str,
-    line: u32,
-    label: Option<&'static str>,
-    iter: bool,
-    /// With `iter`: instances created so far (for their names).
-    created: AtomicU64,
-}
-
-impl FlowSite {
-    /// A call site at `file:line`; `iter` gives every instance its own entry.
-    pub const fn new(
-        file: &'static str,
-        line: u32,
-        label: Option<&'static str>,
-        iter: bool,
-    ) -> Self {
-        FlowSite {
-            file,
-            line,
-            label,
-            iter,
-            created: AtomicU64::new(0),
-        }
-    }
-}
-
-/// What an entry counts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum What {
-    /// A channel.
-    Channel,
-    /// A stream.
-    Stream,
-}
-
-/// What the report shows as one row: a `channel!` or `stream!` call site and the type
-/// it carries (or, with `iter = true`, one instance).
-#[derive(Debug)]
-pub struct Entry {
-    /// Channel or stream.
-    pub what: What,
-    /// The label, or `file:line`; `label-2`, `label-3`, ... for later `iter` instances.
-    pub name: &'static str,
-    /// The `label = "..."` given.
-    pub label: Option<&'static str>,
-    /// Source file of the macro.
-    pub file: &'static str,
-    /// Source line of the macro.
-    pub line: u32,
-    /// `std::any::type_name` of the message or item.
-    pub type_name: &'static str,
-    /// Channels: `std`, `crossbeam`, `flume`, `async-channel`, `tokio` or `futures`.
-    pub backend: &'static str,
-    /// Channels: `bounded`, `unbounded`, `rendezvous`, `oneshot`, `broadcast` or `watch`.
-    pub kind: &'static str,
-    /// Channels: the largest capacity of its instances; `u64::MAX` when unbounded.
-    pub capacity: AtomicU64,
-    /// Instances created for this entry.
-    pub instances: AtomicU64,
-    /// Where its numbers are recorded, per thread.
-    pub site: &'static CallSite,
-}
-
-struct Registry {
-    by_key: HashMap<(usize, &'static str), &'static Entry>,
-    all: Vec<&'static Entry>,
-}
-
-static REGISTRY: Mutex<Option<Registry>> = Mutex::new(Rank::FlowEntries, None);
-
-/// The entry of `site` for `T`, created on first use, with one more instance. Called
-/// once per channel or stream created, not per message.
-pub(crate) fn entry<T>(
-    site: &'static FlowSite,
-    what: What,
-    backend: &'static str,
-    kind: &'static str,
-    capacity: Option<usize>,
-) -> &'static Entry {
-    let type_name = std::any::type_name::<T>();
-    let cap = capacity.map_or(u64::MAX, |c| c as u64);
-    hotpath_core::internal(|| {
-        let mut guard = REGISTRY.lock();
-        let reg = guard.get_or_insert_with(|| Registry {
-            by_key: HashMap::new(),
-            all: Vec::new(),
-        });
-        let key = (site as *const FlowSite as usize, type_name);
-        if !site.iter {
-            if let Some(e) = reg.by_key.get(&key) {
-                e.instances.fetch_add(1, Relaxed);
-                if cap != u64::MAX {
-                    let old = e.capacity.load(Relaxed);
-                    if old == u64::MAX || old < cap {
-                        e.capacity.store(cap, Relaxed);
-                    }
-                }
-                return *e;
-            }
-        }
-        let n = site.created.fetch_add(1, Relaxed) + 1;
-        let base = match site.label {
-            Some(l) => l.to_string(),
-            None => format!("{}:{}", site.file, site.line),
-        };
-        let name: &'static str = if site.iter && n > 1 {
-            format!("{base}-{n}")
-        } else {
-            base
-        }
-        .leak();
-        let site_kind = match what {
-            What::Channel => SiteKind::Channel,
-            What::Stream => SiteKind::Stream,
-        };
-        let call_site: &'static CallSite = Box::leak(Box::new(CallSite::dynamic(
-            name, site.label, site.file, site.line, site_kind,
-        )));
-        let e: &'static Entry = Box::leak(Box::new(Entry {
-            what,
-            name,
-            label: site.label,
-            file: site.file,
-            line: site.line,
-            type_name,
-            backend,
-            kind,
-            capacity: AtomicU64::new(cap),
-            instances: AtomicU64::new(1),
-            site: call_site,
-        }));
-        if !site.iter {
-            reg.by_key.insert(key, e);
-        }
-        reg.all.push(e);
-        e
-    })
-}
-
-/// Every entry created so far, in order of creation.
-pub fn entries() -> Vec<&'static Entry> {
-    let guard = REGISTRY.lock();
-    hotpath_core::internal(|| guard.as_ref().map(|r| r.all.clone()).unwrap_or_default())
-}

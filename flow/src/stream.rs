@@ -58,7 +58,7 @@ fn dropped(id: u32) {
 impl<S: futures_core::Stream> Stream<S> {
     /// Wraps `inner` as an instance of `site`.
     pub fn new(site: &'static FlowSite, inner: S) -> Self {
-        let entry = crate::entry::<S::Item>(site, What::Stream, "", "", None);
+        let entry = crate::registry::entry::<S::Item>(site, What::Stream, "", "", None);
         Stream {
             inner,
             entry,
