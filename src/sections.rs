@@ -18,7 +18,8 @@ macro_rules! generate {
             aliases: [$($alias:literal),*], features: [$($feature:literal),*],
             target_os: $os:tt, limit: $limit:ident $(($($la:tt)*))?,
             rate: $rate:ident $(($($ra:tt)*))?, rows: $rows:tt,
-            extra: [$($extra:literal),*], functions: $functions:tt, filter: $filter:literal
+            extra: [$($extra:literal),*], functions: $functions:tt, filter: $filter:literal,
+            group: $group:ident
         }
     )*) => {
         impl crate::HotpathGuardBuilder {
@@ -33,6 +34,14 @@ macro_rules! generate {
             match section {
                 $(Section::$V => features_on!($($feature),*) && os_on!($os),)*
             }
+        }
+
+        /// The builder method of each section's own row limit, for tests.
+        #[cfg(all(test, feature = "hotpath"))]
+        fn limit_setters() -> Vec<(Section, fn(crate::HotpathGuardBuilder, usize) -> crate::HotpathGuardBuilder)> {
+            let mut v: Vec<(Section, fn(crate::HotpathGuardBuilder, usize) -> crate::HotpathGuardBuilder)> = Vec::new();
+            $(limit_setter!(v, $V, $limit $(($($la)*))?);)*
+            v
         }
 
         /// The sampler that times `section`'s events at a rate of their own.
@@ -64,6 +73,14 @@ macro_rules! limit_method {
         }
     };
     ($V:ident, $($other:tt)*) => {};
+}
+
+#[cfg(all(test, feature = "hotpath"))]
+macro_rules! limit_setter {
+    ($v:ident, $V:ident, own($key:ident, $env:literal, $what:literal)) => {
+        $v.push((Section::$V, crate::HotpathGuardBuilder::$key));
+    };
+    ($v:ident, $V:ident, $($other:tt)*) => {};
 }
 
 /// The builder method of a section's own time-sampling rate.
@@ -119,3 +136,54 @@ macro_rules! sampler_of {
 }
 
 hotpath_macros::__sections!(generate);
+
+/// Every section, walked through the surfaces that configure it: its row limit set by
+/// the builder and by its variable reaches the text report's limits, for it and for the
+/// sections that follow its limit.
+#[cfg(all(test, feature = "hotpath"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_section_has_a_limit_settable_by_the_builder_and_by_its_variable() {
+        let setters = limit_setters();
+        for section in Section::ALL {
+            let owner = section
+                .limit_owner()
+                .expect("every section has a row limit");
+            let set = setters
+                .iter()
+                .find(|(s, _)| *s == owner)
+                .unwrap_or_else(|| panic!("{owner}: no builder method"));
+            let b = (set.1)(crate::HotpathGuardBuilder::new("t"), 7);
+            assert_eq!(b.cfg.limits().of(section), 7, "{section} via the builder");
+            assert_eq!(
+                owner.limit_env().map(|e| e.to_string()),
+                Some(format!(
+                    "HOTPATH_{}_LIMIT",
+                    owner
+                        .limit_key()
+                        .unwrap()
+                        .trim_end_matches("_limit")
+                        .to_uppercase()
+                )),
+                "{owner}"
+            );
+        }
+    }
+
+    /// The variables, in one test: the environment is the process's.
+    #[test]
+    fn every_section_limit_variable_is_applied() {
+        for section in Section::ALL {
+            let owner = section.limit_owner().unwrap();
+            let var = owner.limit_env().unwrap();
+            // No other test of this binary reads the limit variables.
+            std::env::set_var(var, "5");
+            let mut cfg = crate::config::Config::new("t");
+            cfg.apply_env();
+            std::env::remove_var(var);
+            assert_eq!(cfg.limits().of(section), 5, "{section} via {var}");
+        }
+    }
+}

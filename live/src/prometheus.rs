@@ -15,7 +15,7 @@ mod locks;
 mod service;
 
 use hotpath_report::format::{twin_names, Twin};
-use hotpath_report::{Histogram as Hist, Report};
+use hotpath_report::{Histogram as Hist, Report, Section};
 
 /// Upper bounds of the duration histograms, seconds: 1, 2.5 and 5 per decade from
 /// 100 ns to 10 s.
@@ -130,6 +130,93 @@ fn unique(rows: &[Twin<'_>]) -> Vec<String> {
     out
 }
 
+/// What the encoders of the sections share.
+pub(crate) struct Ctx<'a> {
+    r: &'a Report,
+    /// Most functions, entries and threads per family.
+    limit: usize,
+    /// The duration histograms' bucket bounds, seconds.
+    bounds: Vec<f64>,
+    /// The functions' label values, once the timing section's encoder has run.
+    function_names: Vec<String>,
+}
+
+/// How a section reaches `/metrics`. Every section is listed: a new one does not compile
+/// until it says how (or why not).
+pub(crate) enum Encoder {
+    /// Its own families, written by this function.
+    Own(fn(&mut Ctx<'_>, &mut Vec<MetricFamily>)),
+    /// Its numbers are families (or labels) another section's encoder writes.
+    With(Section),
+    /// Not exported, and why.
+    None(&'static str),
+}
+
+/// The encoder of `section`.
+pub(crate) fn encoder(section: Section) -> Encoder {
+    match section {
+        Section::Timing => Encoder::Own(|c, out| {
+            c.function_names = functions(c.r, c.limit, &c.bounds, out);
+        }),
+        // hotpath_function_{allocations,allocated_bytes,freed_bytes}_total,
+        // hotpath_function_cpu_seconds_total, hotpath_function_io_*: families of the
+        // functions, written with them.
+        Section::Alloc | Section::Cpu => Encoder::With(Section::Timing),
+        Section::Waits => Encoder::Own(|c, out| locks::waits(c.r, c.limit, &c.function_names, out)),
+        Section::Io => Encoder::Own(|c, out| io(c.r, c.limit, &c.bounds, out)),
+        Section::Channels => Encoder::Own(|c, out| flow::flow(c.r, c.limit, &c.bounds, out)),
+        Section::Streams | Section::Futures => Encoder::With(Section::Channels),
+        Section::Mutexes => Encoder::Own(|c, out| locks::locks(c.r, c.limit, &c.bounds, out)),
+        Section::RwLocks => Encoder::With(Section::Mutexes),
+        Section::Debug => Encoder::Own(|c, out| locks::debug(c.r, c.limit, out)),
+        Section::Sql => Encoder::Own(|c, out| service::sql(c.r, c.limit, &c.bounds, out)),
+        Section::Http => Encoder::Own(|c, out| service::http(c.r, c.limit, &c.bounds, out)),
+        Section::Server => Encoder::Own(|c, out| service::server(c.r, c.limit, &c.bounds, out)),
+        Section::Tokio => Encoder::Own(|c, out| service::tokio(c.r, out)),
+        Section::Threads => Encoder::Own(|c, out| process(c.r, c.limit, out)),
+        Section::Stacks => Encoder::None(
+            "one series per calling path would grow with the program's paths, not its call \
+             sites; the tree is served at /stacks and exported by `hotpath export`",
+        ),
+    }
+}
+
+/// How a section reaches `/metrics`, for a conformance test that walks every section.
+#[doc(hidden)]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Coverage {
+    /// Its own families: their names, as encoded from the report given.
+    Families(Vec<String>),
+    /// Its numbers are written by this section's encoder.
+    With(Section),
+    /// Not exported, and why.
+    None(&'static str),
+}
+
+/// How `section` of `r` reaches `/metrics`.
+#[doc(hidden)]
+pub fn coverage(r: &Report, section: Section) -> Coverage {
+    match encoder(section) {
+        Encoder::Own(encode) => {
+            let mut ctx = Ctx {
+                r,
+                limit: usize::MAX,
+                bounds: duration_buckets(),
+                function_names: Vec::new(),
+            };
+            // The functions' label values first, as in the whole exposition.
+            if let Encoder::Own(timing) = encoder(Section::Timing) {
+                timing(&mut ctx, &mut Vec::new());
+            }
+            let mut out = Vec::new();
+            encode(&mut ctx, &mut out);
+            Coverage::Families(out.iter().map(|f| f.name().to_string()).collect())
+        }
+        Encoder::With(s) => Coverage::With(s),
+        Encoder::None(why) => Coverage::None(why),
+    }
+}
+
 /// The whole exposition.
 pub(crate) fn encode(r: &Report, limit: usize) -> String {
     let bounds = duration_buckets();
@@ -161,17 +248,17 @@ pub(crate) fn encode(r: &Report, limit: usize) -> String {
     up.gauge(&[], r.elapsed_ns as f64 / 1e9);
     up.finish(&mut out);
 
-    let function_names = functions(r, limit, &bounds, &mut out);
-    locks::waits(r, limit, &function_names, &mut out);
-    io(r, limit, &bounds, &mut out);
-    flow::flow(r, limit, &bounds, &mut out);
-    locks::locks(r, limit, &bounds, &mut out);
-    locks::debug(r, limit, &mut out);
-    service::sql(r, limit, &bounds, &mut out);
-    service::http(r, limit, &bounds, &mut out);
-    service::server(r, limit, &bounds, &mut out);
-    service::tokio(r, &mut out);
-    process(r, limit, &mut out);
+    let mut ctx = Ctx {
+        r,
+        limit,
+        bounds,
+        function_names: Vec::new(),
+    };
+    for section in Section::ALL {
+        if let Encoder::Own(encode) = encoder(section) {
+            encode(&mut ctx, &mut out);
+        }
+    }
 
     let mut text = String::new();
     if let Err(e) = TextEncoder::new().encode_utf8(&out, &mut text) {

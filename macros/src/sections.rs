@@ -20,6 +20,7 @@
 //!     rate: sampled(Sampler, channels_time_sampling_rate,
 //!                   "HOTPATH_CHANNELS_TIME_SAMPLING_RATE", "message", "doc") | none,
 //!     rows: "channels" | none, extra: [".."], functions: "io" | none, filter: bool,
+//!     group: Functions | Io | DataFlow | Threads | Debug,
 //! }
 //! ```
 //!
@@ -81,9 +82,17 @@ pub(crate) struct Decl {
     functions: Option<&'static str>,
     /// Whether its fragment lists only the functions that have that object.
     filter: bool,
+    /// Where readers group it (a tab of the console, a tool of the MCP server):
+    /// `Functions`, `Io`, `DataFlow`, `Threads` or `Debug`.
+    group: &'static str,
 }
 
-const fn row(variant: &'static str, name: &'static str, route: &'static str) -> Decl {
+const fn row(
+    variant: &'static str,
+    name: &'static str,
+    route: &'static str,
+    group: &'static str,
+) -> Decl {
     Decl {
         variant,
         doc: "",
@@ -98,6 +107,7 @@ const fn row(variant: &'static str, name: &'static str, route: &'static str) -> 
         extra: &[],
         functions: None,
         filter: false,
+        group,
     }
 }
 
@@ -120,7 +130,7 @@ pub(crate) const SECTIONS: &[Decl] = &[
                   `HOTPATH_FUNCTIONS_TIME_SAMPLING_RATE` overrides it.",
         }),
         rows: Some("functions"),
-        ..row("Timing", "timing", "/functions_timing")
+        ..row("Timing", "timing", "/functions_timing", "Functions")
     },
     Decl {
         doc: "Allocations per function (feature `hotpath-alloc`).",
@@ -129,7 +139,7 @@ pub(crate) const SECTIONS: &[Decl] = &[
         limit: Limit::Of("Timing"),
         extra: &["alloc_total"],
         functions: Some("alloc"),
-        ..row("Alloc", "alloc", "/functions_alloc")
+        ..row("Alloc", "alloc", "/functions_alloc", "Functions")
     },
     Decl {
         doc: "CPU time and waiting per function (feature `hotpath-cpu`).",
@@ -138,14 +148,14 @@ pub(crate) const SECTIONS: &[Decl] = &[
         limit: Limit::Of("Timing"),
         extra: &["cpu"],
         functions: Some("cpu"),
-        ..row("Cpu", "cpu", "/functions_cpu")
+        ..row("Cpu", "cpu", "/functions_cpu", "Functions")
     },
     Decl {
         doc: "Where each function's own time went: CPU, I/O, locks, channels, SQL, HTTP, other.",
         limit: Limit::Of("Timing"),
         functions: Some("waits"),
         filter: true,
-        ..row("Waits", "waits", "/functions_waits")
+        ..row("Waits", "waits", "/functions_waits", "Functions")
     },
     Decl {
         doc: "Operations, bytes and latency per `io!` entry, and I/O per function.",
@@ -163,7 +173,7 @@ pub(crate) const SECTIONS: &[Decl] = &[
         extra: &["io_time_sampling_rate"],
         functions: Some("io"),
         filter: true,
-        ..row("Io", "io", "/io")
+        ..row("Io", "io", "/io", "Io")
     },
     Decl {
         doc: "Messages, depth, blocked sends and latency per `channel!` entry.",
@@ -179,7 +189,7 @@ pub(crate) const SECTIONS: &[Decl] = &[
         }),
         rows: Some("channels"),
         extra: &["channels_time_sampling_rate"],
-        ..row("Channels", "channels", "/channels")
+        ..row("Channels", "channels", "/channels", "DataFlow")
     },
     Decl {
         doc: "Items, polls and busy time per `stream!` entry.",
@@ -195,7 +205,7 @@ pub(crate) const SECTIONS: &[Decl] = &[
         }),
         rows: Some("streams"),
         extra: &["streams_time_sampling_rate"],
-        ..row("Streams", "streams", "/streams")
+        ..row("Streams", "streams", "/streams", "DataFlow")
     },
     Decl {
         doc: "Calls, cancellations, lifetime and busy time per `future!` / `#[future_fn]`.",
@@ -211,7 +221,7 @@ pub(crate) const SECTIONS: &[Decl] = &[
         }),
         rows: Some("futures"),
         extra: &["futures_time_sampling_rate"],
-        ..row("Futures", "futures", "/futures")
+        ..row("Futures", "futures", "/futures", "DataFlow")
     },
     Decl {
         doc: "SQL queries per normalised query and issuing function (features `sqlx`, `diesel`).",
@@ -221,7 +231,7 @@ pub(crate) const SECTIONS: &[Decl] = &[
             what: "the `sql` section",
         },
         rows: Some("sql"),
-        ..row("Sql", "sql", "/sql")
+        ..row("Sql", "sql", "/sql", "Io")
     },
     Decl {
         doc: "HTTP client calls per endpoint and calling function (features `reqwest-0-12`, \
@@ -232,7 +242,7 @@ pub(crate) const SECTIONS: &[Decl] = &[
             what: "the `http` section",
         },
         rows: Some("http"),
-        ..row("Http", "http", "/http")
+        ..row("Http", "http", "/http", "Io")
     },
     Decl {
         doc: "HTTP server requests per route (feature `axum-0-8`).",
@@ -242,7 +252,7 @@ pub(crate) const SECTIONS: &[Decl] = &[
             what: "the `server` section",
         },
         rows: Some("server"),
-        ..row("Server", "server", "/server")
+        ..row("Server", "server", "/server", "Io")
     },
     Decl {
         doc: "Acquisitions, contention, waits and holds per `mutex!` site.",
@@ -258,7 +268,7 @@ pub(crate) const SECTIONS: &[Decl] = &[
         }),
         rows: Some("mutexes"),
         extra: &["mutexes_time_sampling_rate"],
-        ..row("Mutexes", "mutexes", "/mutexes")
+        ..row("Mutexes", "mutexes", "/mutexes", "DataFlow")
     },
     Decl {
         doc: "The same per `rw_lock!` site, reads and writes apart.",
@@ -275,14 +285,18 @@ pub(crate) const SECTIONS: &[Decl] = &[
         }),
         rows: Some("rw_locks"),
         extra: &["rw_locks_time_sampling_rate"],
-        ..row("RwLocks", "rw_locks", "/rw_locks")
+        ..row("RwLocks", "rw_locks", "/rw_locks", "DataFlow")
     },
     Decl {
         doc: "tokio runtimes: workers, tasks, queue, busy time (feature `tokio`).",
         aliases: &["tokio_runtime", "tokio-runtime"],
         features: &["tokio"],
+        limit: Limit::Own {
+            key: "tokio",
+            what: "the `tokio` section",
+        },
         rows: Some("tokio"),
-        ..row("Tokio", "tokio", "/tokio_runtime")
+        ..row("Tokio", "tokio", "/tokio_runtime", "Threads")
     },
     Decl {
         doc: "CPU time, state and allocations per thread; the process's memory (Linux).",
@@ -293,18 +307,26 @@ pub(crate) const SECTIONS: &[Decl] = &[
         },
         rows: Some("threads"),
         extra: &["process_memory"],
-        ..row("Threads", "threads", "/threads")
+        ..row("Threads", "threads", "/threads", "Threads")
     },
     Decl {
         doc: "The last values of `dbg!`, `val!` and `gauge!`.",
+        limit: Limit::Own {
+            key: "debug",
+            what: "the `debug` section",
+        },
         rows: Some("debug"),
-        ..row("Debug", "debug", "/debug")
+        ..row("Debug", "debug", "/debug", "Debug")
     },
     Decl {
         doc: "The calling-context tree: calls and time per path of measured functions \
               (`HOTPATH_STACKS=1`).",
+        limit: Limit::Own {
+            key: "stacks",
+            what: "the `stacks` section (paths shown; the tree keeps them all)",
+        },
         rows: Some("stacks"),
-        ..row("Stacks", "stacks", "/stacks")
+        ..row("Stacks", "stacks", "/stacks", "Functions")
     },
 ];
 
@@ -345,7 +367,7 @@ pub(crate) fn for_each(path: &str) -> String {
             out,
             "    {} {{ doc: {:?}, name: {:?}, route: {:?}, aliases: {}, features: {}, \
              target_os: {}, limit: {limit}, rate: {rate}, rows: {}, extra: {}, \
-             functions: {}, filter: {} }}",
+             functions: {}, filter: {}, group: {} }}",
             d.variant,
             d.doc,
             d.name,
@@ -357,6 +379,7 @@ pub(crate) fn for_each(path: &str) -> String {
             list(d.extra),
             opt(d.functions),
             d.filter,
+            d.group,
         );
     }
     out.push('}');
@@ -383,12 +406,16 @@ mod tests {
             for k in d.rows.into_iter().chain(d.extra.iter().copied()) {
                 assert!(keys.insert(k), "key {k} claimed twice");
             }
-            if let Limit::Of(owner) = d.limit {
-                let o = SECTIONS.iter().find(|s| s.variant == owner).expect(owner);
-                assert!(
-                    matches!(o.limit, Limit::Own { .. }),
-                    "{owner} owns no limit"
-                );
+            match d.limit {
+                Limit::Of(owner) => {
+                    let o = SECTIONS.iter().find(|s| s.variant == owner).expect(owner);
+                    assert!(
+                        matches!(o.limit, Limit::Own { .. }),
+                        "{owner} owns no limit"
+                    );
+                }
+                Limit::Own { .. } => {}
+                Limit::None => panic!("{}: every section has a row limit", d.variant),
             }
         }
     }
@@ -409,7 +436,8 @@ mod tests {
              one is timed unless `rate` is 0. Unset: 1/16, or the functions' rate when that \
              was set. `HOTPATH_MUTEXES_TIME_SAMPLING_RATE` overrides it, and so does \
              `HOTPATH_TIME_SAMPLING_RATE` when the former is not set.\"), rows: \"mutexes\", \
-             extra: [\"mutexes_time_sampling_rate\"], functions: none, filter: false }"
+             extra: [\"mutexes_time_sampling_rate\"], functions: none, filter: false, \
+             group: DataFlow }"
         ));
     }
 }

@@ -37,7 +37,7 @@ pub use model::{
     SCHEMA_VERSION,
 };
 pub use model::{ChannelEntry, DistNs, FutureEntry, SendBlocked, StreamEntry};
-pub use section::Section;
+pub use section::{Group, Section};
 
 /// Events of a data-flow or lock site timed in full before its sampling rate applies
 /// (the tables say so); the recording side's `hotpath_core::WARM_UP` (the facade asserts

@@ -6,6 +6,38 @@
 use serde::{Deserialize, Deserializer};
 use serde::{Serialize, Serializer};
 
+/// Where readers group sections: a tab of the console, a tool of the MCP server.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Group {
+    /// Per-function tables: timing, allocations, CPU, waits, the calling-context tree.
+    Functions,
+    /// I/O: `io!` entries and I/O per function, SQL, HTTP clients and servers.
+    Io,
+    /// Data moving between threads and tasks, and the locks around it: channels,
+    /// streams, futures, mutexes, read-write locks.
+    DataFlow,
+    /// The process: its threads, the tokio runtimes.
+    Threads,
+    /// Debug values.
+    Debug,
+}
+
+impl Group {
+    /// Every group, in the order of its first section.
+    pub const ALL: [Group; 5] = [
+        Group::Functions,
+        Group::Io,
+        Group::DataFlow,
+        Group::Threads,
+        Group::Debug,
+    ];
+
+    /// The sections of the group, in report order.
+    pub fn sections(self) -> impl Iterator<Item = Section> {
+        Section::ALL.into_iter().filter(move |s| s.group() == self)
+    }
+}
+
 /// Reads the sections table (`hotpath_macros::__sections!`) into [`Section`] and its
 /// metadata.
 macro_rules! declare {
@@ -15,7 +47,8 @@ macro_rules! declare {
             aliases: [$($alias:literal),*], features: [$($feature:literal),*],
             target_os: $os:tt, limit: $limit:ident $(($($la:tt)*))?,
             rate: $rate:ident $(($($ra:tt)*))?, rows: $rows:tt,
-            extra: [$($extra:literal),*], functions: $functions:tt, filter: $filter:literal
+            extra: [$($extra:literal),*], functions: $functions:tt, filter: $filter:literal,
+            group: $group:ident
         }
     )*) => {
         /// One section of the report.
@@ -137,6 +170,14 @@ macro_rules! declare {
             pub const fn filters_functions(self) -> bool {
                 match self {
                     $(Section::$V => $filter,)*
+                }
+            }
+
+            /// Where readers group the section: a tab of the console, a tool of the MCP
+            /// server.
+            pub const fn group(self) -> Group {
+                match self {
+                    $(Section::$V => Group::$group,)*
                 }
             }
         }

@@ -4,7 +4,7 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use hotpath_report::{format, ProfilerStatus, Report};
+use hotpath_report::{format, Group, ProfilerStatus, Report};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 pub use super::tables::View;
@@ -48,33 +48,24 @@ impl Tab {
         }
     }
 
-    /// The views of the tab, switched with ← and →.
-    pub fn views(self) -> &'static [View] {
+    /// The report's group of sections the tab shows.
+    pub fn group(self) -> Group {
         match self {
-            Tab::Functions => &[
-                View::Timing,
-                View::Memory,
-                View::Cpu,
-                View::Waits,
-                View::Stacks,
-            ],
-            Tab::Io => &[
-                View::IoStreams,
-                View::IoFunctions,
-                View::Sql,
-                View::Http,
-                View::Server,
-            ],
-            Tab::DataFlow => &[
-                View::Channels,
-                View::Streams,
-                View::Futures,
-                View::Mutexes,
-                View::RwLocks,
-            ],
-            Tab::Threads => &[View::Threads, View::Tokio],
-            Tab::Debug => &[View::Debug],
+            Tab::Functions => Group::Functions,
+            Tab::Io => Group::Io,
+            Tab::DataFlow => Group::DataFlow,
+            Tab::Threads => Group::Threads,
+            Tab::Debug => Group::Debug,
         }
+    }
+
+    /// The views of the tab, switched with ← and →: those of its group's sections, in
+    /// the order of [`View::ALL`].
+    pub fn views(self) -> Vec<View> {
+        View::ALL
+            .into_iter()
+            .filter(|v| v.section().group() == self.group())
+            .collect()
     }
 
     fn index(self) -> usize {

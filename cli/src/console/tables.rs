@@ -130,6 +130,30 @@ impl View {
     pub(crate) fn index(self) -> usize {
         self as usize
     }
+
+    /// The views that show `section`: every section has at least one (a new section
+    /// without a view does not compile).
+    pub fn of(section: Section) -> &'static [View] {
+        match section {
+            Section::Timing => &[View::Timing],
+            Section::Alloc => &[View::Memory],
+            Section::Cpu => &[View::Cpu],
+            Section::Waits => &[View::Waits],
+            Section::Io => &[View::IoStreams, View::IoFunctions],
+            Section::Channels => &[View::Channels],
+            Section::Streams => &[View::Streams],
+            Section::Futures => &[View::Futures],
+            Section::Sql => &[View::Sql],
+            Section::Http => &[View::Http],
+            Section::Server => &[View::Server],
+            Section::Mutexes => &[View::Mutexes],
+            Section::RwLocks => &[View::RwLocks],
+            Section::Tokio => &[View::Tokio],
+            Section::Threads => &[View::Threads],
+            Section::Debug => &[View::Debug],
+            Section::Stacks => &[View::Stacks],
+        }
+    }
 }
 
 /// Where a row's data lives in the report.

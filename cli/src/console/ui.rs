@@ -126,7 +126,7 @@ fn bar_line(app: &App) -> Paragraph<'static> {
     if views.len() > 1 {
         spans.push(Span::styled("  ←/→ ", Style::new().dim()));
         for v in views {
-            if *v == app.view() {
+            if v == app.view() {
                 spans.push(Span::styled(format!("[{}]", v.title()), chosen));
             } else {
                 spans.push(Span::raw(format!(" {} ", v.title())));

@@ -10,7 +10,7 @@
 use serde_json::{json, Map, Value};
 
 use super::super::Source;
-use hotpath_report::{Function, Report, Section};
+use hotpath_report::{Function, Group, Report, Section};
 
 /// A tool's answer: JSON, or a message for the client (sent as a tool error, which the
 /// model reads).
@@ -404,22 +404,12 @@ pub(crate) fn threads(source: &dyn Source, limit: usize) -> Answer {
     section(source, Section::Threads.name(), limit, false)
 }
 
-/// The sections of data moving between threads and tasks: the console's Data flow tab
-/// (channels, streams, futures and locks).
-pub(crate) const DATA_FLOW: [Section; 5] = [
-    Section::Channels,
-    Section::Streams,
-    Section::Futures,
-    Section::Mutexes,
-    Section::RwLocks,
-];
-
 /// `data_flow`: each data-flow section this session serves, as its route answers it
 /// (rows cut to `limit`, 0: all; no histograms), and why the others are absent.
 pub(crate) fn data_flow(source: &dyn Source, limit: usize) -> Answer {
     let mut sections = Map::new();
     let mut absent = Map::new();
-    for s in DATA_FLOW {
+    for s in Group::DataFlow.sections() {
         match super::super::unavailable(source, s) {
             Some((why, _)) => {
                 absent.insert(s.name().into(), json!(why));
