@@ -15,6 +15,8 @@ pub use flow::{flow_call, FlowMacro};
 pub use item::{expect_fn, expect_impl_or_mod};
 use lit::{parse_int, parse_number, unquote};
 
+use crate::limits::{is_limit_key, Limit};
+
 /// A diagnostic at a span.
 pub struct Error {
     span: Span,
@@ -78,15 +80,8 @@ const MAX_PERCENTILES: usize = 10;
 pub struct MainArgs {
     pub percentiles: Option<Vec<f64>>,
     pub format: Option<Format>,
-    pub limit: Option<u64>,
-    pub functions_limit: Option<u64>,
-    pub threads_limit: Option<u64>,
-    pub io_limit: Option<u64>,
-    pub channels_limit: Option<u64>,
-    pub streams_limit: Option<u64>,
-    pub futures_limit: Option<u64>,
-    pub mutexes_limit: Option<u64>,
-    pub rw_locks_limit: Option<u64>,
+    /// `limit = N` and `<section>_limit = N`, in the order written.
+    pub limits: Vec<Limit>,
     pub output_path: Option<Literal>,
     pub timeout: Option<u64>,
     pub allocator: Option<TokenStream>,
@@ -95,9 +90,8 @@ pub struct MainArgs {
 
 const MAIN_KEYS: &str =
     "percentiles = [..], format = \"table\"|\"json\"|\"json-pretty\"|\"none\", \
-limit = N, functions_limit = N, threads_limit = N, io_limit = N, channels_limit = N, \
-streams_limit = N, futures_limit = N, mutexes_limit = N, rw_locks_limit = N, output_path = \"..\", \
-timeout = MS, allocator = path::Type, report = \"..\"";
+limit = N, <section>_limit = N (a `HotpathGuardBuilder` method: functions_limit, io_limit, \
+sql_limit, ...), output_path = \"..\", timeout = MS, allocator = path::Type, report = \"..\"";
 
 /// Arguments of `#[hotpath::measure(...)]` and `#[hotpath::future_fn(...)]`.
 #[derive(Default)]
@@ -245,42 +239,6 @@ pub fn main_args(attr: TokenStream) -> Result<MainArgs, Error> {
                     }
                 });
             }
-            "limit" => {
-                dup(a.limit.is_some())?;
-                a.limit = Some(arg.int()?);
-            }
-            "functions_limit" => {
-                dup(a.functions_limit.is_some())?;
-                a.functions_limit = Some(arg.int()?);
-            }
-            "threads_limit" => {
-                dup(a.threads_limit.is_some())?;
-                a.threads_limit = Some(arg.int()?);
-            }
-            "io_limit" => {
-                dup(a.io_limit.is_some())?;
-                a.io_limit = Some(arg.int()?);
-            }
-            "channels_limit" => {
-                dup(a.channels_limit.is_some())?;
-                a.channels_limit = Some(arg.int()?);
-            }
-            "streams_limit" => {
-                dup(a.streams_limit.is_some())?;
-                a.streams_limit = Some(arg.int()?);
-            }
-            "futures_limit" => {
-                dup(a.futures_limit.is_some())?;
-                a.futures_limit = Some(arg.int()?);
-            }
-            "mutexes_limit" => {
-                dup(a.mutexes_limit.is_some())?;
-                a.mutexes_limit = Some(arg.int()?);
-            }
-            "rw_locks_limit" => {
-                dup(a.rw_locks_limit.is_some())?;
-                a.rw_locks_limit = Some(arg.int()?);
-            }
             "output_path" => {
                 dup(a.output_path.is_some())?;
                 let (lit, s) = arg.string()?;
@@ -307,6 +265,14 @@ pub fn main_args(attr: TokenStream) -> Result<MainArgs, Error> {
             "report" => {
                 dup(a.report.is_some())?;
                 a.report = Some(arg.string()?.0);
+            }
+            _ if is_limit_key(&key) => {
+                dup(a.limits.iter().any(|l| l.method.to_string() == key))?;
+                let rows = arg.int()?;
+                a.limits.push(Limit {
+                    method: arg.key.clone(),
+                    rows,
+                });
             }
             _ => {
                 return Err(Error::new(
