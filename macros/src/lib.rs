@@ -2,8 +2,8 @@
 //! the facade (`#[hotpath::measure]`), not from this crate.
 //!
 //! Without the facade's `hotpath` feature every attribute checks its arguments and where
-//! it is placed, then returns the item unchanged (`#[main]` adds an item that only
-//! type-checks its row limits); this crate then builds without any dependency. With it, functions get an RAII guard (sync) or a per-poll wrapper (async);
+//! it is placed, then returns the item unchanged (`#[main]` adds to its body an item that
+//! only type-checks its row limits); this crate then builds without any dependency. With it, functions get an RAII guard (sync) or a per-poll wrapper (async);
 //! the body is never moved into a closure.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
@@ -64,7 +64,7 @@ fn expanded(r: syn::Result<proc_macro2::TokenStream>, item: TokenStream) -> Toke
 ///
 /// Without the `hotpath` feature the function is left as written; the limits are still
 /// type-checked against the builder (an item `const _: fn(HotpathGuardBuilder) -> ..`
-/// beside it), so an unknown one is the same error in both builds.
+/// at the start of its body), so an unknown one is the same error in both builds.
 #[proc_macro_attribute]
 pub fn main(attr: TokenStream, item: TokenStream) -> TokenStream {
     let args = match attr::main_args(attr) {
@@ -80,9 +80,7 @@ pub fn main(attr: TokenStream, item: TokenStream) -> TokenStream {
     }
     #[cfg(not(feature = "hotpath"))]
     {
-        let mut out = limits::check(&args.limits);
-        out.extend(item);
-        out
+        limits::checked(item, &args.limits)
     }
 }
 

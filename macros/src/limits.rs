@@ -5,7 +5,7 @@
 //!
 //! Both builds emit the same calls ([`calls`]): the feature-on build in the chain that
 //! builds the guard, the feature-off build in an item that is only type-checked
-//! ([`check`]), so an unknown limit fails identically with and without the feature.
+//! ([`checked`]), so an unknown limit fails identically with and without the feature.
 
 use proc_macro::{Delimiter, Group, Ident, Literal, Punct, Spacing, Span, TokenStream, TokenTree};
 
@@ -46,21 +46,43 @@ pub fn calls(limits: &[Limit]) -> TokenStream {
     out
 }
 
-/// The feature-off build's check of the limits: `const _: fn(B) -> B = |b| b<calls>;` with
-/// `B` the builder (zero-sized, with the same methods, without the feature). Nothing when
-/// no limit is given, so that such an item expands to itself alone.
+/// The feature-off build's `fn`, with its limits checked: the item as written, its body
+/// starting (after any inner attributes) with `const _: fn(B) -> B = |b| b<calls>;`, where
+/// `B` is the builder (zero-sized, with the same methods, without the feature). In the
+/// body rather than beside the `fn`, where an `impl` or a trait would not take it. The
+/// item unchanged when no limit is given.
 #[cfg(not(feature = "hotpath"))]
-pub fn check(limits: &[Limit]) -> TokenStream {
+pub fn checked(item: TokenStream, limits: &[Limit]) -> TokenStream {
     if limits.is_empty() {
-        return TokenStream::new();
+        return item;
     }
-    let mut out: TokenStream =
+    let mut toks: Vec<TokenTree> = item.into_iter().collect();
+    let Some(TokenTree::Group(body)) = toks.pop() else {
+        unreachable!("attr::expect_fn accepted a function with a body");
+    };
+    let stmts: Vec<TokenTree> = body.stream().into_iter().collect();
+    let is =
+        |i: usize, c: char| matches!(stmts.get(i), Some(TokenTree::Punct(p)) if p.as_char() == c);
+    let mut at = 0;
+    while is(at, '#')
+        && is(at + 1, '!')
+        && matches!(stmts.get(at + 2), Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Bracket)
+    {
+        at += 3;
+    }
+    let mut check: TokenStream =
         "const _: fn(::hotpath::HotpathGuardBuilder) -> ::hotpath::HotpathGuardBuilder = |b| b"
             .parse()
             .expect("the check's head parses");
-    out.extend(calls(limits));
-    out.extend([TokenTree::Punct(Punct::new(';', Spacing::Alone))]);
-    out
+    check.extend(calls(limits));
+    check.extend([TokenTree::Punct(Punct::new(';', Spacing::Alone))]);
+    let mut stream: TokenStream = stmts[..at].iter().cloned().collect();
+    stream.extend(check);
+    stream.extend(stmts[at..].iter().cloned());
+    let mut new_body = Group::new(Delimiter::Brace, stream);
+    new_body.set_span(body.span());
+    toks.push(TokenTree::Group(new_body));
+    toks.into_iter().collect()
 }
 
 #[cfg(test)]
