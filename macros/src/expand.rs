@@ -211,23 +211,7 @@ pub fn main(args: &MainArgs, item: TokenStream) -> syn::Result<TokenStream> {
         let v = format_ident!("{}", fmt.variant());
         calls.extend(quote!(.format(::hotpath::Format::#v)));
     }
-    for (method, v) in [
-        ("limit", args.limit),
-        ("functions_limit", args.functions_limit),
-        ("threads_limit", args.threads_limit),
-        ("io_limit", args.io_limit),
-        ("channels_limit", args.channels_limit),
-        ("streams_limit", args.streams_limit),
-        ("futures_limit", args.futures_limit),
-        ("mutexes_limit", args.mutexes_limit),
-        ("rw_locks_limit", args.rw_locks_limit),
-    ] {
-        if let Some(v) = v {
-            let m = format_ident!("{}", method);
-            let v = Literal::u64_unsuffixed(v);
-            calls.extend(quote!(.#m(#v as usize)));
-        }
-    }
+    calls.extend(TokenStream::from(crate::limits::calls(&args.limits)));
     if let Some(p) = &args.output_path {
         let p = lit(p);
         calls.extend(quote!(.output_path(#p)));

@@ -2,8 +2,8 @@
 //! the facade (`#[hotpath::measure]`), not from this crate.
 //!
 //! Without the facade's `hotpath` feature every attribute checks its arguments and where
-//! it is placed, then returns the item unchanged; this crate then builds without any
-//! dependency. With it, functions get an RAII guard (sync) or a per-poll wrapper (async);
+//! it is placed, then returns the item unchanged (`#[main]` adds to its body an item that
+//! only type-checks its row limits); this crate then builds without any dependency. With it, functions get an RAII guard (sync) or a per-poll wrapper (async);
 //! the body is never moved into a closure.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
@@ -13,6 +13,7 @@ use proc_macro::TokenStream;
 mod attr;
 #[cfg(feature = "hotpath")]
 mod expand;
+mod limits;
 mod sections;
 
 use attr::Error;
@@ -50,17 +51,21 @@ fn expanded(r: syn::Result<proc_macro2::TokenStream>, item: TokenStream) -> Toke
 ///
 /// | argument | meaning | default |
 /// |---|---|---|
-/// | `percentiles = [50, 99.9]` | percentile columns, each in `0..=100` (0 = min, 100 = max), at most 10 | `[95]` |
+/// | `percentiles = [50, 99.9]` | percentile columns, each in `0..=100` (0 = min, 100 = max), at most 10 | `[50, 95, 99]` |
 /// | `format = "table"` | `"table"`, `"json"`, `"json-pretty"` or `"none"` | `"table"` |
 /// | `limit = N` | rows per section, `0` = all | `15` |
-/// | `functions_limit = N`, `threads_limit = N`, `io_limit = N`, `channels_limit = N`, `streams_limit = N`, `futures_limit = N`, `mutexes_limit = N`, `rw_locks_limit = N` | rows of one section | `limit` |
+/// | `<section>_limit = N` | rows of one section: the key is the `HotpathGuardBuilder` method it calls (`functions_limit`, `threads_limit`, `io_limit`, `sql_limit`, `http_limit`, `server_limit`, ...), so a name the builder lacks is a compile error | `limit` |
 /// | `output_path = "report.json"` | write the report to a file instead of stdout | stdout |
 /// | `timeout = MS` | print the report and exit the process after `MS` milliseconds | none |
 /// | `allocator = mimalloc::MiMalloc` | with `hotpath-alloc`: the allocator the tracking allocator wraps | `System` |
 /// | `report = "timing,io"` | sections to print (`all`, or names; `-name` removes one) | all |
 ///
-/// `HOTPATH_OUTPUT_FORMAT`, `HOTPATH_OUTPUT_PATH`, `HOTPATH_LIMIT` and
-/// `HOTPATH_SHUTDOWN_MS` override the arguments at run time.
+/// `HOTPATH_OUTPUT_FORMAT`, `HOTPATH_OUTPUT_PATH`, `HOTPATH_LIMIT`,
+/// `HOTPATH_<SECTION>_LIMIT` and `HOTPATH_SHUTDOWN_MS` override the arguments at run time.
+///
+/// Without the `hotpath` feature the function is left as written; the limits are still
+/// type-checked against the builder (an item `const _: fn(HotpathGuardBuilder) -> ..`
+/// at the start of its body), so an unknown one is the same error in both builds.
 #[proc_macro_attribute]
 pub fn main(attr: TokenStream, item: TokenStream) -> TokenStream {
     let args = match attr::main_args(attr) {
@@ -76,8 +81,7 @@ pub fn main(attr: TokenStream, item: TokenStream) -> TokenStream {
     }
     #[cfg(not(feature = "hotpath"))]
     {
-        let _ = args;
-        item
+        limits::checked(item, &args.limits)
     }
 }
 

@@ -199,7 +199,7 @@ impl Walk<'_, '_> {
                             self.function(
                                 &f.attrs,
                                 &f.vis,
-                                f.defaultness.as_ref().map(|d| d.span.start()),
+                                f.modifiers.defaultness.as_ref().map(|d| d.span.start()),
                                 &f.sig,
                                 &path,
                                 measured,
@@ -276,7 +276,7 @@ fn signature_start(
     if let Some(t) = &sig.asyncness {
         return t.span.start();
     }
-    if let Some(t) = &sig.unsafety {
+    if let syn::Safety::Unsafe(t) = &sig.safety {
         return t.span.start();
     }
     if let Some(abi) = &sig.abi {

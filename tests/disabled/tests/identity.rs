@@ -602,6 +602,9 @@ static MAIN_CALLS: AtomicUsize = AtomicUsize::new(0);
     futures_limit = 3,
     rw_locks_limit = 4,
     mutexes_limit = 5,
+    sql_limit = 6,
+    http_limit = 7,
+    server_limit = 8,
 )]
 fn main_with_every_argument(xs: &[u64]) -> u64 {
     MAIN_CALLS.fetch_add(1, Ordering::SeqCst);
