@@ -43,7 +43,7 @@ pub use section::{Group, Section};
 /// (the tables say so); the recording side's `hotpath_core::WARM_UP` (the facade asserts
 /// they are equal).
 pub const SAMPLING_WARM_UP: u64 = 256;
-pub use table::{render as render_table, render_with as render_table_with, Limits};
+pub use table::{render as render_table, render_with as render_table_with, section_table, Limits};
 
 impl Report {
     /// Compact JSON.

@@ -66,28 +66,33 @@ pub fn render_with(r: &Report, limits: &Limits) -> String {
             continue;
         }
         out.push('\n');
-        let limit = limits.of(section);
-        match section {
-            Section::Timing => timing(r, limit, &mut out),
-            Section::Alloc => alloc(r, limit, &mut out),
-            Section::Cpu => cpu(r, limit, &mut out),
-            Section::Io => io(r, limit, &mut out),
-            Section::Channels => channels(r, limit, &mut out),
-            Section::Streams => streams(r, limit, &mut out),
-            Section::Futures => futures(r, limit, &mut out),
-            Section::Threads => threads(r, limit, &mut out),
-            Section::Waits => locks::waits(r, limit, &mut out),
-            Section::Mutexes => locks::mutexes(r, limit, &mut out),
-            Section::RwLocks => locks::rw_locks(r, limit, &mut out),
-            Section::Debug => locks::debug(r, limit, &mut out),
-            Section::Stacks => stacks(r, limit, &mut out),
-            Section::Sql => service::sql(r, limit, &mut out),
-            Section::Http => service::http(r, limit, &mut out),
-            Section::Server => service::server(r, limit, &mut out),
-            Section::Tokio => service::tokio(r, limit, &mut out),
-        }
+        section_table(r, section, limits.of(section), &mut out);
     }
     out
+}
+
+/// The table of one section, `limit` rows (0: all). Every section has one: a new
+/// section does not compile until it does.
+pub fn section_table(r: &Report, section: Section, limit: usize, out: &mut String) {
+    match section {
+        Section::Timing => timing(r, limit, out),
+        Section::Alloc => alloc(r, limit, out),
+        Section::Cpu => cpu(r, limit, out),
+        Section::Io => io(r, limit, out),
+        Section::Channels => channels(r, limit, out),
+        Section::Streams => streams(r, limit, out),
+        Section::Futures => futures(r, limit, out),
+        Section::Threads => threads(r, limit, out),
+        Section::Waits => locks::waits(r, limit, out),
+        Section::Mutexes => locks::mutexes(r, limit, out),
+        Section::RwLocks => locks::rw_locks(r, limit, out),
+        Section::Debug => locks::debug(r, limit, out),
+        Section::Stacks => stacks(r, limit, out),
+        Section::Sql => service::sql(r, limit, out),
+        Section::Http => service::http(r, limit, out),
+        Section::Server => service::server(r, limit, out),
+        Section::Tokio => service::tokio(r, limit, out),
+    }
 }
 
 /// A text table of `rows` in the exit report's columns of `cols`, with the extra rows

@@ -34,6 +34,8 @@ use ratatui::layout::Rect;
 use ratatui::Terminal;
 
 pub use app::{App, Control, FetchResult, Level, Snapshot, Sort, Status, Tab, View};
+#[doc(hidden)]
+pub use tables::row_count;
 
 use crate::client::Client;
 

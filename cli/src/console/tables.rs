@@ -330,6 +330,13 @@ pub(crate) fn build(
     }
 }
 
+/// The rows the console shows in `view` for `report`, for a conformance test that walks
+/// every section.
+#[doc(hidden)]
+pub fn row_count(view: View, report: &Report) -> usize {
+    build(view, report, None, &Trend::default()).rows.len()
+}
+
 /// Why `section` is not in the report, and what adds it.
 fn missing(
     section: Section,

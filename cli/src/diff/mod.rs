@@ -53,7 +53,7 @@
 
 use std::fmt;
 
-use hotpath_report::{percentile_label, IoDirection, IoEntry};
+use hotpath_report::{percentile_label, IoDirection, IoEntry, Section};
 
 mod compare;
 mod render;
@@ -122,6 +122,77 @@ pub enum RowKey {
         /// 0 for the first entry with this identity in the report, 1 for the second, ...
         nth: usize,
     },
+}
+
+impl RowKey {
+    /// The section whose rows this is (`None`: the process totals).
+    pub fn section(&self) -> Option<Section> {
+        match self {
+            RowKey::Process => None,
+            RowKey::Function { .. } => Some(Section::Timing),
+            RowKey::Lock { kind, .. } => Some(if kind == "mutex" {
+                Section::Mutexes
+            } else {
+                Section::RwLocks
+            }),
+            RowKey::Io { .. } => Some(Section::Io),
+            RowKey::Service { section, .. } => match section.as_str() {
+                "sql" => Some(Section::Sql),
+                "server" => Some(Section::Server),
+                _ => Some(Section::Http),
+            },
+            RowKey::Flow { what, .. } => Some(match *what {
+                "channel" => Section::Channels,
+                "stream" => Section::Streams,
+                _ => Section::Futures,
+            }),
+        }
+    }
+}
+
+/// How `hotpath diff` compares a section. Every section is listed: a new one does not
+/// compile until it says how (or why not).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Compared {
+    /// Rows of its own, matched by identity ([`RowKey::section`]).
+    Rows,
+    /// Quantities of another section's rows: the functions' allocations, CPU time and
+    /// waits ([`Change::section`]).
+    On(Section),
+    /// Not compared, and why.
+    None(&'static str),
+}
+
+/// How `section` is compared.
+pub fn compared(section: Section) -> Compared {
+    match section {
+        Section::Timing
+        | Section::Io
+        | Section::Channels
+        | Section::Streams
+        | Section::Futures
+        | Section::Sql
+        | Section::Http
+        | Section::Server
+        | Section::Mutexes
+        | Section::RwLocks => Compared::Rows,
+        Section::Alloc | Section::Cpu | Section::Waits => Compared::On(Section::Timing),
+        Section::Threads => Compared::None(
+            "threads are told apart by ids and names a run gives them; the process's CPU \
+             time and allocations are compared on the (process) row",
+        ),
+        Section::Tokio => Compared::None(
+            "a runtime's workers and tasks describe the run's load, not its code: compare the \
+             functions and futures that run on it",
+        ),
+        Section::Debug => Compared::None(
+            "debug values are the program's own last values, not quantities of the run",
+        ),
+        Section::Stacks => Compared::None(
+            "paths are compared through the functions on them; `hotpath export` gives the \
+             trees of both runs",
+        ),
+    }
 }
 
 /// A direction of an I/O entry.
@@ -409,6 +480,21 @@ pub struct Change {
 }
 
 impl Change {
+    /// The section the quantity belongs to: its row's, or for a function's allocations,
+    /// CPU time and waits, `alloc`, `cpu` and `waits` (`None`: the process totals).
+    pub fn section(&self) -> Option<Section> {
+        let row = self.row.section()?;
+        Some(match (row, self.metric) {
+            (
+                Section::Timing,
+                Metric::Allocs | Metric::AllocBytes | Metric::AllocsPerCall | Metric::BytesPerCall,
+            ) => Section::Alloc,
+            (Section::Timing, Metric::Cpu) => Section::Cpu,
+            (Section::Timing, Metric::Wait(_)) => Section::Waits,
+            (row, _) => row,
+        })
+    }
+
     /// HEAD minus BASE, when both have the quantity.
     pub fn delta(&self) -> Option<Delta> {
         match (self.base?, self.head?) {

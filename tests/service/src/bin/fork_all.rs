@@ -15,6 +15,9 @@
 //! Prints on stderr `ranks=R missing=[..] forks=F hung=H failed=X`: the registered
 //! ranks, the ranks no registry registered, children that hung and children that
 //! failed.
+//!
+//! `fork_all report`: every registry in use, and no fork: a report with a part in every
+//! section (`tests/sections.rs` walks each consumer through it).
 use std::io::Write as _;
 use std::time::Duration;
 
@@ -42,6 +45,9 @@ async fn use_everything(dir: &std::path::Path) {
     *COUNT.lock().unwrap() += 1;
     let by_location = hotpath::wrap::std::sync::Mutex::new(0u8);
     *by_location.lock().unwrap() += 1;
+    let table = hotpath::rw_lock!(std::sync::RwLock::new(1u8), label = "table");
+    assert_eq!(*table.read().unwrap(), 1);
+    *table.write().unwrap() += 1;
     let mut sink = hotpath::io!(std::io::sink(), label = "sink");
     sink.write_all(b"0123456789").unwrap();
     let (tx, rx) = hotpath::channel!(std::sync::mpsc::channel::<u64>(), label = "numbers");
@@ -144,6 +150,10 @@ fn main() {
         hotpath::tokio_runtime!();
         use_everything(dir.path()).await;
     });
+    if std::env::args().nth(1).as_deref() == Some("report") {
+        drop(rt);
+        return;
+    }
     let ranks = fork::registered_ranks();
     let missing: Vec<Rank> = Rank::ALL
         .into_iter()

@@ -1,0 +1,149 @@
+//! The conformance test of the sections table: one run with every registry in use gives a
+//! report with a part in every section, and every section is walked through each consumer
+//! of the report. A new section fails here until it has a JSON part, a table, a live
+//! fragment and route, a console view, diff rows (or a stated reason why not), a
+//! Prometheus encoding (or a stated reason) and a row limit set by the builder, its
+//! variable and `#[hotpath::main]` (the builder's and the variables' are checked for
+//! every section by the facade's own tests; `#[main]` calls the builder's method).
+
+use hotpath_cli::console::{row_count, View};
+use hotpath_cli::diff::{compared, diff, Compared};
+use hotpath_live::prometheus::{coverage, Coverage};
+use hotpath_report::{section_table, Report, Section};
+
+fn full_report() -> Report {
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_fork_all"));
+    for (k, _) in std::env::vars_os() {
+        if k.to_string_lossy().starts_with("HOTPATH_") {
+            c.env_remove(k);
+        }
+    }
+    let out = dir.path().join("report.json");
+    let run = c
+        .arg("report")
+        .env("HOTPATH_OUTPUT_FORMAT", "json")
+        .env("HOTPATH_OUTPUT_PATH", &out)
+        .env("HOTPATH_STACKS", "1")
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    Report::from_json(&std::fs::read_to_string(&out).unwrap()).unwrap()
+}
+
+#[test]
+fn every_section_has_its_part_and_every_consumer_of_it() {
+    let r = full_report();
+    // Every section has a part in this run's report.
+    assert_eq!(r.sections, Section::ALL, "{:?}", r.notes);
+    let json = serde_json::to_value(&r).unwrap();
+    let d = diff(&r, &r, 0.1);
+    for s in Section::ALL {
+        // The JSON part: its rows (not empty) and its other keys.
+        if let Some(rows) = s.rows_key() {
+            let list = json[rows]
+                .as_array()
+                .unwrap_or_else(|| panic!("{s}: no {rows}"));
+            assert!(!list.is_empty(), "{s}: {rows} is empty");
+        }
+        if let Some(field) = s.function_field() {
+            assert!(
+                r.functions.iter().any(|f| !json_of(f)[field].is_null()),
+                "{s}: no function has {field}"
+            );
+        }
+        // The table.
+        let mut table = String::new();
+        section_table(&r, s, 0, &mut table);
+        assert!(table.lines().count() >= 2, "{s}: {table:?}");
+        // The live fragment and its route.
+        assert_eq!(Section::from_route(s.route()), Some(s));
+        let fragment = r.fragment(s);
+        assert_eq!(fragment["section"], s.name(), "{s}");
+        for key in s
+            .rows_key()
+            .into_iter()
+            .chain(s.extra_keys().iter().copied())
+        {
+            if key == "functions" {
+                // The functions, with no section's per-function object.
+                let names = |v: &serde_json::Value| -> Vec<serde_json::Value> {
+                    v.as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|f| f["name"].clone())
+                        .collect()
+                };
+                assert_eq!(names(&fragment[key]), names(&json[key]), "{s}");
+                continue;
+            }
+            assert_eq!(fragment.get(key), json.get(key), "{s}: {key}");
+        }
+        if let Some(field) = s.function_field() {
+            let functions = fragment["functions"].as_array().unwrap();
+            assert!(
+                functions.iter().any(|f| !f[field].is_null()),
+                "{s}: {field}"
+            );
+        }
+        // The console's views.
+        assert!(!View::of(s).is_empty(), "{s}");
+        for &v in View::of(s) {
+            assert_eq!(v.section(), s, "{v:?}");
+            assert!(View::ALL.contains(&v), "{v:?}");
+            assert!(row_count(v, &r) > 0, "{s}: view {v:?} has no row");
+        }
+        // hotpath diff.
+        match compared(s) {
+            Compared::Rows => assert!(
+                d.changes.iter().any(|c| c.row.section() == Some(s)),
+                "{s}: no diff row"
+            ),
+            Compared::On(row) => {
+                assert_eq!(compared(row), Compared::Rows, "{s}");
+                assert!(
+                    d.changes.iter().any(|c| c.section() == Some(s)),
+                    "{s}: no quantity compared"
+                );
+            }
+            Compared::None(why) => assert!(why.len() > 20, "{s}: {why}"),
+        }
+        // Prometheus.
+        match coverage(&r, s) {
+            Coverage::Families(names) => {
+                assert!(!names.is_empty(), "{s}: no family");
+                assert!(names.iter().all(|n| n.starts_with("hotpath_")), "{names:?}");
+            }
+            Coverage::With(other) => assert!(
+                matches!(coverage(&r, other), Coverage::Families(f) if !f.is_empty()),
+                "{s}: with {other}"
+            ),
+            Coverage::None(why) => assert!(why.len() > 20, "{s}: {why}"),
+        }
+        // The row limit: its own or its owner's, with a builder method (also the
+        // `#[main]` argument) and a variable.
+        let owner = s
+            .limit_owner()
+            .unwrap_or_else(|| panic!("{s}: no row limit"));
+        assert!(
+            owner.limit_key().is_some_and(|k| k.ends_with("_limit")),
+            "{s}"
+        );
+        assert!(
+            owner.limit_env().is_some_and(|e| e.ends_with("_LIMIT")),
+            "{s}"
+        );
+    }
+    // Each view of the console shows one section.
+    for v in View::ALL {
+        assert!(View::of(v.section()).contains(&v), "{v:?}");
+    }
+}
+
+fn json_of(f: &hotpath_report::Function) -> serde_json::Value {
+    serde_json::to_value(f).unwrap()
+}
