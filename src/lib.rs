@@ -38,14 +38,14 @@
 //! | `hotpath` | the runtime: per-function wall time, self time, percentiles, the report |
 //! | `hotpath-alloc` | allocations per function (count, bytes, freed, retained; inclusive and self) through a tracking global allocator |
 //! | `hotpath-cpu` | CPU time vs waiting per function, sampled per thread (default) or read exactly at every call |
-//! | `hotpath-prometheus` | `/metrics` in the Prometheus text format on the metrics server |
+//! | `hotpath-live` | the metrics server (`HOTPATH_METRICS_PORT`): the report so far as JSON routes while the program runs (crate `hotpath-live`: hyper and tokio) |
+//! | `hotpath-prometheus` | `/metrics` in the Prometheus text format on the metrics server; implies `hotpath-live` |
 //! | `hotpath-mcp` | an MCP server (`HOTPATH_MCP_PORT`) whose tools answer from the live report, for AI agents; see `docs/mcp.md` |
-//! | `report` | the report model and renderers alone (for tools reading saved JSON) |
+//! | `report` | reading saved JSON reports (`hotpath::report::Report::from_json`); alone, the report model and renderers without the runtime |
 //! | `tokio` | `io!` on tokio's async I/O traits; `mutex!`/`rw_lock!` on `tokio::sync` locks; `channel!` on tokio's `mpsc`, `oneshot`, `broadcast`, `watch` |
 //! | `parking_lot` | `mutex!`/`rw_lock!` on `parking_lot` locks, `hotpath::wrap::parking_lot` |
 //! | `async-lock` | `mutex!`/`rw_lock!` on `async_lock` locks, `hotpath::wrap::async_lock` |
 //! | `crossbeam`, `flume`, `async-channel`, `futures` | `channel!` on that crate's channels (`futures`: futures-channel) |
-//! | `hotpath-prometheus` | `/metrics` on the metrics server, in the Prometheus text format |
 //! | `sqlx` | `sqlx_tracing_layer()`: sqlx's queries per normalised query and issuing function (section `sql`) |
 //! | `diesel` | `instrument_diesel_sql()`: the same from diesel's instrumentation, with errors |
 //! | `reqwest-0-12`, `reqwest-0-13` | `http!(client)` and `ReqwestHttpMiddleware` on reqwest (section `http`) |
