@@ -192,10 +192,28 @@ macro_rules! __http_impl {
 /// `server` section then shows each route's requests (`GET /users/{id}`), status
 /// classes, aborted responses, requests in flight, time to the response head and to the
 /// end of the body. Use it after the last `.route(...)`. Without the `hotpath` feature
-/// the layer forwards everything untouched.
+/// (or without `axum-0-8`) it is the router itself: no layer, nothing per request.
 #[macro_export]
 macro_rules! axum {
     ($router:expr $(,)?) => {
+        $crate::__axum_impl!($router)
+    };
+}
+
+#[cfg(all(feature = "hotpath", feature = "axum-0-8"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __axum_impl {
+    ($router:expr) => {
         $router.layer($crate::AxumLayer::new())
+    };
+}
+
+#[cfg(not(all(feature = "hotpath", feature = "axum-0-8")))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __axum_impl {
+    ($router:expr) => {
+        $router
     };
 }

@@ -127,11 +127,11 @@ pub struct ProfilerStatus {
     pub caller: String,
     /// Time since profiling started, ns.
     pub uptime_ns: u64,
-    /// Sections the program collects: `timing`, `alloc`, `cpu`, `io`, `threads`.
+    /// Sections the program collects (configured, and measurable in this run).
     #[serde(deserialize_with = "known_sections")]
     pub sections: Vec<Section>,
     /// Cargo features of hotpath compiled in: `hotpath`, `hotpath-alloc`, `hotpath-cpu`,
-    /// `hotpath-prometheus`, `hotpath-mcp`, `tokio`, `futures-io`.
+    /// `hotpath-live`, `hotpath-prometheus`, the integrations (`tokio`, `sqlx`, ...).
     pub features: Vec<String>,
     /// How CPU time is measured (`sampled` or `exact`), when it is.
     pub cpu_mode: Option<String>,

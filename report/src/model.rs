@@ -1,6 +1,7 @@
 //! The report as data: what the table, JSON, HTTP routes and CLI all render.
 //!
-//! Serialized as JSON v2 (see `docs/report-schema.md`): numbers in base units
+//! Serialized as JSON of schema version [`SCHEMA_VERSION`] (see `docs/report-schema.md`):
+//! numbers in base units
 //! (nanoseconds, bytes), keys in declaration order.
 
 #[cfg(feature = "read")]
@@ -22,8 +23,9 @@ use super::section::Section;
 
 /// Version of the JSON layout; bumped on any incompatible change.
 pub const SCHEMA_VERSION: u32 = 5;
-/// Oldest layout version readers accept: versions 2 and 3 only added keys and sections
-/// to version 1.
+/// Oldest layout version readers accept: versions 2 to 5 only added keys and sections to
+/// version 1 (or, in 4, marked sampled times as such), so a version-1 report reads as a
+/// later one without them.
 pub const OLDEST_SCHEMA_VERSION: u32 = 1;
 
 /// A whole report. `Default` is an empty report of no schema version, for building
@@ -646,7 +648,7 @@ impl<'de> Deserialize<'de> for Percentiles {
 }
 
 // ---------------------------------------------------------------------------------------
-// Data flow: channels, streams, futures (schema v2)
+// Data flow: channels, streams, futures (since schema version 2)
 // ---------------------------------------------------------------------------------------
 
 /// A distribution of durations, ns: the same keys as [`WallNs`] without self time.

@@ -7,7 +7,7 @@ pub enum Format {
     /// Aligned text tables (the default).
     #[default]
     Table,
-    /// One line of JSON (schema v2, `docs/report-schema.md`).
+    /// One line of JSON (`docs/report-schema.md`).
     Json,
     /// Indented JSON.
     JsonPretty,

@@ -96,7 +96,6 @@ fn clients_and_server_count_calls_classes_and_times() {
     let ts = client(r, "/stream", "http::send_timed");
     assert_eq!((ts.calls, ts.status.status_2xx, ts.bodies), (1, 1, 1));
     let body = ts.body_ns.as_ref().unwrap();
-    assert!(ts.ttfb_ns.max < 20 * MS, "head {}", ts.ttfb_ns.max);
     assert!(body.min >= 180 * MS, "body {}", body.min);
     assert!(body.min - ts.ttfb_ns.max >= 170 * MS);
     let http_wait = |name: &str| {
