@@ -10,6 +10,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 use crate::config::warn;
 use crate::report::export::{self, Weight};
@@ -77,7 +78,7 @@ pub(crate) fn parse_list(s: &str) -> Option<Vec<Export>> {
 }
 
 /// Writes every export of `report`; failures warn and the others go on.
-pub(crate) fn write_all(exports: &[Export], report: &Report) {
+pub(crate) fn write_all(exports: &[Export], report: &Report, timeout: Duration) {
     for e in exports {
         let result = match e.format {
             Format::Folded => export::folded(report, e.weight)
@@ -88,7 +89,7 @@ pub(crate) fn write_all(exports: &[Export], report: &Report) {
                 .and_then(|text| write(&e.path, text.as_bytes())),
             Format::Svg | Format::Pprof => export::paths(report, e.weight)
                 .map_err(|err| err.to_string())
-                .and_then(|_| with_cli(e, report)),
+                .and_then(|_| with_cli(e, report, timeout)),
         };
         if let Err(why) = result {
             warn(&format!(
@@ -104,8 +105,10 @@ fn write(path: &Path, bytes: &[u8]) -> Result<(), String> {
     std::fs::write(path, bytes).map_err(|e| e.to_string())
 }
 
-/// `hotpath export - --format F --weight W -o PATH`, the report on standard input.
-fn with_cli(e: &Export, report: &Report) -> Result<(), String> {
+/// `hotpath export - --format F --weight W -o PATH`, the report on standard input. The
+/// program's exit waits for it at most `timeout`: a CLI that never reads or never exits
+/// is stopped, and the export is reported not written.
+fn with_cli(e: &Export, report: &Report, timeout: Duration) -> Result<(), String> {
     let cli = std::env::var_os("HOTPATH_CLI").unwrap_or_else(|| "hotpath".into());
     let weight = match e.weight {
         Weight::Wall => "wall",
@@ -140,19 +143,53 @@ fn with_cli(e: &Export, report: &Report) -> Result<(), String> {
                 Path::new(&cli).display()
             )
         })?;
+    // Writing and reading on threads of their own: a CLI that does neither cannot block
+    // the exit past the deadline. An early exit of the CLI shows in its status below.
     if let Some(mut stdin) = child.stdin.take() {
-        // An early exit of the CLI shows in its status below.
-        let _ = stdin.write_all(report.to_json().as_bytes());
+        let json = report.to_json();
+        let _ = std::thread::Builder::new()
+            .name("hotpath-export".into())
+            .spawn(move || {
+                let _ = stdin.write_all(json.as_bytes());
+            });
     }
-    let out = child.wait_with_output().map_err(|err| err.to_string())?;
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "hotpath export failed: {}",
-            String::from_utf8_lossy(&out.stderr).trim()
-        ))
+    let stderr = child.stderr.take().map(|mut err| {
+        std::thread::Builder::new()
+            .name("hotpath-export".into())
+            .spawn(move || {
+                let mut text = String::new();
+                let _ = std::io::Read::read_to_string(&mut err, &mut text);
+                text
+            })
+    });
+    let deadline = Instant::now() + timeout;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            Ok(None) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(format!(
+                    "{} did not finish within {} ms (HOTPATH_EXPORT_TIMEOUT_MS) and was \
+                     stopped; {how}",
+                    Path::new(&cli).display(),
+                    timeout.as_millis()
+                ));
+            }
+            Err(err) => return Err(err.to_string()),
+        }
+    };
+    if status.success() {
+        return Ok(());
     }
+    let stderr = stderr
+        .and_then(Result::ok)
+        .and_then(|t| t.join().ok())
+        .unwrap_or_default();
+    Err(format!("hotpath export failed: {}", stderr.trim()))
 }
 
 /// Writes the Chrome trace (Trace Event Format, JSON) of every thread's ring to `path`:

@@ -308,7 +308,7 @@ fn emit(shared: &Shared) {
     let Some(report) = report else {
         return;
     };
-    crate::export::write_all(&cfg.exports, &report);
+    crate::export::write_all(&cfg.exports, &report, cfg.export_timeout);
     if cfg.format == Format::None {
         return;
     }

@@ -159,6 +159,34 @@ fn pprof_reads_back_with_prost_and_go_tool_pprof_tops_with_b() {
     assert!(calls.contains("Total samples = 22"), "{calls}");
 }
 
+/// Labels may be any text, blank ones too (`""`, `" "`, `"\n"`): every format still
+/// exports, each blank frame named `[blank]` (the SVG export used to panic on them).
+#[test]
+fn blank_names_export_as_a_named_frame_and_never_panic() {
+    let mut r = report();
+    r.stacks = Some(vec![
+        p(&[" "], 1, 30, 10),
+        p(&[" ", ""], 1, 15, 15),
+        p(&[" ", "\n"], 1, 5, 5),
+    ]);
+    let folded = String::from_utf8(ok(export(&r, &["--format", "folded"]))).unwrap();
+    assert_eq!(
+        folded,
+        "[blank] 10\n[blank];[blank] 15\n[blank];[blank] 5\n"
+    );
+    let svg = String::from_utf8(ok(export(&r, &["--format", "svg"]))).unwrap();
+    assert!(
+        svg.contains("<title>[blank] (30 ns, 100.00%)</title>"),
+        "{svg}"
+    );
+    for format in ["pprof", "chrome"] {
+        assert!(
+            !ok(export(&r, &["--format", format])).is_empty(),
+            "{format}"
+        );
+    }
+}
+
 #[test]
 fn the_flame_graph_gives_b_its_share() {
     let svg = String::from_utf8(ok(export(&report(), &["--format", "svg"]))).unwrap();

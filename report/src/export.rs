@@ -63,6 +63,8 @@ pub enum ExportError {
     /// CPU weight asked of a report without CPU time per path: build with `hotpath-cpu`
     /// (and leave `HOTPATH_CPU_MODE` on).
     NoCpu,
+    /// The flame-graph renderer refused the folded stacks (its message).
+    Render(String),
 }
 
 impl std::fmt::Display for ExportError {
@@ -76,6 +78,7 @@ impl std::fmt::Display for ExportError {
                 "the report has no CPU time per path: build the program with the feature \
                  hotpath-cpu and leave HOTPATH_CPU_MODE on, or export another weight",
             ),
+            ExportError::Render(why) => write!(f, "the flame graph could not be drawn: {why}"),
         }
     }
 }
@@ -94,8 +97,16 @@ pub fn paths(r: &Report, weight: Weight) -> Result<&[StackPath], ExportError> {
 /// A frame name as folded stacks can hold it: `;` separates frames and a line ends at
 /// its last space before the value, so `;` becomes `:` and line breaks become spaces.
 pub fn frame_name(name: &str) -> String {
-    name.replace(';', ":").replace(['\n', '\r'], " ")
+    let name = name.replace(';', ":").replace(['\n', '\r'], " ");
+    // A blank name (a label may be any text) would make an empty frame of the line.
+    if name.trim().is_empty() {
+        return BLANK.to_string();
+    }
+    name
 }
+
+/// The frame of a function whose name or label is blank (`""`, `" "`).
+pub const BLANK: &str = "[blank]";
 
 /// Folded stacks: one line per path with a non-zero value, `main;parse;read 1200`.
 /// Values are the paths' own (self) values, as flame-graph tools expect: they add up

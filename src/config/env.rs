@@ -106,6 +106,7 @@ const APPLIED: &[&str] = &[
     "HOTPATH_TRACE",
     "HOTPATH_TRACE_CAPACITY",
     "HOTPATH_EXPORT",
+    "HOTPATH_EXPORT_TIMEOUT_MS",
     "HOTPATH_MCP_PORT",
     "HOTPATH_MCP_HOST",
     "HOTPATH_MCP_AUTH_TOKEN",
@@ -471,6 +472,14 @@ impl Config {
             crate::export::parse_list,
         ) {
             self.exports = e;
+        }
+        if let Some(ms) = env(
+            "HOTPATH_EXPORT_TIMEOUT_MS",
+            "a positive integer of milliseconds",
+            &self.export_timeout.as_millis().to_string(),
+            |s| s.parse::<u64>().ok().filter(|ms| *ms > 0),
+        ) {
+            self.export_timeout = Duration::from_millis(ms);
         }
     }
 

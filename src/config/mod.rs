@@ -215,6 +215,9 @@ mod on {
         pub trace_capacity: u32,
         /// Exports written at the end: `HOTPATH_EXPORT`.
         pub exports: Vec<crate::export::Export>,
+        /// How long the exit waits for the CLI writing an SVG or pprof export:
+        /// `HOTPATH_EXPORT_TIMEOUT_MS`.
+        pub export_timeout: Duration,
         /// Port of the MCP server (feature `hotpath-mcp`); `None`: no server. 0: any free
         /// port.
         pub mcp_port: Option<u16>,
@@ -255,6 +258,7 @@ mod on {
                 trace_path: None,
                 trace_capacity: hotpath_core::trace::DEFAULT_CAPACITY,
                 exports: Vec::new(),
+                export_timeout: Duration::from_secs(30),
                 mcp_port: None,
                 mcp_host: "127.0.0.1".into(),
                 mcp_token: None,

@@ -60,6 +60,6 @@ pub fn svg(r: &Report, weight: Weight) -> Result<Vec<u8>, ExportError> {
         return Ok(br#"<svg xmlns="http://www.w3.org/2000/svg" width="600" height="40"><text x="10" y="25">no measured call on any path</text></svg>"#.to_vec());
     }
     inferno::flamegraph::from_lines(&mut opt, folded.lines(), &mut out)
-        .expect("inferno renders folded stacks into memory");
+        .map_err(|e| ExportError::Render(e.to_string()))?;
     Ok(out)
 }
