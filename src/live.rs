@@ -103,8 +103,8 @@ fn start_mcp(port: u16, shared: &Arc<Shared>) -> Option<hotpath_live::Server> {
             host: shared.cfg.mcp_host.clone(),
             port,
             token,
-            // The MCP server checks `Host` itself (rmcp's allowed hosts).
-            allowed_hosts: Vec::new(),
+            // The same names as the metrics server: HOTPATH_METRICS_ALLOWED_HOSTS.
+            allowed_hosts: shared.cfg.metrics_allowed_hosts.clone(),
             on_thread_start: profiler_thread,
         },
         shared.clone(),

@@ -54,6 +54,7 @@ type Body = BoxBody<Bytes, Infallible>;
 pub fn start(options: Options, source: Arc<dyn Source>) -> Option<Server> {
     let token: Option<Arc<str>> = options.token.clone().map(Arc::from);
     let loopback = is_loopback(&options.host);
+    let hosts = Arc::new((options.host.clone(), options.allowed_hosts.clone()));
     Server::start(&MCP, &options, move |listener, stop| async move {
         // The SDK reports through `tracing`; on this thread its events go nowhere, so
         // that they never reach a subscriber of the program.
@@ -64,7 +65,7 @@ pub fn start(options: Options, source: Arc<dyn Source>) -> Option<Server> {
             config(loopback),
         );
         super::serve(listener, &stop, move |request: Request<Incoming>| {
-            let refused = check(&request, token.as_deref());
+            let refused = check(&request, token.as_deref(), &hosts);
             let service = service.clone();
             async move {
                 match refused {
@@ -102,16 +103,21 @@ fn is_loopback(host: &str) -> bool {
             .is_ok_and(|ip| ip.is_loopback())
 }
 
-/// The answer to a request the SDK must not see: too long, not authorised, another
-/// path. `None` lets it through.
-fn check(request: &Request<Incoming>, token: Option<&str>) -> Option<Response<Body>> {
+/// The answer to a request the SDK must not see: a `Host` the metrics server would
+/// refuse too (`hosts`: the bound host and the allowed names), too long, not authorised,
+/// another path. `None` lets it through.
+fn check(
+    request: &Request<Incoming>,
+    token: Option<&str>,
+    hosts: &(String, Vec<String>),
+) -> Option<Response<Body>> {
     let url = request.uri().path_and_query().map_or("/", |p| p.as_str());
     let headers: Vec<(&str, &[u8])> = request
         .headers()
         .iter()
         .map(|(k, v)| (k.as_str(), v.as_bytes()))
         .collect();
-    refusal(url, &headers, token).map(|(status, error, header)| {
+    refusal(url, &headers, token, hosts).map(|(status, error, header)| {
         let body = refusal_body(status, &error);
         let mut response = Response::new(Full::new(Bytes::from(body)).boxed());
         *response.status_mut() =
@@ -158,7 +164,29 @@ type Refusal = (
 );
 
 /// Why a request is refused before the SDK sees it. Pure, for tests.
-fn refusal(url: &str, headers: &[(&str, &[u8])], token: Option<&str>) -> Option<Refusal> {
+fn refusal(
+    url: &str,
+    headers: &[(&str, &[u8])],
+    token: Option<&str>,
+    hosts: &(String, Vec<String>),
+) -> Option<Refusal> {
+    // The metrics server's rule, on every address (the SDK's own check guards only a
+    // loopback server): an IP address, localhost, the bound host or an allowed name.
+    let host = headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case("host"))
+        .map(|(_, v)| std::str::from_utf8(v).unwrap_or("\u{fffd}"));
+    if !super::access::host_allowed(host, &hosts.0, &hosts.1) {
+        return Some((
+            403,
+            format!(
+                "Host {:?} is not allowed: use an IP address or localhost, or add the name \
+                 to HOTPATH_METRICS_ALLOWED_HOSTS",
+                host.unwrap_or("")
+            ),
+            None,
+        ));
+    }
     if url.len() > MAX_URL {
         return Some((414, format!("URL longer than {MAX_URL} bytes"), None));
     }

@@ -704,14 +704,15 @@ fn compare_says_what_is_wrong_with_the_baseline() {
 
 #[test]
 fn requests_are_checked_before_the_sdk_sees_them() {
+    let loopback = ("127.0.0.1".to_string(), Vec::new());
     let status = |url: &str, headers: &[(&str, &[u8])], token: Option<&str>| {
-        refusal(url, headers, token).map(|(s, _, _)| s)
+        refusal(url, headers, token, &loopback).map(|(s, _, _)| s)
     };
     assert_eq!(status("/mcp", &[], None), None);
     assert_eq!(status("/mcp/", &[], None), None);
     assert_eq!(status("/report", &[], None), Some(404));
     let t = Some("s3cret");
-    let (code, error, header) = refusal("/mcp", &[], t).unwrap();
+    let (code, error, header) = refusal("/mcp", &[], t, &loopback).unwrap();
     assert_eq!(code, 401);
     assert_eq!(
         error,
@@ -750,6 +751,40 @@ fn requests_are_checked_before_the_sdk_sees_them() {
     assert_eq!(body["error"]["code"], json!(-32600));
     assert!(is_loopback("127.0.0.1") && is_loopback("localhost") && is_loopback("[::1]"));
     assert!(!is_loopback("0.0.0.0") && !is_loopback("example.com"));
+}
+
+/// The `Host` a request names is checked on every address, with or without a token,
+/// as the metrics server checks it: `Host: evil.example` is refused (403) by a server on
+/// 0.0.0.0 (it used to reach the SDK, which checks only on loopback).
+#[test]
+fn the_host_is_checked_on_every_address() {
+    let any = ("0.0.0.0".to_string(), vec!["profiler.internal".to_string()]);
+    let status = |host: &[u8], token: Option<&str>| {
+        let auth: &[u8] = b"Bearer s3cret";
+        let headers: Vec<(&str, &[u8])> = vec![("Host", host), ("authorization", auth)];
+        refusal("/mcp", &headers, token, &any).map(|(s, e, _)| (s, e))
+    };
+    let (code, error) = status(b"evil.example", None).unwrap();
+    assert_eq!(code, 403);
+    assert_eq!(
+        error,
+        "Host \"evil.example\" is not allowed: use an IP address or localhost, or add the \
+         name to HOTPATH_METRICS_ALLOWED_HOSTS"
+    );
+    assert_eq!(
+        status(b"evil.example:6771", Some("s3cret")).map(|r| r.0),
+        Some(403)
+    );
+    for ok in [
+        &b"10.0.0.7:6771"[..],
+        b"localhost",
+        b"[::1]:6771",
+        b"profiler.internal",
+    ] {
+        assert_eq!(status(ok, None), None, "{}", String::from_utf8_lossy(ok));
+    }
+    // Without a Host header (not a browser): answered, as the metrics server does.
+    assert_eq!(refusal("/mcp", &[], None, &any).map(|r| r.0), None);
 }
 
 /// Posts one JSON-RPC message to the SDK's service as a client would, and returns the
