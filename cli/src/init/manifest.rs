@@ -209,8 +209,28 @@ pub fn edit(
             }
         }
     }
-    edit.text = doc.to_string();
+    edit.text = line_ends_of(text, doc.to_string());
     Ok(edit)
+}
+
+/// `edited` with the line ends of `original`: toml_edit writes the lines it makes, and
+/// those of a file it re-reads, with LF, so a file whose lines all end in CRLF gets CRLF
+/// back on every line (those it kept byte for byte, and the new ones).
+fn line_ends_of(original: &str, edited: String) -> String {
+    let crlf = original.contains("\r\n") && !original.replace("\r\n", "").contains('\n');
+    if !crlf {
+        return edited;
+    }
+    let mut out = String::with_capacity(edited.len() + edited.len() / 16);
+    let mut prev = '\0';
+    for c in edited.chars() {
+        if c == '\n' && prev != '\r' {
+            out.push('\r');
+        }
+        out.push(c);
+        prev = c;
+    }
+    out
 }
 
 /// Appends `item` laid out as the array's elements are: on its own line in a
@@ -269,6 +289,22 @@ mod tests {
 
     fn run(text: &str) -> ManifestEdit {
         edit(Path::new("Cargo.toml"), text, None, path_dep).expect("edit")
+    }
+
+    /// A CRLF manifest stays CRLF: the edit of its LF twin, with every line ending in CRLF
+    /// (it used to come back with LF line ends).
+    #[test]
+    fn a_crlf_manifest_keeps_its_line_ends() {
+        let lf = "[package]\nname = \"app\" # the app\nversion = \"0.1.0\"\n\n[dependencies]\nserde = \"1\"\n";
+        let crlf = lf.replace('\n', "\r\n");
+        let e = run(&crlf);
+        assert_eq!(e.text, run(lf).text.replace('\n', "\r\n"));
+        assert!(!e.text.replace("\r\n", "").contains('\n'), "{:?}", e.text);
+        assert!(e
+            .text
+            .starts_with(&crlf[..crlf.find("[dependencies]").unwrap()]));
+        // A file with LF line ends, or mixed ones, is left as toml_edit writes it.
+        assert!(!run(lf).text.contains('\r'));
     }
 
     #[test]
