@@ -135,14 +135,19 @@ impl LockSite {
     /// Counts a lock of type `raw_type` (`std::any::type_name`) as an instance of this
     /// site, at its first acquisition; the first instance puts the site in [`sites`].
     pub(crate) fn add_instance(&'static self, raw_type: &'static str) {
-        let name = public_path(raw_type);
         // Under the sites lock, which the fork handlers take: no `fork()` copies the
         // process while the type name is being set (a child would wait for it forever).
         let mut sites = SITES.lock();
-        let _ = self.type_name.set(name);
-        if self.instances.fetch_add(1, Relaxed) == 0 {
-            hotpath_core::internal(|| sites.push(self));
-        }
+        // The profiler's work, not the program's: the name is made (and kept) once per
+        // site, not per instance, and its allocations are not the caller's.
+        hotpath_core::internal(|| {
+            if self.type_name.get().is_none() {
+                let _ = self.type_name.set(public_path(raw_type));
+            }
+            if self.instances.fetch_add(1, Relaxed) == 0 {
+                sites.push(self);
+            }
+        });
     }
 }
 
@@ -174,7 +179,8 @@ pub fn sites() -> Vec<&'static LockSite> {
 
 /// A lock type's name by the paths users write: `std::sync::Mutex<u64>` for
 /// `std::sync::poison::mutex::Mutex<u64>`, `parking_lot::Mutex<T>` for
-/// `lock_api::mutex::Mutex<parking_lot::raw_mutex::RawMutex, T>`. Once per site.
+/// `lock_api::mutex::Mutex<parking_lot::raw_mutex::RawMutex, T>`. Once per site, as the
+/// profiler's own work (the caller runs it under `hotpath_core::internal`).
 fn public_path(raw: &'static str) -> &'static str {
     const PATHS: [(&str, &str); 10] = [
         ("std::sync::poison::mutex::", "std::sync::"),
@@ -201,7 +207,7 @@ fn public_path(raw: &'static str) -> &'static str {
     for (from, to) in PATHS {
         s = s.replace(from, to);
     }
-    hotpath_core::internal(|| s.leak())
+    s.leak()
 }
 
 /// The site of a source location, made (and leaked) on first use.
