@@ -38,10 +38,11 @@ macro_rules! generate {
 
         /// The builder method of each section's own row limit, for tests.
         #[cfg(all(test, feature = "hotpath"))]
-        fn limit_setters() -> Vec<(Section, fn(crate::HotpathGuardBuilder, usize) -> crate::HotpathGuardBuilder)> {
-            let mut v: Vec<(Section, fn(crate::HotpathGuardBuilder, usize) -> crate::HotpathGuardBuilder)> = Vec::new();
-            $(limit_setter!(v, $V, $limit $(($($la)*))?);)*
-            v
+        fn limit_setters() -> Vec<(Section, LimitSetter)> {
+            [$(limit_setter!($V, $limit $(($($la)*))?)),*]
+                .into_iter()
+                .flatten()
+                .collect()
         }
 
         /// The sampler that times `section`'s events at a rate of their own.
@@ -75,12 +76,18 @@ macro_rules! limit_method {
     ($V:ident, $($other:tt)*) => {};
 }
 
+/// A builder method setting a row limit.
+#[cfg(all(test, feature = "hotpath"))]
+type LimitSetter = fn(crate::HotpathGuardBuilder, usize) -> crate::HotpathGuardBuilder;
+
 #[cfg(all(test, feature = "hotpath"))]
 macro_rules! limit_setter {
-    ($v:ident, $V:ident, own($key:ident, $env:literal, $what:literal)) => {
-        $v.push((Section::$V, crate::HotpathGuardBuilder::$key));
+    ($V:ident, own($key:ident, $env:literal, $what:literal)) => {
+        Some((Section::$V, crate::HotpathGuardBuilder::$key as LimitSetter))
     };
-    ($v:ident, $V:ident, $($other:tt)*) => {};
+    ($V:ident, $($other:tt)*) => {
+        None
+    };
 }
 
 /// The builder method of a section's own time-sampling rate.
