@@ -1,0 +1,90 @@
+//! The exit report's `io` section: reads and writes per entry, then `io by function`.
+
+use std::fmt::Write as _;
+
+use super::{hidden_functions, hidden_rows, table};
+use crate::columns;
+use crate::format::{count, percent, shown, take};
+use crate::model::{Function, Report};
+
+pub(super) fn io(r: &Report, limit: usize, out: &mut String) {
+    let entries = r.io.as_deref().unwrap_or(&[]);
+    let n = take(limit, entries.len());
+    let _ = write!(
+        out,
+        "io: operations per stream, by bytes {}",
+        shown(n, entries.len())
+    );
+    match r.io_time_sampling_rate {
+        Some(rate) if rate <= 0.0 => {
+            let _ = writeln!(out, "; count only, no operation timed");
+        }
+        Some(rate) if rate < 1.0 => {
+            let _ = writeln!(
+                out,
+                "; {} of operations timed, every one counted",
+                percent(rate, 1.0)
+            );
+        }
+        _ => out.push('\n'),
+    }
+    let rows = columns::io_rows(r);
+    let shown_rows = &rows[..n];
+    let reads: Vec<_> = shown_rows
+        .iter()
+        .filter(|(e, _)| columns::io_reads_any(e))
+        .cloned()
+        .collect();
+    let writes: Vec<_> = shown_rows
+        .iter()
+        .filter(|(e, _)| columns::io_writes_any(e))
+        .cloned()
+        .collect();
+    if !reads.is_empty() {
+        table(columns::io_reads(r), &reads, None).render(out);
+    }
+    if !writes.is_empty() {
+        if !reads.is_empty() {
+            out.push('\n');
+        }
+        table(columns::io_writes(r), &writes, None).render(out);
+    }
+    hidden_rows(entries.len() - n, "I/O entries", out);
+    let seeks: u64 = entries.iter().map(|e| e.seek.ops).sum();
+    let seek_errors: u64 = entries.iter().map(|e| e.seek.errors).sum();
+    let shutdowns: u64 = entries.iter().map(|e| e.shutdown.ops).sum();
+    let mut also = Vec::new();
+    if seeks + seek_errors > 0 {
+        also.push(match seek_errors {
+            0 => format!("{} seeks", count(seeks)),
+            e => format!("{} seeks ({} failed)", count(seeks + e), count(e)),
+        });
+    }
+    if shutdowns > 0 {
+        also.push(format!("{} shutdowns", count(shutdowns)));
+    }
+    if !also.is_empty() {
+        let _ = writeln!(
+            out,
+            "also: {}; per stream in the JSON report",
+            also.join(", ")
+        );
+    }
+    let _ = writeln!(
+        out,
+        "Rate: bytes / time inside the operations (the speed of one operation while it runs)"
+    );
+    let by_fn = columns::io_function_rows(r);
+    if !by_fn.is_empty() {
+        let k = take(limit, by_fn.len());
+        out.push('\n');
+        let _ = writeln!(
+            out,
+            "io by function: operations made while it was the innermost measured function {}",
+            shown(k, by_fn.len())
+        );
+        table(columns::io_functions(), &by_fn[..k], None).render(out);
+        let rest: Vec<&Function> = by_fn[k..].iter().map(|(f, _)| *f).collect();
+        hidden_functions(&rest, out);
+    }
+}
