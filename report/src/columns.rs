@@ -33,8 +33,8 @@ pub use stacks::{stack_name, stack_rows, stacks, StackRow};
 pub use threads::threads;
 pub use timing::timing;
 
-use super::format::{bytes, count, duration};
-use super::model::{percentile_label, Function};
+use super::format::{bytes, count, duration, twin_names, Twin};
+use super::model::{percentile_label, Function, Report};
 
 /// How a column's cells line up.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -230,4 +230,28 @@ fn name_column<'a, R: 'a>(title: &str, f: impl Fn(&R) -> &Function + 'a) -> Colu
         let f = f(r);
         Cell::text(function_name(f), f.display_name())
     })
+}
+
+/// A function's wall time in all (0 when none of its calls was timed).
+fn wall(f: &Function) -> u64 {
+    f.wall_ns.as_ref().map_or(0, |w| w.total)
+}
+
+/// The functions of `r` that have `part` (their `alloc`, `cpu`, `io` or `waits` object),
+/// each with it, in report order.
+fn functions_with<'r, T>(
+    r: &'r Report,
+    part: impl Fn(&'r Function) -> Option<&'r T>,
+) -> Vec<(&'r Function, &'r T)> {
+    r.functions
+        .iter()
+        .filter_map(|f| Some((f, part(f)?)))
+        .collect()
+}
+
+/// `entries`, each with the name that tells it apart from entries of the same name: the
+/// [`twin_names`] of what `twin` says of each.
+fn named<'a, E>(entries: &'a [E], twin: impl Fn(&'a E) -> Twin<'a>) -> Vec<(&'a E, String)> {
+    let twins: Vec<Twin<'a>> = entries.iter().map(twin).collect();
+    entries.iter().zip(twin_names(&twins)).collect()
 }

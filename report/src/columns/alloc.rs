@@ -1,6 +1,6 @@
 //! Columns of the `alloc` table.
 
-use super::{name_column, percentile_title, Cell, Column, Columns, Show};
+use super::{functions_with, name_column, percentile_title, Cell, Column, Columns, Show};
 use crate::format::{bytes, per_call, percent, signed_bytes};
 use crate::model::{Function, FunctionAlloc, Report};
 
@@ -46,12 +46,8 @@ pub fn alloc(r: &Report) -> Columns<'_, AllocRow<'_>> {
 
 /// The `alloc` rows of `r`: functions that allocated or freed something, by bytes.
 pub fn alloc_rows(r: &Report) -> Vec<AllocRow<'_>> {
-    let mut rows: Vec<AllocRow<'_>> = r
-        .functions
-        .iter()
-        .filter_map(|f| Some((f, f.alloc.as_ref()?)))
-        .filter(|(_, a)| a.count > 0 || a.freed_bytes > 0)
-        .collect();
+    let mut rows = functions_with(r, |f| f.alloc.as_ref());
+    rows.retain(|(_, a)| a.count > 0 || a.freed_bytes > 0);
     rows.sort_by(|a, b| b.1.bytes.cmp(&a.1.bytes).then(b.1.count.cmp(&a.1.count)));
     rows
 }

@@ -1,6 +1,6 @@
 //! Columns of the `cpu` table.
 
-use super::{percentile_title, Cell, Column, Columns, Show};
+use super::{functions_with, percentile_title, wall, Cell, Column, Columns, Show};
 use crate::format::{count, duration};
 use crate::model::{Function, FunctionCpu, Report};
 
@@ -14,7 +14,6 @@ pub fn cpu_exact(r: &Report) -> bool {
 
 /// `cpu`: CPU time and waiting per function. Rows: functions with a `cpu` object.
 pub fn cpu(r: &Report) -> Columns<'_, CpuRow<'_>> {
-    let wall = |f: &Function| f.wall_ns.as_ref().map_or(0, |w| w.total);
     let mut c: Columns<'_, CpuRow<'_>> = vec![
         Column::left("Function", |(f, _): &CpuRow<'_>| {
             let mut name = f.display_name().to_string();
@@ -24,7 +23,7 @@ pub fn cpu(r: &Report) -> Columns<'_, CpuRow<'_>> {
             Cell::text(name, f.display_name())
         }),
         Column::right("Calls", |(f, _): &CpuRow<'_>| Cell::count(f.calls)),
-        Column::right("Wall", move |(f, _): &CpuRow<'_>| Cell::duration(wall(f))),
+        Column::right("Wall", |(f, _): &CpuRow<'_>| Cell::duration(wall(f))),
         Column::right("CPU", |(_, c): &CpuRow<'_>| Cell::duration(c.cpu_ns)),
         Column::right("Self CPU", |(_, c): &CpuRow<'_>| {
             Cell::duration(c.self_cpu_ns)
@@ -59,11 +58,7 @@ pub fn cpu(r: &Report) -> Columns<'_, CpuRow<'_>> {
 
 /// The `cpu` rows of `r`, by CPU time.
 pub fn cpu_rows(r: &Report) -> Vec<CpuRow<'_>> {
-    let mut rows: Vec<CpuRow<'_>> = r
-        .functions
-        .iter()
-        .filter_map(|f| Some((f, f.cpu.as_ref()?)))
-        .collect();
+    let mut rows = functions_with(r, |f| f.cpu.as_ref());
     rows.sort_by(|a, b| {
         b.1.cpu_ns
             .cmp(&a.1.cpu_ns)

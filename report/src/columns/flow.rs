@@ -1,25 +1,21 @@
 //! Columns of the data-flow tables: `channels`, `streams`, `futures`.
 
-use super::{percentile_title, Cell, Column, Columns, Show};
-use crate::format::{duration, per_call, twin_names, Twin};
+use super::{named, percentile_title, Cell, Column, Columns, Show};
+use crate::format::{duration, per_call, Twin};
 use crate::model::{ChannelEntry, DistNs, FutureEntry, Report, StreamEntry};
 
 /// A channel entry with the name that tells it apart from entries of the same name.
 pub type ChannelRow<'a> = (&'a ChannelEntry, String);
 
-/// The rows of the channels table: every entry of `r` with its name (see [`twin_names`]).
+/// The rows of the channels table: every entry of `r` with its name (see
+/// [`twin_names`](crate::format::twin_names)).
 pub fn channel_rows(r: &Report) -> Vec<ChannelRow<'_>> {
-    let entries = r.channels.as_deref().unwrap_or(&[]);
-    let twins: Vec<Twin<'_>> = entries
-        .iter()
-        .map(|e| Twin {
-            name: e.display_name(),
-            type_name: &e.type_name,
-            file: &e.file,
-            line: e.line,
-        })
-        .collect();
-    entries.iter().zip(twin_names(&twins)).collect()
+    named(r.channels.as_deref().unwrap_or(&[]), |e| Twin {
+        name: e.display_name(),
+        type_name: &e.type_name,
+        file: &e.file,
+        line: e.line,
+    })
 }
 
 /// `bounded[10]`, `unbounded`, `oneshot`, `broadcast[16]`, `watch`.
@@ -93,17 +89,12 @@ pub type StreamRow<'a> = (&'a StreamEntry, String);
 
 /// The rows of the streams table.
 pub fn stream_rows(r: &Report) -> Vec<StreamRow<'_>> {
-    let entries = r.streams.as_deref().unwrap_or(&[]);
-    let twins: Vec<Twin<'_>> = entries
-        .iter()
-        .map(|e| Twin {
-            name: e.display_name(),
-            type_name: &e.type_name,
-            file: &e.file,
-            line: e.line,
-        })
-        .collect();
-    entries.iter().zip(twin_names(&twins)).collect()
+    named(r.streams.as_deref().unwrap_or(&[]), |e| Twin {
+        name: e.display_name(),
+        type_name: &e.type_name,
+        file: &e.file,
+        line: e.line,
+    })
 }
 
 /// `streams`: items and polls per stream entry.
@@ -133,17 +124,12 @@ pub type FutureRow<'a> = (&'a FutureEntry, String);
 
 /// The rows of the futures table.
 pub fn future_rows(r: &Report) -> Vec<FutureRow<'_>> {
-    let entries = r.futures.as_deref().unwrap_or(&[]);
-    let twins: Vec<Twin<'_>> = entries
-        .iter()
-        .map(|e| Twin {
-            name: e.display_name(),
-            type_name: "",
-            file: &e.file,
-            line: e.line,
-        })
-        .collect();
-    entries.iter().zip(twin_names(&twins)).collect()
+    named(r.futures.as_deref().unwrap_or(&[]), |e| Twin {
+        name: e.display_name(),
+        type_name: "",
+        file: &e.file,
+        line: e.line,
+    })
 }
 
 /// `futures`: calls, outcomes, lifetime and busy time per future.

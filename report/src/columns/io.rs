@@ -1,26 +1,24 @@
 //! Columns of the `io` tables: reads, writes, the console's overview and per-direction
 //! pane, and `io by function`.
 
-use super::{name_column, percentile_title, Cell, Column, Columns, Key, Show};
-use crate::format::{duration, percent, rate, twin_names, Twin};
+use super::{
+    functions_with, name_column, named, percentile_title, wall, Cell, Column, Columns, Key, Show,
+};
+use crate::format::{duration, percent, rate, Twin};
 use crate::model::{Function, FunctionIo, IoDirection, IoEntry, Report};
 
 /// An I/O entry with the name that tells it apart from entries of the same name.
 pub type IoRow<'a> = (&'a IoEntry, String);
 
-/// The rows of the I/O tables: every entry of `r` with its name (see [`twin_names`]).
+/// The rows of the I/O tables: every entry of `r` with its name (see
+/// [`twin_names`](crate::format::twin_names)).
 pub fn io_rows(r: &Report) -> Vec<IoRow<'_>> {
-    let entries = r.io.as_deref().unwrap_or(&[]);
-    let twins: Vec<Twin<'_>> = entries
-        .iter()
-        .map(|e| Twin {
-            name: &e.name,
-            type_name: &e.type_name,
-            file: &e.file,
-            line: e.line,
-        })
-        .collect();
-    entries.iter().zip(twin_names(&twins)).collect()
+    named(r.io.as_deref().unwrap_or(&[]), |e| Twin {
+        name: &e.name,
+        type_name: &e.type_name,
+        file: &e.file,
+        line: e.line,
+    })
 }
 
 /// Statistics of one direction of an entry: operations, bytes, rate, mean, percentiles.
@@ -167,7 +165,6 @@ pub type IoFunctionRow<'a> = (&'a Function, &'a FunctionIo);
 
 /// `io by function`: I/O made while each function was the innermost measured one.
 pub fn io_functions<'a>() -> Columns<'a, IoFunctionRow<'a>> {
-    let wall = |f: &Function| f.wall_ns.as_ref().map_or(0, |w| w.total);
     vec![
         Column::left("Function", |(f, _): &IoFunctionRow<'_>| {
             Cell::text(f.display_name(), f.display_name())
@@ -183,7 +180,7 @@ pub fn io_functions<'a>() -> Columns<'a, IoFunctionRow<'a>> {
         Column::right("Time in I/O", |(_, io): &IoFunctionRow<'_>| {
             Cell::duration(io.io_ns)
         }),
-        Column::right("% of wall", move |(f, io): &IoFunctionRow<'_>| {
+        Column::right("% of wall", |(f, io): &IoFunctionRow<'_>| {
             let w = wall(f);
             Cell {
                 text: percent(io.io_ns as f64, w as f64),
@@ -199,11 +196,7 @@ pub fn io_functions<'a>() -> Columns<'a, IoFunctionRow<'a>> {
 
 /// The `io by function` rows of `r`, by time in I/O.
 pub fn io_function_rows(r: &Report) -> Vec<IoFunctionRow<'_>> {
-    let mut rows: Vec<IoFunctionRow<'_>> = r
-        .functions
-        .iter()
-        .filter_map(|f| Some((f, f.io.as_ref()?)))
-        .collect();
+    let mut rows = functions_with(r, |f| f.io.as_ref());
     rows.sort_by_key(|(_, io)| std::cmp::Reverse(io.io_ns));
     rows
 }
