@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use super::columns::{self, Columns};
-use super::format::{count, duration, percent, Table};
+use super::format::{count, duration, percent, shown, take, Table};
 use super::model::{percentile_label, Function, Report};
 use super::section::Section;
 
@@ -175,6 +175,19 @@ fn header_details(r: &Report, out: &mut String) {
         duration(r.overhead_ns),
         percent(r.overhead_ns as f64, r.elapsed_ns as f64),
     );
+}
+
+/// Writes a section's first line: `what` and how many of its `len` rows `limit` lets
+/// through (`(5)`, `(2/5)`). Returns how many rows to show.
+fn heading(out: &mut String, limit: usize, len: usize, what: &str) -> usize {
+    heading_then(out, limit, len, what, "")
+}
+
+/// [`heading`] with `tail` after the count (`; 1 more allocated and freed nothing`).
+fn heading_then(out: &mut String, limit: usize, len: usize, what: &str, tail: &str) -> usize {
+    let n = take(limit, len);
+    let _ = writeln!(out, "{what} {}{tail}", shown(n, len));
+    n
 }
 
 /// Width the lines under a table are wrapped to.

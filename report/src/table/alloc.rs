@@ -2,25 +2,25 @@
 
 use std::fmt::Write as _;
 
-use super::table;
+use super::{heading_then, table};
 use crate::columns;
-use crate::format::{bytes, count, shown, take};
+use crate::format::{bytes, count};
 use crate::model::Report;
 
 pub(super) fn alloc(r: &Report, limit: usize, out: &mut String) {
     let measured = r.functions.iter().filter(|f| f.alloc.is_some()).count();
     let rows = columns::alloc_rows(r);
-    let n = take(limit, rows.len());
-    let quiet = measured - rows.len();
-    let _ = write!(
+    let quiet = match measured - rows.len() {
+        0 => String::new(),
+        quiet => format!("; {quiet} more allocated and freed nothing"),
+    };
+    let n = heading_then(
         out,
-        "alloc: allocations per function, by total bytes {}",
-        shown(n, rows.len())
+        limit,
+        rows.len(),
+        "alloc: allocations per function, by total bytes",
+        &quiet,
     );
-    if quiet > 0 {
-        let _ = write!(out, "; {quiet} more allocated and freed nothing");
-    }
-    out.push('\n');
     table(
         columns::alloc(r),
         &rows[..n],

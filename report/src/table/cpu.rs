@@ -2,9 +2,9 @@
 
 use std::fmt::Write as _;
 
-use super::{hidden_functions, table};
+use super::{heading, hidden_functions, table};
 use crate::columns;
-use crate::format::{duration, percent, shown, take};
+use crate::format::{duration, percent};
 use crate::model::{Function, Report};
 
 pub(super) fn cpu(r: &Report, limit: usize, out: &mut String) {
@@ -12,11 +12,11 @@ pub(super) fn cpu(r: &Report, limit: usize, out: &mut String) {
         return;
     };
     let rows = columns::cpu_rows(r);
-    let n = take(limit, rows.len());
-    let _ = writeln!(
+    let n = heading(
         out,
-        "cpu: CPU time and waiting per function, by CPU {}",
-        shown(n, rows.len())
+        limit,
+        rows.len(),
+        "cpu: CPU time and waiting per function, by CPU",
     );
     table(columns::cpu(r), &rows[..n], columns::cpu_unattributed(r)).render(out);
     let rest: Vec<&Function> = rows[n..].iter().map(|(f, _)| *f).collect();

@@ -1,19 +1,17 @@
 //! The exit report's data-flow sections: `channels`, `streams`, `futures`.
 
-use std::fmt::Write as _;
-
-use super::{table, wrapped};
+use super::{heading, table, wrapped};
 use crate::columns;
-use crate::format::{count, shown, take};
+use crate::format::count;
 use crate::model::Report;
 
 pub(super) fn channels(r: &Report, limit: usize, out: &mut String) {
     let rows = columns::channel_rows(r);
-    let n = take(limit, rows.len());
-    let _ = writeln!(
+    let n = heading(
         out,
-        "channels: messages per channel, by messages sent {}",
-        shown(n, rows.len())
+        limit,
+        rows.len(),
+        "channels: messages per channel, by messages sent",
     );
     table(columns::channels(r), &rows[..n], None).render(out);
     wrapped(
@@ -37,11 +35,11 @@ pub(super) fn channels(r: &Report, limit: usize, out: &mut String) {
 
 pub(super) fn streams(r: &Report, limit: usize, out: &mut String) {
     let rows = columns::stream_rows(r);
-    let n = take(limit, rows.len());
-    let _ = writeln!(
+    let n = heading(
         out,
-        "streams: items per stream, by items {}",
-        shown(n, rows.len())
+        limit,
+        rows.len(),
+        "streams: items per stream, by items",
     );
     table(columns::streams(r), &rows[..n], None).render(out);
     wrapped(
@@ -53,11 +51,11 @@ pub(super) fn streams(r: &Report, limit: usize, out: &mut String) {
 
 pub(super) fn futures(r: &Report, limit: usize, out: &mut String) {
     let rows = columns::future_rows(r);
-    let n = take(limit, rows.len());
-    let _ = writeln!(
+    let n = heading(
         out,
-        "futures: calls per future, by calls {}",
-        shown(n, rows.len())
+        limit,
+        rows.len(),
+        "futures: calls per future, by calls",
     );
     table(columns::futures(r), &rows[..n], None).render(out);
     wrapped(

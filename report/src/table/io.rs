@@ -2,32 +2,28 @@
 
 use std::fmt::Write as _;
 
-use super::{hidden_functions, hidden_rows, table};
+use super::{heading, heading_then, hidden_functions, hidden_rows, table};
 use crate::columns;
-use crate::format::{count, percent, shown, take};
+use crate::format::{count, percent};
 use crate::model::{Function, Report};
 
 pub(super) fn io(r: &Report, limit: usize, out: &mut String) {
     let entries = r.io.as_deref().unwrap_or(&[]);
-    let n = take(limit, entries.len());
-    let _ = write!(
+    let sampling = match r.io_time_sampling_rate {
+        Some(rate) if rate <= 0.0 => "; count only, no operation timed".to_string(),
+        Some(rate) if rate < 1.0 => format!(
+            "; {} of operations timed, every one counted",
+            percent(rate, 1.0)
+        ),
+        _ => String::new(),
+    };
+    let n = heading_then(
         out,
-        "io: operations per stream, by bytes {}",
-        shown(n, entries.len())
+        limit,
+        entries.len(),
+        "io: operations per stream, by bytes",
+        &sampling,
     );
-    match r.io_time_sampling_rate {
-        Some(rate) if rate <= 0.0 => {
-            let _ = writeln!(out, "; count only, no operation timed");
-        }
-        Some(rate) if rate < 1.0 => {
-            let _ = writeln!(
-                out,
-                "; {} of operations timed, every one counted",
-                percent(rate, 1.0)
-            );
-        }
-        _ => out.push('\n'),
-    }
     let rows = columns::io_rows(r);
     let shown_rows = &rows[..n];
     let reads: Vec<_> = shown_rows
@@ -76,12 +72,12 @@ pub(super) fn io(r: &Report, limit: usize, out: &mut String) {
     );
     let by_fn = columns::io_function_rows(r);
     if !by_fn.is_empty() {
-        let k = take(limit, by_fn.len());
         out.push('\n');
-        let _ = writeln!(
+        let k = heading(
             out,
-            "io by function: operations made while it was the innermost measured function {}",
-            shown(k, by_fn.len())
+            limit,
+            by_fn.len(),
+            "io by function: operations made while it was the innermost measured function",
         );
         table(columns::io_functions(), &by_fn[..k], None).render(out);
         let rest: Vec<&Function> = by_fn[k..].iter().map(|(f, _)| *f).collect();

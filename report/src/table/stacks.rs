@@ -2,18 +2,18 @@
 
 use std::fmt::Write as _;
 
-use super::table;
+use super::{heading, table};
 use crate::columns;
-use crate::format::{shown, take};
+
 use crate::model::Report;
 
 pub(super) fn stacks(r: &Report, limit: usize, out: &mut String) {
     let rows = columns::stack_rows(r);
-    let n = take(limit, rows.len());
-    let _ = writeln!(
+    let n = heading(
         out,
-        "stacks: calls and time per path, depth first, callees by total {}",
-        shown(n, rows.len())
+        limit,
+        rows.len(),
+        "stacks: calls and time per path, depth first, callees by total",
     );
     table(columns::stacks(r), &rows[..n], None).render(out);
     if n < rows.len() {

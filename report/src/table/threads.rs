@@ -2,9 +2,9 @@
 
 use std::fmt::Write as _;
 
-use super::{hidden_rows, table};
+use super::{heading, hidden_rows, table};
 use crate::columns;
-use crate::format::{bytes, shown, take};
+use crate::format::bytes;
 use crate::model::{Report, ThreadRow};
 
 /// The threads section: the user's threads in a table, the profiler's own on one line
@@ -21,12 +21,7 @@ pub(super) fn threads(r: &Report, limit: usize, out: &mut String) {
     let mut own: Vec<_> = rows.iter().filter(|t| t.profiler).collect();
     user.sort_by(order);
     own.sort_by(order);
-    let n = take(limit, user.len());
-    let _ = writeln!(
-        out,
-        "threads: per thread, by CPU time {}",
-        shown(n, user.len())
-    );
+    let n = heading(out, limit, user.len(), "threads: per thread, by CPU time");
     let shown_rows: Vec<_> = user[..n].iter().map(|t| (*t).clone()).collect();
     table(columns::threads(rows), &shown_rows, None).render(out);
     hidden_rows(user.len() - n, "threads", out);

@@ -2,17 +2,17 @@
 
 use std::fmt::Write as _;
 
-use super::{hidden_functions, table, wrapped};
+use super::{heading, hidden_functions, table, wrapped};
 use crate::columns;
-use crate::format::{duration, shown, take};
+use crate::format::duration;
 use crate::model::{percentile_label, Function, Report};
 
 pub(super) fn timing(r: &Report, limit: usize, out: &mut String) {
-    let n = take(limit, r.functions.len());
-    let _ = writeln!(
+    let n = heading(
         out,
-        "timing: wall time per function, by total {}",
-        shown(n, r.functions.len())
+        limit,
+        r.functions.len(),
+        "timing: wall time per function, by total",
     );
     table(columns::timing(r), &r.functions[..n], None).render(out);
     let rest: Vec<&Function> = r.functions[n..].iter().collect();
