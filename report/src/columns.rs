@@ -1,8 +1,8 @@
 //! The columns of every table the report is shown in, declared once: the exit report's
-//! text tables ([`super::table`]) and the console's views (`hotpath console`) both build
-//! their tables from these. A column has a title, an alignment, which renderer shows it,
-//! and how a row gives its cell: the text shown and the value it sorts by. Each section's
-//! columns are in a module of their own.
+//! text tables ([`crate::render_table`]) and the console's views (`hotpath console`)
+//! both build their tables from these. A column has a title, an alignment, which
+//! renderer shows it, and how a row gives its cell: the text shown and the value it
+//! sorts by. Each section's columns are in a module of their own.
 
 mod alloc;
 mod cpu;
