@@ -4,7 +4,10 @@
 
 use hotpath_report::columns;
 use hotpath_report::format::{bytes, count, duration, percent, signed_bytes};
-use hotpath_report::{percentile_label, Function, IoEntry, Report, Section, ThreadRow};
+use hotpath_report::{
+    ChannelEntry, DebugEntry, Function, FutureEntry, IoEntry, Report, Section, StreamEntry,
+    ThreadRow,
+};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Style, Stylize};
 use ratatui::text::{Line, Span, Text};
@@ -19,7 +22,8 @@ use crate::console::tables::Source;
 pub(super) fn inspect_lines(app: &App) -> Option<usize> {
     let (snap, _) = app.snapshot()?;
     let r = &snap.report;
-    Some(match app.selected_source()? {
+    let source = app.selected_source()?;
+    Some(match source {
         Source::Function(i) => function_columns(r, &r.functions[i])
             .iter()
             .map(Vec::len)
@@ -31,12 +35,13 @@ pub(super) fn inspect_lines(app: &App) -> Option<usize> {
         Source::Channel(_) | Source::Stream(_) | Source::Future(_) => 7,
         Source::Stack(i) => stack_lines(r, i).len(),
         // The header and the holders.
-        Source::Mutex(_) | Source::RwLock(..) => lock_mode(r, source_of(app)?)?.holders.len() + 1,
+        Source::Mutex(_) | Source::RwLock(..) => lock_mode(r, source)?.holders.len() + 1,
         Source::Debug(_) => 4,
         Source::Sql(_) | Source::Http(_) | Source::Server(_) | Source::Tokio(_) => 0,
     })
 }
 
+/// Draws the inspect pane of the selected row in `area`.
 pub(super) fn draw_inspect(frame: &mut Frame, area: Rect, app: &App) {
     let (Some((snap, _)), Some(source)) = (app.snapshot(), app.selected_source()) else {
         return;
@@ -60,109 +65,125 @@ pub(super) fn draw_inspect(frame: &mut Frame, area: Rect, app: &App) {
                 .channels
                 .as_ref()
                 .expect("channel rows come from report.channels")[i];
-            let lat = e.latency_ns.as_ref();
-            let left = vec![
-                kv("at", format!("{}:{}", e.file, e.line)),
-                kv("message", e.type_name.clone()),
-                kv("backend", e.backend.clone()),
-                kv("kind", hotpath_report::columns::channel_kind(e)),
-                kv("instances", count(e.instances)),
-                kv("sent", count(e.sent)),
-                kv("received", count(e.received)),
-            ];
-            let right = vec![
-                kv("send errors", count(e.send_errors)),
-                kv("unread", count(e.unread)),
-                kv("max depth", count(e.max_depth)),
-                kv("lagged", count(e.lagged)),
-                kv(
-                    "blocked",
-                    format!(
-                        "{} sends, {}",
-                        count(e.send_blocked.count),
-                        duration(e.send_blocked.total_ns)
-                    ),
-                ),
-                kv("latency avg", or_dash(lat.map(|d| d.mean), duration)),
-                kv("latency max", or_dash(lat.map(|d| d.max), duration)),
-            ];
-            two_columns(frame, area, e.display_name().to_string(), left, right);
+            inspect_channel(frame, area, e);
         }
         Source::Stream(i) => {
             let e = &r
                 .streams
                 .as_ref()
                 .expect("stream rows come from report.streams")[i];
-            let first = e.first_item_ns.as_ref();
-            let left = vec![
-                kv("at", format!("{}:{}", e.file, e.line)),
-                kv("item", e.type_name.clone()),
-                kv("instances", count(e.instances)),
-                kv("completed", count(e.completed)),
-                kv("dropped", count(e.dropped)),
-            ];
-            let right = vec![
-                kv("items", count(e.items)),
-                kv("polls", count(e.polls)),
-                kv("pending", count(e.pending)),
-                kv("busy", duration(e.busy_ns)),
-                kv("first item", or_dash(first.map(|d| d.mean), duration)),
-            ];
-            two_columns(frame, area, e.display_name().to_string(), left, right);
+            inspect_stream(frame, area, e);
         }
         Source::Future(i) => {
             let e = &r
                 .futures
                 .as_ref()
                 .expect("future rows come from report.futures")[i];
-            let life = e.lifetime_ns.as_ref();
-            let left = vec![
-                kv("at", format!("{}:{}", e.file, e.line)),
-                kv("calls", count(e.calls)),
-                kv("completed", count(e.completed)),
-                kv("cancelled", count(e.cancelled)),
-                kv("never polled", count(e.never_polled)),
-            ];
-            let right = vec![
-                kv("polls", count(e.polls)),
-                kv("lifetime avg", or_dash(life.map(|d| d.mean), duration)),
-                kv("lifetime max", or_dash(life.map(|d| d.max), duration)),
-                kv(
-                    "busy avg",
-                    or_dash(e.busy_ns.as_ref().map(|d| d.mean), duration),
-                ),
-            ];
-            two_columns(frame, area, e.display_name().to_string(), left, right);
+            inspect_future(frame, area, e);
         }
-        Source::Stack(i) => {
-            let block = pane("path".into());
-            let inner = block.inner(area);
-            frame.render_widget(block, area);
-            frame.render_widget(
-                Paragraph::new(stack_lines(r, i)).wrap(Wrap { trim: false }),
-                inner,
-            );
-        }
+        Source::Stack(i) => inspect_stack(frame, area, r, i),
         Source::Mutex(_) | Source::RwLock(..) => inspect_lock(frame, area, r, source),
         Source::Debug(i) => {
             if let Some(d) = r.debug.as_ref().and_then(|d| d.get(i)) {
-                let block = pane(format!("{} {}", d.kind, d.key));
-                let inner = block.inner(area);
-                frame.render_widget(block, area);
-                let lines = vec![
-                    kv("value", d.value.clone()),
-                    kv("updates", count(d.updates)),
-                    kv("source", format!("{}:{}", d.file, d.line)),
-                ];
-                frame.render_widget(
-                    Paragraph::new(lines).wrap(ratatui::widgets::Wrap { trim: false }),
-                    inner,
-                );
+                inspect_debug(frame, area, d);
             }
         }
         // Their tables hold every number they have.
         Source::Sql(_) | Source::Http(_) | Source::Server(_) | Source::Tokio(_) => {}
     }
+}
+
+/// A channel entry: where and what, its messages and their waits.
+fn inspect_channel(frame: &mut Frame, area: Rect, e: &ChannelEntry) {
+    let lat = e.latency_ns.as_ref();
+    let left = vec![
+        kv("at", format!("{}:{}", e.file, e.line)),
+        kv("message", e.type_name.clone()),
+        kv("backend", e.backend.clone()),
+        kv("kind", columns::channel_kind(e)),
+        kv("instances", count(e.instances)),
+        kv("sent", count(e.sent)),
+        kv("received", count(e.received)),
+    ];
+    let right = vec![
+        kv("send errors", count(e.send_errors)),
+        kv("unread", count(e.unread)),
+        kv("max depth", count(e.max_depth)),
+        kv("lagged", count(e.lagged)),
+        kv(
+            "blocked",
+            format!(
+                "{} sends, {}",
+                count(e.send_blocked.count),
+                duration(e.send_blocked.total_ns)
+            ),
+        ),
+        kv("latency avg", or_dash(lat.map(|d| d.mean), duration)),
+        kv("latency max", or_dash(lat.map(|d| d.max), duration)),
+    ];
+    two_columns(frame, area, e.display_name().to_string(), left, right);
+}
+
+/// A stream entry: where and what, its instances, items and polls.
+fn inspect_stream(frame: &mut Frame, area: Rect, e: &StreamEntry) {
+    let first = e.first_item_ns.as_ref();
+    let left = vec![
+        kv("at", format!("{}:{}", e.file, e.line)),
+        kv("item", e.type_name.clone()),
+        kv("instances", count(e.instances)),
+        kv("completed", count(e.completed)),
+        kv("dropped", count(e.dropped)),
+    ];
+    let right = vec![
+        kv("items", count(e.items)),
+        kv("polls", count(e.polls)),
+        kv("pending", count(e.pending)),
+        kv("busy", duration(e.busy_ns)),
+        kv("first item", or_dash(first.map(|d| d.mean), duration)),
+    ];
+    two_columns(frame, area, e.display_name().to_string(), left, right);
+}
+
+/// A future: where, its calls and how they ended, its polls and times.
+fn inspect_future(frame: &mut Frame, area: Rect, e: &FutureEntry) {
+    let life = e.lifetime_ns.as_ref();
+    let left = vec![
+        kv("at", format!("{}:{}", e.file, e.line)),
+        kv("calls", count(e.calls)),
+        kv("completed", count(e.completed)),
+        kv("cancelled", count(e.cancelled)),
+        kv("never polled", count(e.never_polled)),
+    ];
+    let right = vec![
+        kv("polls", count(e.polls)),
+        kv("lifetime avg", or_dash(life.map(|d| d.mean), duration)),
+        kv("lifetime max", or_dash(life.map(|d| d.max), duration)),
+        kv(
+            "busy avg",
+            or_dash(e.busy_ns.as_ref().map(|d| d.mean), duration),
+        ),
+    ];
+    two_columns(frame, area, e.display_name().to_string(), left, right);
+}
+
+/// The inspect pane of a path: [`stack_lines`].
+fn inspect_stack(frame: &mut Frame, area: Rect, r: &Report, i: usize) {
+    let inner = pane(frame, area, "path".into());
+    frame.render_widget(
+        Paragraph::new(stack_lines(r, i)).wrap(Wrap { trim: false }),
+        inner,
+    );
+}
+
+/// A `dbg!`, `val!` or `gauge!` value: the last value, its updates and its place.
+fn inspect_debug(frame: &mut Frame, area: Rect, d: &DebugEntry) {
+    let inner = pane(frame, area, format!("{} {}", d.kind, d.key));
+    let lines = vec![
+        kv("value", d.value.clone()),
+        kv("updates", count(d.updates)),
+        kv("source", format!("{}:{}", d.file, d.line)),
+    ];
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
 }
 
 /// A pane titled `title` with two columns of key-value lines.
@@ -173,9 +194,7 @@ fn two_columns(
     left: Vec<Line<'static>>,
     right: Vec<Line<'static>>,
 ) {
-    let block = pane(title);
-    let inner = block.inner(area);
-    frame.render_widget(block, area);
+    let inner = pane(frame, area, title);
     let [a, b] = Layout::horizontal([Constraint::Fill(1), Constraint::Fill(1)])
         .spacing(GAP)
         .areas(inner);
@@ -206,10 +225,6 @@ fn stack_lines(r: &Report, i: usize) -> Vec<Line<'static>> {
     }
     lines.push(Line::styled(numbers, Style::new().dim()));
     lines
-}
-
-fn source_of(app: &App) -> Option<Source> {
-    app.selected_source()
 }
 
 /// The lock mode a mutex or rw-lock row stands for.
@@ -246,9 +261,11 @@ fn inspect_lock(frame: &mut Frame, area: Rect, r: &Report, source: Source) {
             .map_or(String::new(), |e| format!("{} ({mode})", e.name)),
         _ => String::new(),
     };
-    let block = pane(format!("{title}: who acquired, waited and held"));
-    let inner = block.inner(area);
-    frame.render_widget(block, area);
+    let inner = pane(
+        frame,
+        area,
+        format!("{title}: who acquired, waited and held"),
+    );
     let mut lines = vec![Line::from(format!(
         "{:<40} {:>10} {:>10} {:>12} {:>12}",
         "function", "locks", "contended", "wait", "hold"
@@ -267,10 +284,14 @@ fn inspect_lock(frame: &mut Frame, area: Rect, r: &Report, source: Source) {
     frame.render_widget(Paragraph::new(lines), inner);
 }
 
-fn pane(title: String) -> Block<'static> {
-    Block::bordered()
+/// Draws the pane's border titled `title` over `area`; returns the area inside it.
+fn pane(frame: &mut Frame, area: Rect, title: String) -> Rect {
+    let block = Block::bordered()
         .title(Line::from(format!(" {title} ")).bold())
-        .title_bottom(Line::from(" Esc/Enter close ").dim().right_aligned())
+        .title_bottom(Line::from(" Esc/Enter close ").dim().right_aligned());
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    inner
 }
 
 /// `key      value`, key dimmed.
@@ -329,7 +350,7 @@ fn function_columns(r: &Report, f: &Function) -> Vec<Vec<Line<'static>>> {
             wall.push(kv("mean", duration(w.mean)));
             wall.push(kv("min", duration(w.min)));
             for p in &r.percentiles {
-                let key = format!("P{}", percentile_label(*p));
+                let key = columns::percentile_title(*p);
                 wall.push(kv(&key, or_dash(w.percentiles.get(*p), duration)));
             }
             wall.push(kv("max", duration(w.max)));
@@ -349,7 +370,7 @@ fn function_columns(r: &Report, f: &Function) -> Vec<Vec<Line<'static>>> {
             alloc.push(kv("allocs/call", format!("{:.2}", a.per_call_count)));
             alloc.push(kv("bytes/call", bytes(a.per_call_bytes)));
             for p in &r.percentiles {
-                let key = format!("P{}", percentile_label(*p));
+                let key = columns::percentile_title(*p);
                 alloc.push(kv(&key, or_dash(a.percentiles.get(*p), bytes)));
             }
         }
@@ -377,7 +398,7 @@ fn function_columns(r: &Report, f: &Function) -> Vec<Vec<Line<'static>>> {
                 }
             }
             for (p, v) in &c.percentiles.0 {
-                cpu.push(kv(&format!("P{}", percentile_label(*p)), duration(*v)));
+                cpu.push(kv(&columns::percentile_title(*p), duration(*v)));
             }
         }
         None if r.has(Section::Cpu) => cpu.push(Line::raw("none timed")),
@@ -391,9 +412,7 @@ fn inspect_function(frame: &mut Frame, area: Rect, r: &Report, f: &Function) {
     if f.is_async {
         title.push_str(" (async)");
     }
-    let block = pane(title);
-    let inner = block.inner(area);
-    frame.render_widget(block, area);
+    let inner = pane(frame, area, title);
     let columns = function_columns(r, f);
     let areas = Layout::horizontal([
         Constraint::Fill(1),
@@ -409,9 +428,7 @@ fn inspect_function(frame: &mut Frame, area: Rect, r: &Report, f: &Function) {
 }
 
 fn inspect_io(frame: &mut Frame, area: Rect, r: &Report, e: &IoEntry) {
-    let block = pane(e.name.clone());
-    let inner = block.inner(area);
-    frame.render_widget(block, area);
+    let inner = pane(frame, area, e.name.clone());
     let [info, _, table] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Length(1),
@@ -463,9 +480,6 @@ fn inspect_io(frame: &mut Frame, area: Rect, r: &Report, e: &IoEntry) {
 }
 
 fn inspect_thread(frame: &mut Frame, area: Rect, th: &ThreadRow) {
-    let block = pane(format!("{} ({})", th.name, th.tid));
-    let inner = block.inner(area);
-    frame.render_widget(block, area);
     let left = vec![
         kv("state", th.state.clone()),
         kv("cpu avg", format!("{:.1}% of a core", th.cpu_percent_avg)),
@@ -485,9 +499,11 @@ fn inspect_thread(frame: &mut Frame, area: Rect, th: &ThreadRow) {
         kv("allocated", or_dash(th.alloc_bytes, bytes)),
         kv("freed", or_dash(th.freed_bytes, bytes)),
     ];
-    let [a, b] = Layout::horizontal([Constraint::Fill(1), Constraint::Fill(1)])
-        .spacing(GAP)
-        .areas(inner);
-    frame.render_widget(Paragraph::new(left), a);
-    frame.render_widget(Paragraph::new(right), b);
+    two_columns(
+        frame,
+        area,
+        format!("{} ({})", th.name, th.tid),
+        left,
+        right,
+    );
 }
