@@ -2,13 +2,11 @@
 
 use std::collections::HashMap;
 
-use hotpath_report::{percentile_label, Function, IoEntry, Report, Section};
+use hotpath_report::{percentile_label, Report, Section};
 
-use flow::FlowRow;
-use functions::{function_key, shown_functions, unmatched_function};
-use io::{io_key, shown_io, unmatched_io};
+use hotpath_report::format::short_type;
 
-use super::{percent_label, Change, Diff, Metric, RowKey, Unit, Value, Verdict};
+use super::{percent_label, Change, Diff, Metric, RowKey, Unit, Unmatched, Value, Verdict};
 
 mod flow;
 mod functions;
@@ -69,76 +67,21 @@ pub fn diff_with_floor(base: &Report, head: &Report, threshold: f64, min_delta_n
         process(&mut c, Metric::AllocBytes, v(b.bytes), v(h.bytes));
     }
 
-    // Functions.
-    let fkey = |f: &Function| (f.name.clone(), f.label.clone());
-    let fmatch = Matching::new(&base.functions, &head.functions, fkey);
-    let fshown = shown_functions(&fmatch.keys);
-    for (bi, hi) in &fmatch.pairs {
-        let (b, h) = (&base.functions[*bi], &head.functions[*hi]);
-        let key = fmatch.row_key_of_head(*hi, function_key);
-        c.function(&key, &fshown[&key], b, h);
-        c.waits(&key, &fshown[&key], b, h);
-    }
+    // Each kind of row, its changes in this order.
+    let functions = c.functions(base, head);
+    let io = c.io(base, head);
+    let flow = c.flow(base, head);
+    let locks = c.locks(base, head);
+    let service = c.service(base, head);
 
-    // I/O entries.
-    let (bio, hio) = (
-        base.io.as_deref().unwrap_or(&[]),
-        head.io.as_deref().unwrap_or(&[]),
-    );
-    let ikey = |e: &IoEntry| (e.name.clone(), e.type_name.clone());
-    let imatch = Matching::new(bio, hio, ikey);
-    let ishown = shown_io(&imatch.keys);
-    for (bi, hi) in &imatch.pairs {
-        let key = imatch.row_key_of_head(*hi, io_key);
-        c.io(&key, &ishown[&key], &bio[*bi], &hio[*hi]);
-    }
-
-    // Channels, streams, futures.
-    let (bflow, hflow) = (flow::rows(base), flow::rows(head));
-    let flkey = |e: &FlowRow| (e.what, e.name.clone(), e.type_name.clone());
-    let flmatch = Matching::new(&bflow, &hflow, flkey);
-    let flshown = flow::shown(&flmatch.keys);
-    for (bi, hi) in &flmatch.pairs {
-        let key = flmatch.row_key_of_head(*hi, flow::key);
-        c.flow(&key, &flshown[&key], &bflow[*bi], &hflow[*hi]);
-    }
-
+    // Rows in one report only: channels, streams and futures first, then functions, I/O
+    // entries, lock modes, and SQL queries, HTTP endpoints and server routes.
     let mut added = Vec::new();
     let mut removed = Vec::new();
-    for i in flmatch.only_head() {
-        let row = flmatch.row_key_of_head(i, flow::key);
-        added.push(flow::unmatched(&flshown, row, &hflow[i]));
+    for (only_head, only_base) in [flow, functions, io, locks, service] {
+        added.extend(only_head);
+        removed.extend(only_base);
     }
-    for i in flmatch.only_base() {
-        let row = flmatch.row_key_of_base(i, flow::key);
-        removed.push(flow::unmatched(&flshown, row, &bflow[i]));
-    }
-    for i in fmatch.only_head() {
-        let row = fmatch.row_key_of_head(i, function_key);
-        added.push(unmatched_function(&fshown, row, &head.functions[i]));
-    }
-    for i in fmatch.only_base() {
-        let row = fmatch.row_key_of_base(i, function_key);
-        removed.push(unmatched_function(&fshown, row, &base.functions[i]));
-    }
-    for i in imatch.only_head() {
-        let row = imatch.row_key_of_head(i, io_key);
-        added.push(unmatched_io(&ishown, row, &hio[i]));
-    }
-    for i in imatch.only_base() {
-        let row = imatch.row_key_of_base(i, io_key);
-        removed.push(unmatched_io(&ishown, row, &bio[i]));
-    }
-
-    // Lock sites, by mode.
-    let (lock_added, lock_removed) = c.locks(base, head);
-    added.extend(lock_added);
-    removed.extend(lock_removed);
-
-    // SQL queries, HTTP endpoints, server routes.
-    let (svc_added, svc_removed) = c.service(base, head);
-    added.extend(svc_added);
-    removed.extend(svc_removed);
 
     Diff {
         threshold,
@@ -291,10 +234,58 @@ impl<K: Clone + Eq + std::hash::Hash> Matching<K> {
         make(k, n)
     }
 
-    fn row_key_of_base(&self, i: usize, make: impl Fn(K, usize) -> RowKey) -> RowKey {
-        let (k, n) = self.base[i].clone();
-        make(k, n)
+    /// The rows only in HEAD and those only in BASE, each told by `unmatched` from its
+    /// identity and occurrence and the row.
+    fn unmatched<T>(
+        &self,
+        base: &[T],
+        head: &[T],
+        unmatched: impl Fn(&(K, usize), &T) -> Unmatched,
+    ) -> (Vec<Unmatched>, Vec<Unmatched>) {
+        let only_head = self.only_head().into_iter();
+        let only_base = self.only_base().into_iter();
+        (
+            only_head
+                .map(|i| unmatched(&self.head[i], &head[i]))
+                .collect(),
+            only_base
+                .map(|i| unmatched(&self.base[i], &base[i]))
+                .collect(),
+        )
     }
+}
+
+/// `s`, with ` #2`, ` #3` after it for the later rows of one identity (`nth` from 0).
+fn numbered(s: String, nth: usize) -> String {
+    if nth > 0 {
+        format!("{s} #{}", nth + 1)
+    } else {
+        s
+    }
+}
+
+/// Display names of rows told apart by kind, name and type: `io: <name>`,
+/// `channel: jobs`, with the short type when another row of the kind shares the name
+/// with another type, and ` #2` for later rows of the same identity. `parts` gives a
+/// row's kind, name and type; `key` its row key.
+fn typed_names<K: Clone>(
+    keys: &[(K, usize)],
+    parts: impl Fn(&K) -> (&str, &str, &str),
+    key: impl Fn(K, usize) -> RowKey,
+) -> HashMap<RowKey, String> {
+    let mut out = HashMap::new();
+    for (id, nth) in keys {
+        let (kind, name, type_name) = parts(id);
+        let mut s = format!("{kind}: {name}");
+        if keys.iter().any(|(o, _)| {
+            let (o_kind, o_name, o_type) = parts(o);
+            o_kind == kind && o_name == name && o_type != type_name
+        }) {
+            s = format!("{s} ({})", short_type(type_name));
+        }
+        out.insert(key(id.clone(), *nth), numbered(s, *nth));
+    }
+    out
 }
 
 /// What differs in how the two reports were made, then each report's own notes.

@@ -2,14 +2,36 @@
 
 use std::collections::HashMap;
 
-use hotpath_report::format::{count, short_type};
+use hotpath_report::format::count;
 use hotpath_report::Report;
 
-use super::Compare;
+use super::{typed_names, Compare, Matching};
 use crate::diff::{Metric, RowKey, Unmatched, Value};
 
 impl Compare {
-    pub(super) fn flow(&mut self, key: &RowKey, shown: &str, b: &FlowRow, h: &FlowRow) {
+    /// Compares the channel, stream and future entries both reports have; returns the
+    /// rows only in HEAD and only in BASE.
+    pub(super) fn flow(
+        &mut self,
+        base: &Report,
+        head: &Report,
+    ) -> (Vec<Unmatched>, Vec<Unmatched>) {
+        let (b, h) = (flow_rows(base), flow_rows(head));
+        let m = Matching::new(&b, &h, |e: &FlowRow| {
+            (e.what, e.name.clone(), e.type_name.clone())
+        });
+        // `channel: jobs`.
+        let shown = typed_names(&m.keys, |(what, name, ty)| (*what, name, ty), flow_key);
+        for (bi, hi) in &m.pairs {
+            let key = m.row_key_of_head(*hi, flow_key);
+            self.flow_entry(&key, &shown[&key], &b[*bi], &h[*hi]);
+        }
+        m.unmatched(&b, &h, |(id, nth), e| {
+            unmatched_flow(&shown, flow_key(id.clone(), *nth), e)
+        })
+    }
+
+    fn flow_entry(&mut self, key: &RowKey, shown: &str, b: &FlowRow, h: &FlowRow) {
         for ((name, bv), (_, hv)) in b.counts.iter().zip(&h.counts) {
             self.push(
                 key.clone(),
@@ -42,18 +64,18 @@ impl Compare {
 }
 
 /// One entry's quantities, in a fixed order per kind.
-pub(super) struct FlowRow {
-    pub what: &'static str,
-    pub name: String,
-    pub type_name: String,
-    pub counts: Vec<(&'static str, u64)>,
-    pub totals: Vec<(&'static str, Option<u64>)>,
-    pub means: Vec<(&'static str, Option<u64>)>,
+struct FlowRow {
+    what: &'static str,
+    name: String,
+    type_name: String,
+    counts: Vec<(&'static str, u64)>,
+    totals: Vec<(&'static str, Option<u64>)>,
+    means: Vec<(&'static str, Option<u64>)>,
     /// What the means are per (messages received, instances, calls).
-    pub weight: u64,
+    weight: u64,
 }
 
-pub(super) fn rows(r: &Report) -> Vec<FlowRow> {
+fn flow_rows(r: &Report) -> Vec<FlowRow> {
     let mut out = Vec::new();
     for e in r.channels.as_deref().unwrap_or(&[]) {
         out.push(FlowRow {
@@ -110,9 +132,7 @@ pub(super) fn rows(r: &Report) -> Vec<FlowRow> {
     out
 }
 
-pub(super) type FlowKey = ((&'static str, String, String), usize);
-
-pub(super) fn key((what, name, type_name): (&'static str, String, String), nth: usize) -> RowKey {
+fn flow_key((what, name, type_name): (&'static str, String, String), nth: usize) -> RowKey {
     RowKey::Flow {
         what,
         name,
@@ -121,27 +141,7 @@ pub(super) fn key((what, name, type_name): (&'static str, String, String), nth: 
     }
 }
 
-/// `channel: jobs`, with the short type when two entries share the name, ` #2` for
-/// later ones with the same identity.
-pub(super) fn shown(keys: &[FlowKey]) -> HashMap<RowKey, String> {
-    let mut out = HashMap::new();
-    for (id, nth) in keys {
-        let mut s = format!("{}: {}", id.0, id.1);
-        if keys
-            .iter()
-            .any(|(o, _)| o.0 == id.0 && o.1 == id.1 && o.2 != id.2)
-        {
-            s = format!("{s} ({})", short_type(&id.2));
-        }
-        if *nth > 0 {
-            s = format!("{s} #{}", nth + 1);
-        }
-        out.insert(key(id.clone(), *nth), s);
-    }
-    out
-}
-
-pub(super) fn unmatched(shown: &HashMap<RowKey, String>, row: RowKey, e: &FlowRow) -> Unmatched {
+fn unmatched_flow(shown: &HashMap<RowKey, String>, row: RowKey, e: &FlowRow) -> Unmatched {
     let summary = e
         .counts
         .iter()

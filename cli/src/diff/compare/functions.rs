@@ -4,13 +4,33 @@
 use std::collections::HashMap;
 
 use hotpath_report::format::{count, duration};
-use hotpath_report::Function;
+use hotpath_report::{Function, Report};
 
-use super::Compare;
+use super::{numbered, Compare, Matching};
 use crate::diff::{Metric, RowKey, Unmatched, Value};
 
 impl Compare {
-    pub(super) fn function(&mut self, key: &RowKey, shown: &str, b: &Function, h: &Function) {
+    /// Compares the functions both reports have, and their waits; returns the rows only
+    /// in HEAD and only in BASE.
+    pub(super) fn functions(
+        &mut self,
+        base: &Report,
+        head: &Report,
+    ) -> (Vec<Unmatched>, Vec<Unmatched>) {
+        let (b, h) = (&base.functions, &head.functions);
+        let m = Matching::new(b, h, |f: &Function| (f.name.clone(), f.label.clone()));
+        let shown = shown_functions(&m.keys);
+        for (bi, hi) in &m.pairs {
+            let key = m.row_key_of_head(*hi, function_key);
+            self.function(&key, &shown[&key], &b[*bi], &h[*hi]);
+            self.waits(&key, &shown[&key], &b[*bi], &h[*hi]);
+        }
+        m.unmatched(b, h, |(id, nth), f| {
+            unmatched_function(&shown, function_key(id.clone(), *nth), f)
+        })
+    }
+
+    fn function(&mut self, key: &RowKey, shown: &str, b: &Function, h: &Function) {
         self.per_call_weight = b.calls.max(h.calls).max(1);
         let (percentiles, alloc, cpu) = (self.percentiles.clone(), self.alloc, self.cpu);
         let int = |v: u64| Some(Value::Int(v));
@@ -81,15 +101,15 @@ impl Compare {
     }
 }
 
-pub(super) type FunctionKey = ((String, Option<String>), usize);
+type FunctionKey = ((String, Option<String>), usize);
 
-pub(super) fn function_key((name, label): (String, Option<String>), nth: usize) -> RowKey {
+fn function_key((name, label): (String, Option<String>), nth: usize) -> RowKey {
     RowKey::Function { name, label, nth }
 }
 
 /// Display names of the functions: the label or name; `label (name)` when two rows share
 /// it; ` #2`, ` #3` for later rows with the same name and label.
-pub(super) fn shown_functions(keys: &[FunctionKey]) -> HashMap<RowKey, String> {
+fn shown_functions(keys: &[FunctionKey]) -> HashMap<RowKey, String> {
     let display = |(name, label): &(String, Option<String>)| label.as_ref().unwrap_or(name).clone();
     let mut out = HashMap::new();
     for (id, nth) in keys {
@@ -105,19 +125,12 @@ pub(super) fn shown_functions(keys: &[FunctionKey]) -> HashMap<RowKey, String> {
                 s = format!("{s} (fn)");
             }
         }
-        if *nth > 0 {
-            s = format!("{s} #{}", nth + 1);
-        }
-        out.insert(function_key(id.clone(), *nth), s);
+        out.insert(function_key(id.clone(), *nth), numbered(s, *nth));
     }
     out
 }
 
-pub(super) fn unmatched_function(
-    shown: &HashMap<RowKey, String>,
-    row: RowKey,
-    f: &Function,
-) -> Unmatched {
+fn unmatched_function(shown: &HashMap<RowKey, String>, row: RowKey, f: &Function) -> Unmatched {
     let calls = if f.calls == 1 {
         "1 call".to_string()
     } else {

@@ -3,14 +3,33 @@
 
 use std::collections::HashMap;
 
-use hotpath_report::format::{bytes, count, short_type};
-use hotpath_report::IoEntry;
+use hotpath_report::format::{bytes, count};
+use hotpath_report::{IoEntry, Report};
 
-use super::Compare;
+use super::{typed_names, Compare, Matching};
 use crate::diff::{Direction, Metric, RowKey, Unmatched, Value};
 
 impl Compare {
-    pub(super) fn io(&mut self, key: &RowKey, shown: &str, b: &IoEntry, h: &IoEntry) {
+    /// Compares the `io!` entries both reports have; returns the rows only in HEAD and
+    /// only in BASE.
+    pub(super) fn io(&mut self, base: &Report, head: &Report) -> (Vec<Unmatched>, Vec<Unmatched>) {
+        let (b, h) = (
+            base.io.as_deref().unwrap_or(&[]),
+            head.io.as_deref().unwrap_or(&[]),
+        );
+        let m = Matching::new(b, h, |e: &IoEntry| (e.name.clone(), e.type_name.clone()));
+        // `io: <name>`.
+        let shown = typed_names(&m.keys, |(name, ty)| ("io", name, ty), io_key);
+        for (bi, hi) in &m.pairs {
+            let key = m.row_key_of_head(*hi, io_key);
+            self.io_entry(&key, &shown[&key], &b[*bi], &h[*hi]);
+        }
+        m.unmatched(b, h, |(id, nth), e| {
+            unmatched_io(&shown, io_key(id.clone(), *nth), e)
+        })
+    }
+
+    fn io_entry(&mut self, key: &RowKey, shown: &str, b: &IoEntry, h: &IoEntry) {
         for dir in Direction::ALL {
             let (bd, hd) = (dir.of(b), dir.of(h));
             if bd.ops + bd.errors + hd.ops + hd.errors == 0 {
@@ -33,9 +52,7 @@ impl Compare {
     }
 }
 
-pub(super) type IoKey = ((String, String), usize);
-
-pub(super) fn io_key((name, type_name): (String, String), nth: usize) -> RowKey {
+fn io_key((name, type_name): (String, String), nth: usize) -> RowKey {
     RowKey::Io {
         name,
         type_name,
@@ -43,24 +60,7 @@ pub(super) fn io_key((name, type_name): (String, String), nth: usize) -> RowKey 
     }
 }
 
-/// Display names of the I/O entries: `io: <name>`, with the short type when two entries
-/// share the name, and ` #2` for later ones with the same name and type.
-pub(super) fn shown_io(keys: &[IoKey]) -> HashMap<RowKey, String> {
-    let mut out = HashMap::new();
-    for (id, nth) in keys {
-        let mut s = format!("io: {}", id.0);
-        if keys.iter().any(|(o, _)| o.0 == id.0 && o.1 != id.1) {
-            s = format!("{s} ({})", short_type(&id.1));
-        }
-        if *nth > 0 {
-            s = format!("{s} #{}", nth + 1);
-        }
-        out.insert(io_key(id.clone(), *nth), s);
-    }
-    out
-}
-
-pub(super) fn unmatched_io(shown: &HashMap<RowKey, String>, row: RowKey, e: &IoEntry) -> Unmatched {
+fn unmatched_io(shown: &HashMap<RowKey, String>, row: RowKey, e: &IoEntry) -> Unmatched {
     let parts: Vec<String> = Direction::ALL
         .iter()
         .filter(|d| d.of(e).ops > 0)

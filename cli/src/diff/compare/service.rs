@@ -4,7 +4,7 @@
 use hotpath_report::format::{count, duration};
 use hotpath_report::{Dist, Report};
 
-use super::{Compare, Matching};
+use super::{numbered, Compare, Matching};
 use crate::diff::{Metric, RowKey, Unmatched, Value};
 
 /// One row as compared: `(section, key, source)` and its numbers.
@@ -77,10 +77,7 @@ fn shown((section, key, source): &Id, nth: usize) -> String {
     if let Some(src) = source {
         s = format!("{s} ({src})");
     }
-    if nth > 0 {
-        s = format!("{s} #{}", nth + 1);
-    }
-    s
+    numbered(s, nth)
 }
 
 impl Compare {
@@ -134,27 +131,10 @@ impl Compare {
                 );
             }
         }
-        let unmatched = |rows: &[(Id, Row<'_>)], which: Vec<usize>, of: &[(Id, usize)]| {
-            which
-                .into_iter()
-                .map(|i| {
-                    let (id, nth) = &of[i];
-                    let r = &rows[i].1;
-                    Unmatched {
-                        row: key(id.clone(), *nth),
-                        shown: shown(id, *nth),
-                        summary: format!(
-                            "{} calls, {} total",
-                            count(r.calls),
-                            duration(r.time.total)
-                        ),
-                    }
-                })
-                .collect::<Vec<_>>()
-        };
-        (
-            unmatched(&h, m.only_head(), &m.head),
-            unmatched(&b, m.only_base(), &m.base),
-        )
+        m.unmatched(&b, &h, |(id, nth), (_, r)| Unmatched {
+            row: key(id.clone(), *nth),
+            shown: shown(id, *nth),
+            summary: format!("{} calls, {} total", count(r.calls), duration(r.time.total)),
+        })
     }
 }
