@@ -228,9 +228,10 @@ pub(crate) struct Table {
 }
 
 impl Table {
-    /// A table with the console's columns of `cols` and no rows.
-    fn new<R>(title: &'static str, cols: &Columns<'_, R>) -> Table {
-        Table {
+    /// A table with the console's columns of `cols` and no rows, sorted by the column
+    /// titled `sort` until the user picks another (the exit report's order).
+    fn new<R>(title: &'static str, cols: &Columns<'_, R>, sort: &str) -> Table {
+        let mut t = Table {
             title,
             columns: cols
                 .iter()
@@ -244,7 +245,9 @@ impl Table {
             rows: Vec::new(),
             footer: Vec::new(),
             empty: None,
-        }
+        };
+        t.sort_by_title(sort);
+        t
     }
 
     /// Adds a row: its cells in the console's columns of `cols`.

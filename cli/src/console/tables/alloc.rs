@@ -10,8 +10,7 @@ pub(super) fn memory(r: &Report, status: Option<&ProfilerStatus>) -> Table {
     // Percentiles of bytes per call are in the inspect pane: with them the table would
     // not fit 120 columns.
     let cols = columns::alloc(r);
-    let mut t = Table::new("alloc: allocations per function", &cols);
-    t.sort_by_title("Total bytes");
+    let mut t = Table::new("alloc: allocations per function", &cols, "Total bytes");
     if !r.has(Section::Alloc) {
         t.empty = Some(missing(
             Section::Alloc,

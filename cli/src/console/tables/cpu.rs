@@ -8,8 +8,7 @@ use super::{function_id, missing, Source, Table};
 
 pub(super) fn cpu(r: &Report, status: Option<&ProfilerStatus>) -> Table {
     let cols = columns::cpu(r);
-    let mut t = Table::new("cpu: CPU time and waiting per function", &cols);
-    t.sort_by_title("CPU");
+    let mut t = Table::new("cpu: CPU time and waiting per function", &cols, "CPU");
     let Some(info) = r.cpu.as_ref().filter(|_| r.has(Section::Cpu)) else {
         t.empty = Some(missing(
             Section::Cpu,

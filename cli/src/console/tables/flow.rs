@@ -7,8 +7,7 @@ use super::{missing, Source, Table};
 
 pub(super) fn channels(r: &Report, status: Option<&ProfilerStatus>) -> Table {
     let cols = columns::channels(r);
-    let mut t = Table::new("channels: messages per channel", &cols);
-    t.sort_by_title("Sent");
+    let mut t = Table::new("channels: messages per channel", &cols, "Sent");
     let rows = columns::channel_rows(r);
     if !r.has(Section::Channels) || rows.is_empty() {
         t.empty = Some(missing(
@@ -32,8 +31,7 @@ pub(super) fn channels(r: &Report, status: Option<&ProfilerStatus>) -> Table {
 
 pub(super) fn streams(r: &Report, status: Option<&ProfilerStatus>) -> Table {
     let cols = columns::streams(r);
-    let mut t = Table::new("streams: items per stream", &cols);
-    t.sort_by_title("Items");
+    let mut t = Table::new("streams: items per stream", &cols, "Items");
     let rows = columns::stream_rows(r);
     if !r.has(Section::Streams) || rows.is_empty() {
         t.empty = Some(missing(
@@ -56,8 +54,7 @@ pub(super) fn streams(r: &Report, status: Option<&ProfilerStatus>) -> Table {
 
 pub(super) fn futures(r: &Report, status: Option<&ProfilerStatus>) -> Table {
     let cols = columns::futures(r);
-    let mut t = Table::new("futures: calls per future", &cols);
-    t.sort_by_title("Calls");
+    let mut t = Table::new("futures: calls per future", &cols, "Calls");
     let rows = columns::future_rows(r);
     if !r.has(Section::Futures) || rows.is_empty() {
         t.empty = Some(missing(

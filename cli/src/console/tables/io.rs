@@ -8,8 +8,7 @@ use super::{function_id, missing, Source, Table};
 
 pub(super) fn io_streams(r: &Report, status: Option<&ProfilerStatus>) -> Table {
     let cols = columns::io_overview();
-    let mut t = Table::new("io: operations per stream", &cols);
-    t.sort_by_title("Bytes");
+    let mut t = Table::new("io: operations per stream", &cols, "Bytes");
     let rows = columns::io_rows(r);
     if !r.has(Section::Io) || rows.is_empty() {
         t.empty = Some(missing(
@@ -42,8 +41,8 @@ pub(super) fn io_functions(r: &Report, status: Option<&ProfilerStatus>) -> Table
     let mut t = Table::new(
         "io by function: made while it was the innermost measured function",
         &cols,
+        "Time in I/O",
     );
-    t.sort_by_title("Time in I/O");
     for (i, f) in r.functions.iter().enumerate() {
         let Some(io) = &f.io else { continue };
         t.push(&cols, function_id(f), Source::Function(i), &(f, io));

@@ -9,8 +9,7 @@ use super::{Source, Table};
 /// as a flat list.
 pub(super) fn stacks(r: &Report, status: Option<&ProfilerStatus>) -> Table {
     let cols = columns::stacks(r);
-    let mut t = Table::new("stacks: calls and time per path (tree)", &cols);
-    t.sort_by_title("Path");
+    let mut t = Table::new("stacks: calls and time per path (tree)", &cols, "Path");
     let rows = columns::stack_rows(r);
     if !r.has(Section::Stacks) {
         t.empty = Some(match status {

@@ -9,8 +9,7 @@ use super::{Source, Table};
 pub(super) fn threads(r: &Report, status: Option<&ProfilerStatus>) -> Table {
     let rows = r.threads.as_deref().unwrap_or(&[]);
     let cols = columns::threads(rows);
-    let mut t = Table::new("threads: per thread", &cols);
-    t.sort_by_title("CPU");
+    let mut t = Table::new("threads: per thread", &cols, "CPU");
     if !r.has(Section::Threads) {
         t.empty = Some(match status {
             Some(s) if s.sections.contains(&Section::Threads) => {

@@ -9,8 +9,7 @@ use crate::console::trend::{sparkline, Trend, WINDOW};
 
 pub(super) fn timing(r: &Report, trend: &Trend) -> Table {
     let cols = columns::timing(r);
-    let mut t = Table::new("timing: wall time per function", &cols);
-    t.sort_by_title("Total");
+    let mut t = Table::new("timing: wall time per function", &cols, "Total");
     for (i, f) in r.functions.iter().enumerate() {
         let id = function_id(f);
         t.push(&cols, id.clone(), Source::Function(i), f);
