@@ -49,38 +49,11 @@ pub(super) fn draw_inspect(frame: &mut Frame, area: Rect, app: &App) {
     let r = &snap.report;
     match source {
         Source::Function(i) => inspect_function(frame, area, r, &r.functions[i]),
-        Source::Io(i) => {
-            let e = &r.io.as_ref().expect("io rows come from report.io")[i];
-            inspect_io(frame, area, r, e);
-        }
-        Source::Thread(i) => {
-            let th = &r
-                .threads
-                .as_ref()
-                .expect("thread rows come from report.threads")[i];
-            inspect_thread(frame, area, th);
-        }
-        Source::Channel(i) => {
-            let e = &r
-                .channels
-                .as_ref()
-                .expect("channel rows come from report.channels")[i];
-            inspect_channel(frame, area, e);
-        }
-        Source::Stream(i) => {
-            let e = &r
-                .streams
-                .as_ref()
-                .expect("stream rows come from report.streams")[i];
-            inspect_stream(frame, area, e);
-        }
-        Source::Future(i) => {
-            let e = &r
-                .futures
-                .as_ref()
-                .expect("future rows come from report.futures")[i];
-            inspect_future(frame, area, e);
-        }
+        Source::Io(i) => inspect_io(frame, area, r, row(&r.io, i)),
+        Source::Thread(i) => inspect_thread(frame, area, row(&r.threads, i)),
+        Source::Channel(i) => inspect_channel(frame, area, row(&r.channels, i)),
+        Source::Stream(i) => inspect_stream(frame, area, row(&r.streams, i)),
+        Source::Future(i) => inspect_future(frame, area, row(&r.futures, i)),
         Source::Stack(i) => inspect_stack(frame, area, r, i),
         Source::Mutex(_) | Source::RwLock(..) => inspect_lock(frame, area, r, source),
         Source::Debug(i) => {
@@ -91,6 +64,13 @@ pub(super) fn draw_inspect(frame: &mut Frame, area: Rect, app: &App) {
         // Their tables hold every number they have.
         Source::Sql(_) | Source::Http(_) | Source::Server(_) | Source::Tokio(_) => {}
     }
+}
+
+/// Row `i` of a section: the table's rows come from the same report.
+fn row<T>(rows: &Option<Vec<T>>, i: usize) -> &T {
+    &rows
+        .as_deref()
+        .expect("a table's rows come from its section of the report")[i]
 }
 
 /// A channel entry: where and what, its messages and their waits.
