@@ -99,6 +99,10 @@ pub fn diff_with_floor(base: &Report, head: &Report, threshold: f64, min_delta_n
     }
 }
 
+/// The rows of one kind in one report only: those only in HEAD (added), those only in
+/// BASE (removed).
+type Unpaired = (Vec<Unmatched>, Vec<Unmatched>);
+
 struct Compare {
     threshold: f64,
     /// Time changes smaller than this are noise.
@@ -243,7 +247,7 @@ impl<K: Clone + Eq + std::hash::Hash> Matching<K> {
         base: &[T],
         head: &[T],
         unmatched: impl Fn(&(K, usize), &T) -> Unmatched,
-    ) -> (Vec<Unmatched>, Vec<Unmatched>) {
+    ) -> Unpaired {
         let only_head = self.only_head().into_iter();
         let only_base = self.only_base().into_iter();
         (

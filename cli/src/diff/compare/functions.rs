@@ -6,17 +6,13 @@ use std::collections::HashMap;
 use hotpath_report::format::{count, duration};
 use hotpath_report::{Function, Report};
 
-use super::{numbered, Compare, Matching};
+use super::{numbered, Compare, Matching, Unpaired};
 use crate::diff::{Metric, RowKey, Unmatched, Value};
 
 impl Compare {
     /// Compares the functions both reports have, and their waits; returns the rows only
     /// in HEAD and only in BASE.
-    pub(super) fn functions(
-        &mut self,
-        base: &Report,
-        head: &Report,
-    ) -> (Vec<Unmatched>, Vec<Unmatched>) {
+    pub(super) fn functions(&mut self, base: &Report, head: &Report) -> Unpaired {
         let (b, h) = (&base.functions, &head.functions);
         let m = Matching::new(b, h, |f: &Function| (f.name.clone(), f.label.clone()));
         let shown = shown_functions(&m.keys);

@@ -6,13 +6,13 @@ use std::collections::HashMap;
 use hotpath_report::format::{bytes, count};
 use hotpath_report::{IoEntry, Report};
 
-use super::{typed_names, Compare, Matching};
+use super::{typed_names, Compare, Matching, Unpaired};
 use crate::diff::{Direction, Metric, RowKey, Unmatched, Value};
 
 impl Compare {
     /// Compares the `io!` entries both reports have; returns the rows only in HEAD and
     /// only in BASE.
-    pub(super) fn io(&mut self, base: &Report, head: &Report) -> (Vec<Unmatched>, Vec<Unmatched>) {
+    pub(super) fn io(&mut self, base: &Report, head: &Report) -> Unpaired {
         let (b, h) = (
             base.io.as_deref().unwrap_or(&[]),
             head.io.as_deref().unwrap_or(&[]),

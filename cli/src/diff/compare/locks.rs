@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use hotpath_report::format::count;
 use hotpath_report::{Function, LockMode, Report};
 
-use super::{numbered, Compare, Matching};
+use super::{numbered, Compare, Matching, Unpaired};
 use crate::diff::{Metric, RowKey, Unmatched, Value};
 
 /// One mode of one lock site as compared: `(kind, name, type_name, mode)`.
@@ -49,11 +49,7 @@ fn shown((kind, name, _, mode): &LockId, nth: usize) -> String {
 impl Compare {
     /// Compares the lock modes both reports have; returns the rows only in HEAD and
     /// only in BASE.
-    pub(super) fn locks(
-        &mut self,
-        base: &Report,
-        head: &Report,
-    ) -> (Vec<Unmatched>, Vec<Unmatched>) {
+    pub(super) fn locks(&mut self, base: &Report, head: &Report) -> Unpaired {
         let (b, h) = (lock_rows(base), lock_rows(head));
         let m = Matching::new(&b, &h, |(id, _)| id.clone());
         for (bi, hi) in &m.pairs {

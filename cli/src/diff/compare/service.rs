@@ -4,7 +4,7 @@
 use hotpath_report::format::{count, duration};
 use hotpath_report::{Dist, Report};
 
-use super::{numbered, Compare, Matching};
+use super::{numbered, Compare, Matching, Unpaired};
 use crate::diff::{Metric, RowKey, Unmatched, Value};
 
 /// One row as compared: `(section, key, source)` and its numbers.
@@ -83,11 +83,7 @@ fn shown((section, key, source): &Id, nth: usize) -> String {
 impl Compare {
     /// Compares the SQL, HTTP and server rows both reports have; returns the rows only
     /// in HEAD and only in BASE.
-    pub(super) fn service(
-        &mut self,
-        base: &Report,
-        head: &Report,
-    ) -> (Vec<Unmatched>, Vec<Unmatched>) {
+    pub(super) fn service(&mut self, base: &Report, head: &Report) -> Unpaired {
         let (b, h) = (rows(base), rows(head));
         let m = Matching::new(&b, &h, |(id, _)| id.clone());
         for (bi, hi) in &m.pairs {
