@@ -6,15 +6,21 @@
 
 use std::cmp::Ordering;
 
+use hotpath_report::columns::Columns;
 pub(crate) use hotpath_report::columns::Key;
-use hotpath_report::columns::{self, Columns};
-use hotpath_report::format::{bytes, count, duration, percent};
 use hotpath_report::{Function, ProfilerStatus, Report, Section};
 
-use super::trend::{sparkline, Trend, WINDOW};
+use super::trend::Trend;
 
+mod alloc;
+mod cpu;
+mod flow;
+mod io;
 mod locks;
 mod service;
+mod stacks;
+mod threads;
+mod timing;
 
 /// One table of the console.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -222,9 +228,10 @@ pub(crate) struct Table {
 }
 
 impl Table {
-    /// A table with the console's columns of `cols` and no rows.
-    fn new<R>(title: &'static str, cols: &Columns<'_, R>) -> Table {
-        Table {
+    /// A table with the console's columns of `cols` and no rows, sorted by the column
+    /// titled `sort` until the user picks another (the exit report's order).
+    fn new<R>(title: &'static str, cols: &Columns<'_, R>, sort: &str) -> Table {
+        let mut t = Table {
             title,
             columns: cols
                 .iter()
@@ -238,7 +245,9 @@ impl Table {
             rows: Vec::new(),
             footer: Vec::new(),
             empty: None,
-        }
+        };
+        t.sort_by_title(sort);
+        t
     }
 
     /// Adds a row: its cells in the console's columns of `cols`.
@@ -309,20 +318,20 @@ pub(crate) fn build(
     trend: &Trend,
 ) -> Table {
     match view {
-        View::Timing => timing(report, trend),
-        View::Memory => memory(report, status),
-        View::Cpu => cpu(report, status),
-        View::IoStreams => io_streams(report, status),
-        View::IoFunctions => io_functions(report, status),
-        View::Threads => threads(report, status),
+        View::Timing => timing::timing(report, trend),
+        View::Memory => alloc::memory(report, status),
+        View::Cpu => cpu::cpu(report, status),
+        View::IoStreams => io::io_streams(report, status),
+        View::IoFunctions => io::io_functions(report, status),
+        View::Threads => threads::threads(report, status),
         View::Waits => locks::waits(report, status),
         View::Mutexes => locks::mutexes(report, status),
         View::RwLocks => locks::rw_locks(report, status),
         View::Debug => locks::debug(report, status),
-        View::Channels => channels(report, status),
-        View::Streams => streams(report, status),
-        View::Futures => futures(report, status),
-        View::Stacks => stacks(report, status),
+        View::Channels => flow::channels(report, status),
+        View::Streams => flow::streams(report, status),
+        View::Futures => flow::futures(report, status),
+        View::Stacks => stacks::stacks(report, status),
         View::Sql => service::sql(report, status),
         View::Http => service::http(report, status),
         View::Server => service::server(report, status),
@@ -372,339 +381,4 @@ pub(crate) fn function_id(f: &Function) -> String {
 
 fn dash() -> String {
     "-".into()
-}
-
-fn timing(r: &Report, trend: &Trend) -> Table {
-    let cols = columns::timing(r);
-    let mut t = Table::new("timing: wall time per function", &cols);
-    t.sort_by_title("Total");
-    for (i, f) in r.functions.iter().enumerate() {
-        let id = function_id(f);
-        t.push(&cols, id.clone(), Source::Function(i), f);
-        if trend.has_intervals() {
-            let row = t.rows.last_mut().expect("pushed");
-            let shares = trend.shares(&id);
-            let now = shares.last().copied().filter(|_| f.wall_ns.is_some());
-            row.cells.push(now.map_or_else(dash, |n| percent(n, 1.0)));
-            row.keys.push(now.map_or(Key::Missing, Key::Num));
-            row.cells.push(if f.wall_ns.is_some() {
-                sparkline(&shares)
-            } else {
-                dash()
-            });
-            // Sorted by the time over the whole window.
-            row.keys.push(Key::Num(shares.iter().sum::<f64>()));
-        }
-    }
-    if trend.has_intervals() {
-        let at = t.columns.len();
-        t.insert_columns(at, ["Now".to_string(), "Trend".to_string()]);
-    }
-    let calls: u64 = r.functions.iter().map(|f| f.calls).sum();
-    t.footer.push(format!(
-        "{} functions, {} calls in {}; profiler overhead ≈ {} ({} of the run)",
-        count(r.functions.len() as u64),
-        count(calls),
-        duration(r.elapsed_ns),
-        duration(r.overhead_ns),
-        percent(r.overhead_ns as f64, r.elapsed_ns as f64),
-    ));
-    if r.functions.iter().any(|f| f.sampled) {
-        t.footer
-            .push("*: timed on a sample of calls; totals scaled to all calls".into());
-    }
-    if trend.has_intervals() {
-        t.footer.push(format!(
-            "Now: wall time since the last refresh, as a share of it (over 100% when calls \
-             overlap); Trend: the same over the last {} refreshes, scaled to the row's largest",
-            WINDOW - 1
-        ));
-    }
-    if r.functions.is_empty() {
-        t.empty = Some("no measured function has been called yet".into());
-    }
-    t
-}
-
-fn memory(r: &Report, status: Option<&ProfilerStatus>) -> Table {
-    // Percentiles of bytes per call are in the inspect pane: with them the table would
-    // not fit 120 columns.
-    let cols = columns::alloc(r);
-    let mut t = Table::new("alloc: allocations per function", &cols);
-    t.sort_by_title("Total bytes");
-    if !r.has(Section::Alloc) {
-        t.empty = Some(missing(
-            Section::Alloc,
-            status,
-            "nothing allocated in measured code so far",
-            "allocations are not tracked (with allocator = none the program needs a \
-             hotpath::alloc::Tracking global allocator; HOTPATH_REPORT may leave alloc out)",
-        ));
-        return t;
-    }
-    let mut quiet = 0;
-    for (i, f) in r.functions.iter().enumerate() {
-        let Some(a) = &f.alloc else { continue };
-        if a.count == 0 && a.freed_bytes == 0 {
-            quiet += 1;
-            continue;
-        }
-        t.push(&cols, function_id(f), Source::Function(i), &(f, a));
-    }
-    if let Some(total) = &r.alloc_total {
-        t.footer.push(format!(
-            "process: {} allocations, {} allocated, {} freed; outside measured functions: {} allocated",
-            count(total.count),
-            bytes(total.bytes),
-            bytes(total.freed_bytes),
-            bytes(total.unattributed_bytes),
-        ));
-    }
-    if quiet > 0 {
-        t.footer.push(format!(
-            "{quiet} more functions allocated and freed nothing"
-        ));
-    }
-    t
-}
-
-fn cpu(r: &Report, status: Option<&ProfilerStatus>) -> Table {
-    let cols = columns::cpu(r);
-    let mut t = Table::new("cpu: CPU time and waiting per function", &cols);
-    t.sort_by_title("CPU");
-    let Some(info) = r.cpu.as_ref().filter(|_| r.has(Section::Cpu)) else {
-        t.empty = Some(missing(
-            Section::Cpu,
-            status,
-            "no CPU time measured so far",
-            "CPU time is not measured (HOTPATH_CPU_MODE=off, or HOTPATH_REPORT leaves cpu out)",
-        ));
-        return t;
-    };
-    for (i, f) in r.functions.iter().enumerate() {
-        let Some(c) = &f.cpu else { continue };
-        t.push(&cols, function_id(f), Source::Function(i), &(f, c));
-    }
-    let mut how = format!("cpu: {}", info.mode);
-    if let Some(hz) = info.hz {
-        how.push_str(&format!(" {hz} Hz"));
-    }
-    how.push_str(&format!(", {}", info.source));
-    if let Some(why) = &info.fallback_reason {
-        how.push_str(&format!(" (fallback: {why})"));
-    }
-    t.footer.push(how);
-    let mut process = format!(
-        "process CPU: {}; outside measured functions: {}",
-        duration(info.process_cpu_ns),
-        duration(info.unattributed_cpu_ns)
-    );
-    if let Some(sampled) = info.sampled_cpu_ns {
-        process.push_str(&format!(
-            "; samples account for {} ({})",
-            duration(sampled),
-            percent(sampled as f64, info.process_cpu_ns as f64)
-        ));
-    }
-    t.footer.push(process);
-    t
-}
-
-fn io_streams(r: &Report, status: Option<&ProfilerStatus>) -> Table {
-    let cols = columns::io_overview();
-    let mut t = Table::new("io: operations per stream", &cols);
-    t.sort_by_title("Bytes");
-    let rows = columns::io_rows(r);
-    if !r.has(Section::Io) || rows.is_empty() {
-        t.empty = Some(missing(
-            Section::Io,
-            status,
-            "no hotpath::io! wrapper has completed an operation so far",
-            "HOTPATH_REPORT leaves io out",
-        ));
-        return t;
-    }
-    for (i, row) in rows.iter().enumerate() {
-        let e = row.0;
-        let id = format!("{}\0{}:{}\0{}", e.name, e.file, e.line, e.type_name);
-        t.push(&cols, id, Source::Io(i), row);
-    }
-    t.footer.push(
-        "Rate, Avg: reads and writes together, timed ones only; Enter shows each direction".into(),
-    );
-    if let Some(rate) = r.io_time_sampling_rate.filter(|r| *r < 1.0) {
-        t.footer.push(format!(
-            "{} of operations timed, every one counted",
-            percent(rate, 1.0)
-        ));
-    }
-    t
-}
-
-fn io_functions(r: &Report, status: Option<&ProfilerStatus>) -> Table {
-    let cols = columns::io_functions();
-    let mut t = Table::new(
-        "io by function: made while it was the innermost measured function",
-        &cols,
-    );
-    t.sort_by_title("Time in I/O");
-    for (i, f) in r.functions.iter().enumerate() {
-        let Some(io) = &f.io else { continue };
-        t.push(&cols, function_id(f), Source::Function(i), &(f, io));
-    }
-    if t.rows.is_empty() {
-        t.empty = Some(if r.has(Section::Io) {
-            "no I/O was made inside a measured function so far".into()
-        } else {
-            missing(
-                Section::Io,
-                status,
-                "no hotpath::io! wrapper has completed an operation so far",
-                "HOTPATH_REPORT leaves io out",
-            )
-        });
-    }
-    t
-}
-
-/// The tree, depth first (sorted by the Path column); another column sorts the paths
-/// as a flat list.
-fn stacks(r: &Report, status: Option<&ProfilerStatus>) -> Table {
-    let cols = columns::stacks(r);
-    let mut t = Table::new("stacks: calls and time per path (tree)", &cols);
-    t.sort_by_title("Path");
-    let rows = columns::stack_rows(r);
-    if !r.has(Section::Stacks) {
-        t.empty = Some(match status {
-            Some(s) if s.sections.contains(&Section::Stacks) => {
-                "no stacks section yet: no measured call so far".into()
-            }
-            _ => "no stacks section: run the program with HOTPATH_STACKS=1 (or \
-                  .stacks(true) on its HotpathGuardBuilder)"
-                .into(),
-        });
-        return t;
-    }
-    for row in &rows {
-        t.push(&cols, row.0.path.join(";"), Source::Stack(row.1), row);
-    }
-    if rows.is_empty() {
-        t.empty = Some("no measured call has ended yet".into());
-    }
-    t.footer.push(
-        "Path: the tree, callees by total; s sorts the paths as a list; Enter shows the \
-         whole path"
-            .into(),
-    );
-    t
-}
-
-fn threads(r: &Report, status: Option<&ProfilerStatus>) -> Table {
-    let rows = r.threads.as_deref().unwrap_or(&[]);
-    let cols = columns::threads(rows);
-    let mut t = Table::new("threads: per thread", &cols);
-    t.sort_by_title("CPU");
-    if !r.has(Section::Threads) {
-        t.empty = Some(match status {
-            Some(s) if s.sections.contains(&Section::Threads) => {
-                "no threads section yet: the first /proc reading is pending".into()
-            }
-            _ => "no threads section: it is collected on Linux only, and HOTPATH_REPORT may \
-                  leave it out"
-                .into(),
-        });
-        return t;
-    }
-    for (i, th) in rows.iter().enumerate() {
-        t.push(
-            &cols,
-            format!("{}\0{}", th.tid, th.name),
-            Source::Thread(i),
-            th,
-        );
-    }
-    if let Some(m) = &r.process_memory {
-        t.footer.push(format!(
-            "process memory: rss {}, peak {}",
-            bytes(m.rss_bytes),
-            bytes(m.peak_rss_bytes)
-        ));
-    }
-    t
-}
-
-// Data flow: channels, streams, futures.
-
-fn channels(r: &Report, status: Option<&ProfilerStatus>) -> Table {
-    let cols = columns::channels(r);
-    let mut t = Table::new("channels: messages per channel", &cols);
-    t.sort_by_title("Sent");
-    let rows = columns::channel_rows(r);
-    if !r.has(Section::Channels) || rows.is_empty() {
-        t.empty = Some(missing(
-            Section::Channels,
-            status,
-            "no hotpath::channel! has made a channel so far",
-            "HOTPATH_REPORT leaves channels out",
-        ));
-        return t;
-    }
-    for (i, row) in rows.iter().enumerate() {
-        let e = row.0;
-        let id = format!("{}\0{}:{}\0{}", e.name, e.file, e.line, e.type_name);
-        t.push(&cols, id, Source::Channel(i), row);
-    }
-    t.footer.push(
-        "Latency: from the send call to the receive; Blocked: time sends waited for room".into(),
-    );
-    t
-}
-
-fn streams(r: &Report, status: Option<&ProfilerStatus>) -> Table {
-    let cols = columns::streams(r);
-    let mut t = Table::new("streams: items per stream", &cols);
-    t.sort_by_title("Items");
-    let rows = columns::stream_rows(r);
-    if !r.has(Section::Streams) || rows.is_empty() {
-        t.empty = Some(missing(
-            Section::Streams,
-            status,
-            "no hotpath::stream! has wrapped a stream so far",
-            "HOTPATH_REPORT leaves streams out",
-        ));
-        return t;
-    }
-    for (i, row) in rows.iter().enumerate() {
-        let e = row.0;
-        let id = format!("{}\0{}:{}\0{}", e.name, e.file, e.line, e.type_name);
-        t.push(&cols, id, Source::Stream(i), row);
-    }
-    t.footer
-        .push("Busy: time inside the polls; First item: first poll to first item".into());
-    t
-}
-
-fn futures(r: &Report, status: Option<&ProfilerStatus>) -> Table {
-    let cols = columns::futures(r);
-    let mut t = Table::new("futures: calls per future", &cols);
-    t.sort_by_title("Calls");
-    let rows = columns::future_rows(r);
-    if !r.has(Section::Futures) || rows.is_empty() {
-        t.empty = Some(missing(
-            Section::Futures,
-            status,
-            "no hotpath::future! or #[future_fn] future has finished so far",
-            "HOTPATH_REPORT leaves futures out",
-        ));
-        return t;
-    }
-    for (i, row) in rows.iter().enumerate() {
-        let e = row.0;
-        let id = format!("{}\0{}:{}", e.name, e.file, e.line);
-        t.push(&cols, id, Source::Future(i), row);
-    }
-    t.footer.push(
-        "Lifetime: first poll to Ready or drop; Busy: time inside the polls of one call".into(),
-    );
-    t
 }

@@ -1,6 +1,6 @@
 //! Columns of the `waits`, `mutexes`, `rw_locks` and `debug` tables.
 
-use super::{percentile_title, Cell, Column, Columns, Key, Show};
+use super::{functions_with, percentile_title, wall, Cell, Column, Columns, Key, Show};
 use crate::format::{duration, percent};
 use crate::model::{
     DebugEntry, Function, FunctionWaits, LockHolder, LockMode, MutexEntry, Report, RwLockEntry,
@@ -11,19 +11,9 @@ pub type WaitsRow<'a> = (&'a Function, &'a FunctionWaits);
 
 /// The `waits` rows of `r`, by time spent waiting.
 pub fn waits_rows(r: &Report) -> Vec<WaitsRow<'_>> {
-    let mut rows: Vec<WaitsRow<'_>> = r
-        .functions
-        .iter()
-        .filter_map(|f| Some((f, f.waits.as_ref()?)))
-        .collect();
-    rows.sort_by_key(|(f, w)| {
-        std::cmp::Reverse((w.waited_ns(), f.wall_ns.as_ref().map_or(0, |x| x.total)))
-    });
+    let mut rows = functions_with(r, |f| f.waits.as_ref());
+    rows.sort_by_key(|(f, w)| std::cmp::Reverse((w.waited_ns(), wall(f))));
     rows
-}
-
-fn wall(f: &Function) -> u64 {
-    f.wall_ns.as_ref().map_or(0, |w| w.total)
 }
 
 /// `12.0 ms 40.0%`: a time and its share of the function's wall time; `-` for none.

@@ -2,18 +2,18 @@
 
 use std::fmt::Write as _;
 
-use super::table;
+use super::{heading, heading_then, table};
 use crate::columns;
-use crate::format::{shown, take};
+
 use crate::model::Report;
 
 pub(super) fn waits(r: &Report, limit: usize, out: &mut String) {
     let rows = columns::waits_rows(r);
-    let n = take(limit, rows.len());
-    let _ = writeln!(
+    let n = heading(
         out,
-        "waits: where each function's own time went, by time waiting {}",
-        shown(n, rows.len())
+        limit,
+        rows.len(),
+        "waits: where each function's own time went, by time waiting",
     );
     table(columns::waits(r), &rows[..n], None).render(out);
     let _ = writeln!(
@@ -47,25 +47,23 @@ fn holders(r: &Report, limit: usize, out: &mut String, mutexes: bool) {
     if rows.is_empty() {
         return;
     }
-    let n = take(limit, rows.len());
     out.push('\n');
-    let _ = writeln!(
-        out,
-        "{} by function: who acquired, waited and held {}",
-        if mutexes { "mutexes" } else { "rw_locks" },
-        shown(n, rows.len())
+    let what = format!(
+        "{} by function: who acquired, waited and held",
+        if mutexes { "mutexes" } else { "rw_locks" }
     );
+    let n = heading(out, limit, rows.len(), &what);
     table(columns::holders(), &rows[..n], None).render(out);
 }
 
 pub(super) fn mutexes(r: &Report, limit: usize, out: &mut String) {
     let rows = columns::mutex_rows(r);
-    let n = take(limit, rows.len());
-    let _ = writeln!(
+    let n = heading_then(
         out,
-        "mutexes: acquisitions, waits and holds per lock, by total hold {}{}",
-        shown(n, rows.len()),
-        sampling(r.mutexes_time_sampling_rate)
+        limit,
+        rows.len(),
+        "mutexes: acquisitions, waits and holds per lock, by total hold",
+        &sampling(r.mutexes_time_sampling_rate),
     );
     table(columns::mutexes(r), &rows[..n], None).render(out);
     holders(r, limit, out, true);
@@ -73,12 +71,12 @@ pub(super) fn mutexes(r: &Report, limit: usize, out: &mut String) {
 
 pub(super) fn rw_locks(r: &Report, limit: usize, out: &mut String) {
     let rows = columns::rw_lock_rows(r);
-    let n = take(limit, rows.len());
-    let _ = writeln!(
+    let n = heading_then(
         out,
-        "rw_locks: acquisitions, waits and holds per lock and mode, by total hold {}{}",
-        shown(n, rows.len()),
-        sampling(r.rw_locks_time_sampling_rate)
+        limit,
+        rows.len(),
+        "rw_locks: acquisitions, waits and holds per lock and mode, by total hold",
+        &sampling(r.rw_locks_time_sampling_rate),
     );
     table(columns::rw_locks(r), &rows[..n], None).render(out);
     holders(r, limit, out, false);
@@ -86,11 +84,11 @@ pub(super) fn rw_locks(r: &Report, limit: usize, out: &mut String) {
 
 pub(super) fn debug(r: &Report, limit: usize, out: &mut String) {
     let rows = r.debug.as_deref().unwrap_or(&[]);
-    let n = take(limit, rows.len());
-    let _ = writeln!(
+    let n = heading(
         out,
-        "debug: last values of dbg!, val! and gauge! {}",
-        shown(n, rows.len())
+        limit,
+        rows.len(),
+        "debug: last values of dbg!, val! and gauge!",
     );
     table(columns::debug(), &rows[..n], None).render(out);
 }

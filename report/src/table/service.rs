@@ -2,22 +2,21 @@
 
 use std::fmt::Write as _;
 
-use super::table;
+use super::{heading, heading_then, table};
 use crate::columns;
-use crate::format::{count, duration, shown, take};
+use crate::format::{count, duration, take};
 use crate::model::Report;
 
 pub(super) fn sql(r: &Report, limit: usize, out: &mut String) {
     let rows = columns::sql_rows(r);
-    let n = take(limit, rows.len());
     let calls: u64 = rows.iter().map(|e| e.calls).sum();
     let total: u64 = rows.iter().map(|e| e.duration_ns.total).sum();
-    let _ = writeln!(
+    let n = heading_then(
         out,
-        "sql: queries by total time {}; {} calls, {}",
-        shown(n, rows.len()),
-        count(calls),
-        duration(total)
+        limit,
+        rows.len(),
+        "sql: queries by total time",
+        &format!("; {} calls, {}", count(calls), duration(total)),
     );
     table(columns::sql(r), &rows[..n], None).render(out);
     if rows.iter().any(|e| e.backend == "sqlx") {
@@ -31,22 +30,22 @@ pub(super) fn sql(r: &Report, limit: usize, out: &mut String) {
 
 pub(super) fn http(r: &Report, limit: usize, out: &mut String) {
     let rows: Vec<_> = r.http.as_deref().unwrap_or(&[]).iter().collect();
-    let n = take(limit, rows.len());
-    let _ = writeln!(
+    let n = heading(
         out,
-        "http: client requests by total time to the response head {}",
-        shown(n, rows.len())
+        limit,
+        rows.len(),
+        "http: client requests by total time to the response head",
     );
     table(columns::http(r), &rows[..n], None).render(out);
 }
 
 pub(super) fn server(r: &Report, limit: usize, out: &mut String) {
     let rows: Vec<_> = r.server.as_deref().unwrap_or(&[]).iter().collect();
-    let n = take(limit, rows.len());
-    let _ = writeln!(
+    let n = heading(
         out,
-        "server: requests per route by total time to the end of the body {}",
-        shown(n, rows.len())
+        limit,
+        rows.len(),
+        "server: requests per route by total time to the end of the body",
     );
     table(columns::server(r), &rows[..n], None).render(out);
 }

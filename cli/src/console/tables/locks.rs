@@ -8,8 +8,7 @@ use super::{function_id, missing, Source, Table};
 
 pub(super) fn waits(r: &Report, status: Option<&ProfilerStatus>) -> Table {
     let cols = columns::waits(r);
-    let mut t = Table::new("waits: where each function's own time went", &cols);
-    t.sort_by_title("Other");
+    let mut t = Table::new("waits: where each function's own time went", &cols, "Other");
     let rows = columns::waits_rows(r);
     if rows.is_empty() {
         t.empty = Some(missing(
@@ -53,8 +52,11 @@ fn sampling_note(t: &mut Table, rate: Option<f64>) {
 
 pub(super) fn mutexes(r: &Report, status: Option<&ProfilerStatus>) -> Table {
     let cols = columns::mutexes(r);
-    let mut t = Table::new("mutexes: acquisitions, waits and holds per lock", &cols);
-    t.sort_by_title("Hold max");
+    let mut t = Table::new(
+        "mutexes: acquisitions, waits and holds per lock",
+        &cols,
+        "Hold max",
+    );
     let rows = columns::mutex_rows(r);
     if !r.has(Section::Mutexes) || rows.is_empty() {
         t.empty = Some(missing(
@@ -80,8 +82,8 @@ pub(super) fn rw_locks(r: &Report, status: Option<&ProfilerStatus>) -> Table {
     let mut t = Table::new(
         "rw_locks: acquisitions, waits and holds per lock and mode",
         &cols,
+        "Hold max",
     );
-    t.sort_by_title("Hold max");
     let rows = columns::rw_lock_rows(r);
     if !r.has(Section::RwLocks) || rows.is_empty() {
         t.empty = Some(missing(
@@ -110,8 +112,11 @@ pub(super) fn rw_locks(r: &Report, status: Option<&ProfilerStatus>) -> Table {
 
 pub(super) fn debug(r: &Report, status: Option<&ProfilerStatus>) -> Table {
     let cols = columns::debug();
-    let mut t = Table::new("debug: last values of dbg!, val! and gauge!", &cols);
-    t.sort_by_title("Key/Expr");
+    let mut t = Table::new(
+        "debug: last values of dbg!, val! and gauge!",
+        &cols,
+        "Key/Expr",
+    );
     let rows = r.debug.as_deref().unwrap_or(&[]);
     if !r.has(Section::Debug) || rows.is_empty() {
         t.empty = Some(missing(

@@ -10,8 +10,8 @@ pub(super) fn sql(r: &Report, status: Option<&ProfilerStatus>) -> Table {
     let mut t = Table::new(
         "sql: queries per normalised query and issuing function",
         &cols,
+        "Total",
     );
-    t.sort_by_title("Total");
     let rows = columns::sql_rows(r);
     if rows.is_empty() {
         t.empty = Some(missing(
@@ -34,8 +34,8 @@ pub(super) fn http(r: &Report, status: Option<&ProfilerStatus>) -> Table {
     let mut t = Table::new(
         "http: client requests per endpoint and calling function",
         &cols,
+        "Total",
     );
-    t.sort_by_title("Total");
     let rows: Vec<_> = r.http.as_deref().unwrap_or(&[]).iter().collect();
     if rows.is_empty() {
         t.empty = Some(missing(
@@ -55,8 +55,7 @@ pub(super) fn http(r: &Report, status: Option<&ProfilerStatus>) -> Table {
 
 pub(super) fn server(r: &Report, status: Option<&ProfilerStatus>) -> Table {
     let cols = columns::server(r);
-    let mut t = Table::new("server: requests per route", &cols);
-    t.sort_by_title("Calls");
+    let mut t = Table::new("server: requests per route", &cols, "Calls");
     let rows: Vec<_> = r.server.as_deref().unwrap_or(&[]).iter().collect();
     if rows.is_empty() {
         t.empty = Some(missing(
@@ -75,8 +74,11 @@ pub(super) fn server(r: &Report, status: Option<&ProfilerStatus>) -> Table {
 
 pub(super) fn tokio(r: &Report, status: Option<&ProfilerStatus>) -> Table {
     let cols = columns::tokio(r);
-    let mut t = Table::new("tokio: busy time and parks per runtime worker", &cols);
-    t.sort_by_title("Busy");
+    let mut t = Table::new(
+        "tokio: busy time and parks per runtime worker",
+        &cols,
+        "Busy",
+    );
     let rows = columns::tokio_rows(r);
     if rows.is_empty() {
         t.empty = Some(missing(

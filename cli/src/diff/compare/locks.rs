@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use hotpath_report::format::count;
 use hotpath_report::{Function, LockMode, Report};
 
-use super::{Compare, Matching};
+use super::{numbered, Compare, Matching, Unpaired};
 use crate::diff::{Metric, RowKey, Unmatched, Value};
 
 /// One mode of one lock site as compared: `(kind, name, type_name, mode)`.
@@ -43,20 +43,13 @@ fn shown((kind, name, _, mode): &LockId, nth: usize) -> String {
     if *kind == "rw_lock" {
         s = format!("{s} ({mode})");
     }
-    if nth > 0 {
-        s = format!("{s} #{}", nth + 1);
-    }
-    s
+    numbered(s, nth)
 }
 
 impl Compare {
     /// Compares the lock modes both reports have; returns the rows only in HEAD and
     /// only in BASE.
-    pub(super) fn locks(
-        &mut self,
-        base: &Report,
-        head: &Report,
-    ) -> (Vec<Unmatched>, Vec<Unmatched>) {
+    pub(super) fn locks(&mut self, base: &Report, head: &Report) -> Unpaired {
         let (b, h) = (lock_rows(base), lock_rows(head));
         let m = Matching::new(&b, &h, |(id, _)| id.clone());
         for (bi, hi) in &m.pairs {
@@ -84,29 +77,15 @@ impl Compare {
                 hm.hold_ns.as_ref().map(|d| Value::Int(d.mean)),
             );
         }
-        let unmatched =
-            |rows: &[(LockId, &LockMode)], which: Vec<usize>, of: &[(LockId, usize)]| {
-                which
-                    .into_iter()
-                    .map(|i| {
-                        let (id, nth) = &of[i];
-                        let m = rows[i].1;
-                        Unmatched {
-                            row: lock_key(id.clone(), *nth),
-                            shown: shown(id, *nth),
-                            summary: format!(
-                                "{} acquisitions, {} contended",
-                                count(m.acquisitions),
-                                count(m.contended)
-                            ),
-                        }
-                    })
-                    .collect::<Vec<_>>()
-            };
-        (
-            unmatched(&h, m.only_head(), &m.head),
-            unmatched(&b, m.only_base(), &m.base),
-        )
+        m.unmatched(&b, &h, |(id, nth), (_, m)| Unmatched {
+            row: lock_key(id.clone(), *nth),
+            shown: shown(id, *nth),
+            summary: format!(
+                "{} acquisitions, {} contended",
+                count(m.acquisitions),
+                count(m.contended)
+            ),
+        })
     }
 
     /// The waits of a function in both reports, per kind that either report shows.

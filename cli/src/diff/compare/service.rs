@@ -4,7 +4,7 @@
 use hotpath_report::format::{count, duration};
 use hotpath_report::{Dist, Report};
 
-use super::{Compare, Matching};
+use super::{numbered, Compare, Matching, Unpaired};
 use crate::diff::{Metric, RowKey, Unmatched, Value};
 
 /// One row as compared: `(section, key, source)` and its numbers.
@@ -77,20 +77,13 @@ fn shown((section, key, source): &Id, nth: usize) -> String {
     if let Some(src) = source {
         s = format!("{s} ({src})");
     }
-    if nth > 0 {
-        s = format!("{s} #{}", nth + 1);
-    }
-    s
+    numbered(s, nth)
 }
 
 impl Compare {
     /// Compares the SQL, HTTP and server rows both reports have; returns the rows only
     /// in HEAD and only in BASE.
-    pub(super) fn service(
-        &mut self,
-        base: &Report,
-        head: &Report,
-    ) -> (Vec<Unmatched>, Vec<Unmatched>) {
+    pub(super) fn service(&mut self, base: &Report, head: &Report) -> Unpaired {
         let (b, h) = (rows(base), rows(head));
         let m = Matching::new(&b, &h, |(id, _)| id.clone());
         for (bi, hi) in &m.pairs {
@@ -134,27 +127,10 @@ impl Compare {
                 );
             }
         }
-        let unmatched = |rows: &[(Id, Row<'_>)], which: Vec<usize>, of: &[(Id, usize)]| {
-            which
-                .into_iter()
-                .map(|i| {
-                    let (id, nth) = &of[i];
-                    let r = &rows[i].1;
-                    Unmatched {
-                        row: key(id.clone(), *nth),
-                        shown: shown(id, *nth),
-                        summary: format!(
-                            "{} calls, {} total",
-                            count(r.calls),
-                            duration(r.time.total)
-                        ),
-                    }
-                })
-                .collect::<Vec<_>>()
-        };
-        (
-            unmatched(&h, m.only_head(), &m.head),
-            unmatched(&b, m.only_base(), &m.base),
-        )
+        m.unmatched(&b, &h, |(id, nth), (_, r)| Unmatched {
+            row: key(id.clone(), *nth),
+            shown: shown(id, *nth),
+            summary: format!("{} calls, {} total", count(r.calls), duration(r.time.total)),
+        })
     }
 }

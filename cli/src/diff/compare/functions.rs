@@ -1,0 +1,144 @@
+//! The functions of two reports: calls and wall times, and allocations and CPU when
+//! both reports have those sections.
+
+use std::collections::HashMap;
+
+use hotpath_report::format::{count, duration};
+use hotpath_report::{Function, Report};
+
+use super::{numbered, Compare, Matching, Unpaired};
+use crate::diff::{Metric, RowKey, Unmatched, Value};
+
+impl Compare {
+    /// Compares the functions both reports have, and their waits; returns the rows only
+    /// in HEAD and only in BASE.
+    pub(super) fn functions(&mut self, base: &Report, head: &Report) -> Unpaired {
+        let (b, h) = (&base.functions, &head.functions);
+        let m = Matching::new(b, h, |f: &Function| (f.name.clone(), f.label.clone()));
+        let shown = shown_functions(&m.keys);
+        for (bi, hi) in &m.pairs {
+            let key = m.row_key_of_head(*hi, function_key);
+            self.function(&key, &shown[&key], &b[*bi], &h[*hi]);
+            self.waits(&key, &shown[&key], &b[*bi], &h[*hi]);
+        }
+        m.unmatched(b, h, |(id, nth), f| {
+            unmatched_function(&shown, function_key(id.clone(), *nth), f)
+        })
+    }
+
+    fn function(&mut self, key: &RowKey, shown: &str, b: &Function, h: &Function) {
+        self.per_call_weight = b.calls.max(h.calls).max(1);
+        let (percentiles, alloc, cpu) = (self.percentiles.clone(), self.alloc, self.cpu);
+        let int = |v: u64| Some(Value::Int(v));
+        let mut push = |metric, bv, hv| self.push(key.clone(), shown, metric, bv, hv);
+        push(Metric::Calls, int(b.calls), int(h.calls));
+        let (bw, hw) = (b.wall_ns.as_ref(), h.wall_ns.as_ref());
+        push(
+            Metric::Total,
+            bw.map(|w| Value::Int(w.total)),
+            hw.map(|w| Value::Int(w.total)),
+        );
+        // A quantity equal to the total in both reports says nothing the total does not:
+        // self time without measured children, and every per-call time of a function
+        // called once on both sides.
+        let no_children = |w: &hotpath_report::WallNs| w.self_ == w.total;
+        if !(bw.is_some_and(no_children) && hw.is_some_and(no_children)) {
+            push(
+                Metric::SelfTime,
+                bw.map(|w| Value::Int(w.self_)),
+                hw.map(|w| Value::Int(w.self_)),
+            );
+        }
+        let once = |f: &Function| f.calls <= 1;
+        if !(once(b) && once(h) && bw.is_some() && hw.is_some()) {
+            push(
+                Metric::Avg,
+                bw.map(|w| Value::Int(w.mean)),
+                hw.map(|w| Value::Int(w.mean)),
+            );
+            for p in &percentiles {
+                push(
+                    Metric::Percentile(*p),
+                    bw.and_then(|w| w.percentiles.get(*p)).map(Value::Int),
+                    hw.and_then(|w| w.percentiles.get(*p)).map(Value::Int),
+                );
+            }
+        }
+        if cpu {
+            push(
+                Metric::Cpu,
+                b.cpu.as_ref().map(|c| Value::Int(c.cpu_ns)),
+                h.cpu.as_ref().map(|c| Value::Int(c.cpu_ns)),
+            );
+        }
+        if alloc {
+            let (ba, ha) = (b.alloc.as_ref(), h.alloc.as_ref());
+            push(
+                Metric::Allocs,
+                ba.map(|a| Value::Int(a.count)),
+                ha.map(|a| Value::Int(a.count)),
+            );
+            push(
+                Metric::AllocBytes,
+                ba.map(|a| Value::Int(a.bytes)),
+                ha.map(|a| Value::Int(a.bytes)),
+            );
+            push(
+                Metric::AllocsPerCall,
+                ba.map(|a| Value::Real(a.per_call_count)),
+                ha.map(|a| Value::Real(a.per_call_count)),
+            );
+            push(
+                Metric::BytesPerCall,
+                ba.map(|a| Value::Int(a.per_call_bytes)),
+                ha.map(|a| Value::Int(a.per_call_bytes)),
+            );
+        }
+    }
+}
+
+type FunctionKey = ((String, Option<String>), usize);
+
+fn function_key((name, label): (String, Option<String>), nth: usize) -> RowKey {
+    RowKey::Function { name, label, nth }
+}
+
+/// Display names of the functions: the label or name; `label (name)` when two rows share
+/// it; ` #2`, ` #3` for later rows with the same name and label.
+fn shown_functions(keys: &[FunctionKey]) -> HashMap<RowKey, String> {
+    let display = |(name, label): &(String, Option<String>)| label.as_ref().unwrap_or(name).clone();
+    let mut out = HashMap::new();
+    for (id, nth) in keys {
+        let mut s = display(id);
+        let twins = keys
+            .iter()
+            .filter(|(o, _)| o != id && display(o) == s)
+            .count();
+        if twins > 0 {
+            if id.1.is_some() {
+                s = format!("{s} ({})", id.0);
+            } else {
+                s = format!("{s} (fn)");
+            }
+        }
+        out.insert(function_key(id.clone(), *nth), numbered(s, *nth));
+    }
+    out
+}
+
+fn unmatched_function(shown: &HashMap<RowKey, String>, row: RowKey, f: &Function) -> Unmatched {
+    let calls = if f.calls == 1 {
+        "1 call".to_string()
+    } else {
+        format!("{} calls", count(f.calls))
+    };
+    let summary = match &f.wall_ns {
+        Some(w) => format!("{calls}, {} total", duration(w.total)),
+        None => format!("{calls}, not timed"),
+    };
+    Unmatched {
+        shown: shown[&row].clone(),
+        row,
+        summary,
+    }
+}

@@ -1,0 +1,89 @@
+//! The exit report's data-flow sections: `channels`, `streams`, `futures`.
+
+use super::{heading, table, wrapped};
+use crate::columns;
+use crate::format::count;
+use crate::model::Report;
+
+pub(super) fn channels(r: &Report, limit: usize, out: &mut String) {
+    let rows = columns::channel_rows(r);
+    let n = heading(
+        out,
+        limit,
+        rows.len(),
+        "channels: messages per channel, by messages sent",
+    );
+    table(columns::channels(r), &rows[..n], None).render(out);
+    wrapped(
+        "Latency: from the send call to the receive (includes waiting for room); Blocked: time sends waited for room",
+        out,
+    );
+    flow_sampling(r.channels_time_sampling_rate, "messages", "Latency", out);
+    let errors: u64 = rows.iter().map(|(e, _)| e.send_errors).sum();
+    let lagged: u64 = rows.iter().map(|(e, _)| e.lagged).sum();
+    if errors + lagged > 0 {
+        wrapped(
+            &format!(
+                "also: {} failed sends (channel closed), {} messages missed by lagging or coalescing receivers; per channel in the JSON report",
+                count(errors),
+                count(lagged)
+            ),
+            out,
+        );
+    }
+}
+
+pub(super) fn streams(r: &Report, limit: usize, out: &mut String) {
+    let rows = columns::stream_rows(r);
+    let n = heading(
+        out,
+        limit,
+        rows.len(),
+        "streams: items per stream, by items",
+    );
+    table(columns::streams(r), &rows[..n], None).render(out);
+    wrapped(
+        "Busy: time inside the polls; First item: from an instance's first poll to its first item",
+        out,
+    );
+    flow_sampling(r.streams_time_sampling_rate, "polls", "Busy", out);
+}
+
+pub(super) fn futures(r: &Report, limit: usize, out: &mut String) {
+    let rows = columns::future_rows(r);
+    let n = heading(
+        out,
+        limit,
+        rows.len(),
+        "futures: calls per future, by calls",
+    );
+    table(columns::futures(r), &rows[..n], None).render(out);
+    wrapped(
+        "Lifetime: first poll to Ready or drop; Busy: time inside the polls of one call",
+        out,
+    );
+    flow_sampling(
+        r.futures_time_sampling_rate,
+        "calls",
+        "Lifetime and Busy",
+        out,
+    );
+}
+
+/// The line that says how a data-flow section's times were sampled (nothing when every
+/// event was timed).
+fn flow_sampling(rate: Option<f64>, what: &str, times: &str, out: &mut String) {
+    match rate {
+        Some(r) if r <= 0.0 => wrapped(&format!("count only: no {what} timed"), out),
+        Some(r) if r < 1.0 => wrapped(
+            &format!(
+                "{times}: each site's first {} {what} timed, then 1 in {} (each standing for {}); counts are exact",
+                crate::SAMPLING_WARM_UP,
+                (1.0 / r).round(),
+                (1.0 / r).round()
+            ),
+            out,
+        ),
+        _ => {}
+    }
+}
