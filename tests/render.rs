@@ -1,7 +1,7 @@
 //! Renderers against a fixed report: the table and JSON layouts are reviewed as
 //! snapshots (`cargo insta review` after a deliberate change), and JSON reads back to the
 //! same value.
-#![cfg(feature = "report")]
+#![cfg(any(feature = "report", feature = "hotpath"))]
 
 use hotpath::report::{
     AllocTotal, Function, FunctionAlloc, FunctionIo, IoDirection, IoEntry, Percentiles, Report,

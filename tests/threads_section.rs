@@ -1,6 +1,6 @@
 //! The `threads` section rendered from fixed rows: the layout is reviewed as snapshots
 //! (`cargo insta review` after a deliberate change), and the rows read back from JSON.
-#![cfg(all(feature = "report", target_os = "linux"))]
+#![cfg(all(any(feature = "report", feature = "hotpath"), target_os = "linux"))]
 
 use hotpath::report::{ProcessMemory, Report, ThreadRow, SCHEMA_VERSION};
 
