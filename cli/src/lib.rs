@@ -8,7 +8,9 @@
 
 pub mod client;
 pub mod console;
-pub mod diff;
+/// `hotpath diff`: the comparison of reports, from `hotpath-report` (one comparison core
+/// for the CLI and the MCP server's `compare` tool).
+pub use hotpath_report::diff;
 pub mod export;
 pub mod init;
 

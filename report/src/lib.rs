@@ -13,6 +13,8 @@
 #![forbid(unsafe_code)]
 
 pub mod columns;
+#[cfg(feature = "diff")]
+pub mod diff;
 pub mod export;
 pub mod format;
 mod fragment;

@@ -1,16 +1,18 @@
 //! The `compare` tool's comparison: the report so far against a saved one, function by
-//! function. Deliberately small (the CLI's `hotpath diff` is the full comparison, with
-//! runs, significance tests and I/O rows, and the instrumented program does not compile
-//! it): functions are matched by name and label, per-call time decides the verdict, and
-//! totals, calls, allocations and CPU time are shown beside it.
+//! function. The rows and verdicts are `hotpath diff`'s (`hotpath_report::diff`, the one
+//! comparison core): functions matched by name, label and order, the verdict that of the
+//! mean time of one call (of the total for a function called once on both sides) against
+//! the threshold; totals, calls, percentiles, allocations and CPU time are shown beside
+//! it.
 //!
 //! A live report is of a run in progress, so its totals and calls grow while it runs;
 //! what compares across runs of different length is the cost of one call.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
 
+use hotpath_report::diff::{self, Metric, RowKey, Verdict};
 use hotpath_report::{percentile_key, Function, Report};
 
 /// The comparison.
@@ -114,36 +116,51 @@ pub(crate) fn compare(
     threshold_percent: f64,
     limit: usize,
 ) -> Comparison {
-    let key = |f: &Function| (f.name.clone(), f.label.clone());
+    let d = diff::diff(baseline, current, threshold_percent / 100.0);
     let percentiles: Vec<f64> = current
         .percentiles
         .iter()
         .copied()
         .filter(|p| baseline.percentiles.contains(p))
         .collect();
+    let base_rows = keyed(baseline);
     let mut summary = Summary::default();
     let mut rows = Vec::new();
-    let mut only_in_current = Vec::new();
-    for c in &current.functions {
-        let Some(b) = baseline.functions.iter().find(|b| key(b) == key(c)) else {
-            only_in_current.push(c.full_display_name().to_string());
+    for (key, c) in keyed(current) {
+        let Some((_, b)) = base_rows.iter().find(|(k, _)| *k == key) else {
             continue;
         };
-        let row = compare_function(b, c, &percentiles, threshold_percent);
-        match row.verdict {
+        let timed = |m: Metric| {
+            d.changes
+                .iter()
+                .find(|ch| ch.row == key && ch.metric == m)
+                .map(|ch| ch.verdict)
+        };
+        // The mean of one call; the engine leaves it out when both sides were called
+        // once (it is the total then).
+        let verdict = match timed(Metric::Avg).or_else(|| timed(Metric::Total)) {
+            Some(Verdict::Slower) => "slower",
+            Some(Verdict::Faster) => "faster",
+            Some(Verdict::Noise) => "same",
+            _ => "not timed",
+        };
+        match verdict {
             "slower" => summary.slower += 1,
             "faster" => summary.faster += 1,
             "same" => summary.same += 1,
             _ => summary.not_timed += 1,
         }
-        rows.push(row);
+        rows.push(compare_function(b, c, &percentiles, verdict));
     }
-    let only_in_baseline = baseline
-        .functions
-        .iter()
-        .filter(|b| !current.functions.iter().any(|c| key(c) == key(b)))
-        .map(|b| b.full_display_name().to_string())
-        .collect();
+    let names = |r: &Report, only: &[diff::Unmatched]| -> Vec<String> {
+        keyed(r)
+            .into_iter()
+            .filter(|(k, _)| only.iter().any(|u| u.row == *k))
+            .map(|(_, f)| f.full_display_name().to_string())
+            .collect()
+    };
+    let only_in_current = names(current, &d.added);
+    let only_in_baseline = names(baseline, &d.removed);
     // Largest change of per-call time first, either way; untimed rows last.
     rows.sort_by(|a, b| {
         let size = |r: &Row| r.mean_ns.change_percent.map(f64::abs);
@@ -159,14 +176,34 @@ pub(crate) fn compare(
         baseline: run(baseline),
         current: run(current),
         threshold_percent,
-        note: "verdicts compare the mean wall time of one call; calls and totals grow while \
-               the program runs, so compare them only between runs of the same work",
+        note: "verdicts are hotpath diff's: the mean wall time of one call against the \
+               threshold; calls and totals grow while the program runs, so compare them only \
+               between runs of the same work",
         functions: rows,
         summary,
         only_in_current,
         only_in_baseline,
         functions_not_shown,
     }
+}
+
+/// The functions of `r` with the diff's row key: name, label, and which of the rows with
+/// that name and label it is.
+fn keyed(r: &Report) -> Vec<(RowKey, &Function)> {
+    let mut seen: HashMap<(&str, Option<&str>), usize> = HashMap::new();
+    r.functions
+        .iter()
+        .map(|f| {
+            let n = seen.entry((&f.name, f.label.as_deref())).or_insert(0);
+            let key = RowKey::Function {
+                name: f.name.clone(),
+                label: f.label.clone(),
+                nth: *n,
+            };
+            *n += 1;
+            (key, f)
+        })
+        .collect()
 }
 
 fn run(r: &Report) -> Run {
@@ -177,15 +214,9 @@ fn run(r: &Report) -> Run {
     }
 }
 
-fn compare_function(b: &Function, c: &Function, percentiles: &[f64], threshold: f64) -> Row {
+fn compare_function(b: &Function, c: &Function, percentiles: &[f64], verdict: &'static str) -> Row {
     let wall = |f: &Function, get: fn(&hotpath_report::WallNs) -> u64| f.wall_ns.as_ref().map(get);
     let mean_ns = Pair::new(wall(b, |w| w.mean), wall(c, |w| w.mean));
-    let verdict = match (&b.wall_ns, &c.wall_ns, mean_ns.change_percent) {
-        (Some(_), Some(_), Some(pct)) if pct > threshold => "slower",
-        (Some(_), Some(_), Some(pct)) if pct < -threshold => "faster",
-        (Some(_), Some(_), _) => "same",
-        _ => "not timed",
-    };
     let both = |f: fn(&Function) -> Option<u64>| {
         let (x, y) = (f(b), f(c));
         if x.is_some() && y.is_some() {

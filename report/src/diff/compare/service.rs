@@ -1,8 +1,8 @@
 //! The `sql`, `http` and `server` rows of two reports: calls, errors and times per
 //! query, endpoint and route (and per endpoint's bodies, with client body timing).
 
-use hotpath_report::format::{count, duration};
-use hotpath_report::{Dist, Report};
+use crate::format::{count, duration};
+use crate::{Dist, Report};
 
 use super::{numbered, Compare, Matching, Unpaired};
 use crate::diff::{Metric, RowKey, Unmatched, Value};

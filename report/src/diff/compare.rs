@@ -4,8 +4,8 @@
 
 use std::collections::HashMap;
 
-use hotpath_report::format::short_type;
-use hotpath_report::{Report, Section};
+use crate::format::short_type;
+use crate::{Report, Section};
 
 use super::{Change, Diff, Metric, RowKey, Unit, Unmatched, Value, Verdict};
 

@@ -2,8 +2,8 @@
 
 use std::collections::HashMap;
 
-use hotpath_report::format::count;
-use hotpath_report::Report;
+use crate::format::count;
+use crate::Report;
 
 use super::{typed_names, Compare, Matching, Unpaired};
 use crate::diff::{Metric, RowKey, Unmatched, Value};

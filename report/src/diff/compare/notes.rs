@@ -1,7 +1,7 @@
 //! The notes of a diff: what differs in how the two reports were made (callers, clocks,
 //! percentiles, sampling rates, sections, CPU modes), then each report's own notes.
 
-use hotpath_report::{percentile_label, Report, Section};
+use crate::{percentile_label, Report, Section};
 
 use crate::diff::percent_label;
 

@@ -3,8 +3,8 @@
 
 use std::collections::HashMap;
 
-use hotpath_report::format::{count, duration};
-use hotpath_report::{Function, Report};
+use crate::format::{count, duration};
+use crate::{Function, Report};
 
 use super::{numbered, Compare, Matching, Unpaired};
 use crate::diff::{Metric, RowKey, Unmatched, Value};
@@ -41,7 +41,7 @@ impl Compare {
         // A quantity equal to the total in both reports says nothing the total does not:
         // self time without measured children, and every per-call time of a function
         // called once on both sides.
-        let no_children = |w: &hotpath_report::WallNs| w.self_ == w.total;
+        let no_children = |w: &crate::WallNs| w.self_ == w.total;
         if !(bw.is_some_and(no_children) && hw.is_some_and(no_children)) {
             push(
                 Metric::SelfTime,

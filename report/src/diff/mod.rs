@@ -42,8 +42,8 @@
 //!
 //! ```
 //! # fn run(base: &hotpath_report::Report, head: &hotpath_report::Report) {
-//! let threshold = hotpath_cli::diff::parse_threshold("10%").unwrap();
-//! let d = hotpath_cli::diff::diff(base, head, threshold);
+//! let threshold = hotpath_report::diff::parse_threshold("10%").unwrap();
+//! let d = hotpath_report::diff::diff(base, head, threshold);
 //! print!("{}", d.to_table());
 //! if d.has_regression() {
 //!     std::process::exit(1);
@@ -53,7 +53,7 @@
 
 use std::fmt;
 
-use hotpath_report::{percentile_label, IoDirection, IoEntry, Section};
+use crate::{percentile_label, IoDirection, IoEntry, Section};
 
 mod compare;
 mod render;

@@ -2,8 +2,8 @@
 
 use std::collections::HashMap;
 
-use hotpath_report::format::count;
-use hotpath_report::{Function, LockMode, Report};
+use crate::format::count;
+use crate::{Function, LockMode, Report};
 
 use super::{numbered, Compare, Matching, Unpaired};
 use crate::diff::{Metric, RowKey, Unmatched, Value};

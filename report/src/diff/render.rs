@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use hotpath_report::format::{bytes, count, duration, per_call, Table};
+use crate::format::{bytes, count, duration, per_call, Table};
 
 use super::{percent_label, Change, Delta, Diff, Summary, Unit, Unmatched, Value};
 

@@ -3,8 +3,8 @@
 
 use std::collections::HashMap;
 
-use hotpath_report::format::{bytes, count};
-use hotpath_report::{IoEntry, Report};
+use crate::format::{bytes, count};
+use crate::{IoEntry, Report};
 
 use super::{typed_names, Compare, Matching, Unpaired};
 use crate::diff::{Direction, Metric, RowKey, Unmatched, Value};

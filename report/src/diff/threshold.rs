@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use hotpath_report::percentile_label;
+use crate::percentile_label;
 
 /// Why a `--threshold` was refused.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -25,7 +25,7 @@
 
 use std::collections::HashMap;
 
-use hotpath_report::Report;
+use crate::Report;
 use serde_json::{Map, Value as Json};
 
 use super::{compare::diff_with_floor, Diff, RowKey, Unit, Verdict};
