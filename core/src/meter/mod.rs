@@ -190,7 +190,7 @@ impl ChildCells {
 /// What the meters counted in one call site's calls on one thread.
 pub(crate) struct MeterSlot {
     #[cfg(feature = "alloc")]
-    pub(crate) alloc: alloc::AllocSlot,
+    pub(crate) alloc: alloc::slot::AllocSlot,
     #[cfg(feature = "cpu")]
     pub(crate) cpu: cpu::CpuSlot,
 }
@@ -203,7 +203,7 @@ impl MeterSlot {
     pub(crate) const fn new() -> Self {
         MeterSlot {
             #[cfg(feature = "alloc")]
-            alloc: alloc::AllocSlot::new(),
+            alloc: alloc::slot::AllocSlot::new(),
             #[cfg(feature = "cpu")]
             cpu: cpu::CpuSlot::new(),
         }
@@ -237,7 +237,7 @@ impl MeterSlot {
 #[derive(Clone, Debug, Default)]
 pub(crate) struct MeterMerged {
     #[cfg(feature = "alloc")]
-    pub(crate) alloc: alloc::AllocMerged,
+    pub(crate) alloc: alloc::slot::AllocMerged,
     #[cfg(feature = "cpu")]
     pub(crate) cpu: cpu::CpuMerged,
 }
