@@ -198,7 +198,7 @@ pub(crate) struct MeterSlot {
 #[cfg_attr(not(any(feature = "alloc", feature = "cpu")), allow(unused_variables))]
 impl MeterSlot {
     /// The empty value: all zero bytes, which is how shards allocate chunks of slots
-    /// (checked by a test in `shard.rs`).
+    /// (checked by a test in `shard/mod.rs`).
     #[cfg_attr(not(test), allow(dead_code))]
     pub(crate) const fn new() -> Self {
         MeterSlot {
