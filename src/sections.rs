@@ -38,6 +38,7 @@ macro_rules! generate {
 
         /// The builder method of each section's own row limit, for tests.
         #[cfg(all(test, feature = "hotpath"))]
+        #[allow(clippy::vec_init_then_push, reason = "one push per section with a limit, generated")]
         fn limit_setters() -> Vec<(Section, fn(crate::HotpathGuardBuilder, usize) -> crate::HotpathGuardBuilder)> {
             let mut v: Vec<(Section, fn(crate::HotpathGuardBuilder, usize) -> crate::HotpathGuardBuilder)> = Vec::new();
             $(limit_setter!(v, $V, $limit $(($($la)*))?);)*
