@@ -72,7 +72,7 @@ pub use hist::{AtomicHist, Hist};
 #[cfg(feature = "cpu")]
 pub use registry::credit_cpu_sample;
 pub use registry::{begin_epoch, thread_counts};
-pub use scope::{lost_calls, sampling_rate, set_sampling_rate, Scope};
+pub use scope::{lost_calls, sampling_rate, set_sampling_rate, set_sampling_seed, Scope};
 pub use shard::stack::MAX_DEPTH;
 pub use site::{site_by_id, type_name_of, CallSite, SiteKind, MAX_SITES, OVERFLOW_NAMES, WARM_UP};
 pub use slot::{Counts, Slot};

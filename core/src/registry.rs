@@ -204,6 +204,13 @@ pub(crate) fn current() -> Option<&'static Shard> {
     }
 }
 
+/// The calling thread's shard if it has one and is not tearing down (no creation, no
+/// synchronisation).
+#[inline]
+pub(crate) fn current_live() -> Option<&'static Shard> {
+    current_raw().filter(|s| !std::ptr::eq(*s, &DEAD_SHARD))
+}
+
 /// Whether `shard` is the calling thread's.
 #[inline(always)]
 pub(crate) fn is_current(shard: &'static Shard) -> bool {
@@ -241,10 +248,8 @@ fn current_slow() -> Option<&'static Shard> {
 /// interrupted single writer. Threads without measured code are ignored.
 #[cfg(feature = "cpu")]
 pub fn credit_cpu_sample() {
-    if let Some(shard) = current_raw() {
-        if !std::ptr::eq(shard, &DEAD_SHARD) {
-            shard.credit_sample();
-        }
+    if let Some(shard) = current_live() {
+        shard.credit_sample();
     }
 }
 

@@ -49,6 +49,23 @@ pub fn set_sampling_rate(rate: f64) {
     Sampler::Calls.set_rate(rate);
 }
 
+/// Fixes the seed of the sampling countdowns, for tests: `0` (the default) seeds each
+/// thread's generator from the thread's serial number, so that threads sample
+/// independently; any other value seeds every thread's from `seed` alone.
+///
+/// With a seed, a thread's generator starts from it when the thread takes its shard,
+/// again at its first event of each session ([`crate::begin_epoch`]), and, for the
+/// calling thread, now: the same sequence of sampled events on one thread (after each
+/// site's warm-up, [`crate::WARM_UP`]) is then timed the same way in every run, so a
+/// test can assert exact sampled counts. Every thread draws the same gaps then: keep it
+/// for tests.
+pub fn set_sampling_seed(seed: u64) {
+    crate::shard::sampling::set_seed(seed);
+    if let Some(shard) = registry::current_live() {
+        shard.reseed();
+    }
+}
+
 /// The fraction of calls timed: 1.0, 0.0 (count only), or 1/period.
 pub fn sampling_rate() -> f64 {
     Sampler::Calls.rate()

@@ -137,20 +137,35 @@ impl Shard {
         self.stack.assign(serial);
         self.sampling.assign(serial);
         self.epoch.store(state::epoch(), Relaxed);
-        // The owner's first call takes the slow path, which synchronises.
+        self.desync();
+    }
+
+    /// Starts the sampling generator again (the seed changed), on the owner thread.
+    pub(crate) fn reseed(&self) {
+        self.sampling.restart();
+        self.desync();
+    }
+
+    /// Sends the owner's next call through the slow path, which synchronises (and draws
+    /// the sampling gaps).
+    fn desync(&self) {
         self.synced.set(0);
         self.key.set(0);
         self.sample_key.set(0);
         self.extra_key.set(0);
     }
 
-    /// Catches up with the global state: clears numbers of an older epoch, takes the
-    /// current keys, draws new sampling gaps.
+    /// Catches up with the global state: clears numbers of an older epoch (and, with a
+    /// sampling seed fixed, starts the generator again from it), takes the current keys,
+    /// draws new sampling gaps.
     pub(crate) fn sync(&self) {
         let epoch = state::epoch();
         if self.epoch.load(Relaxed) != epoch {
             self.reset_stats();
             self.epoch.store(epoch, Relaxed);
+            if sampling::seeded() {
+                self.sampling.restart();
+            }
         }
         let key = state::key();
         self.synced.set(key);

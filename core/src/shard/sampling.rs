@@ -1,9 +1,28 @@
 //! A thread's sampling countdowns: per [`Sampler`] kind, the events until the next timed
-//! one, drawn from the thread's own xorshift generator, which starts from the thread's
-//! serial number (every thread its own sequence).
+//! one, drawn from the thread's own xorshift generator.
+//!
+//! Each thread's generator starts from its serial number (every thread its own
+//! sequence), or, once a seed is fixed ([`crate::set_sampling_seed`], for tests), from
+//! that seed alone: the same events on a thread are then timed the same way in every
+//! run, whichever thread it is.
+
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use crate::cell::Cnt;
 use crate::state::Sampler;
+
+/// The seed every generator starts from; 0: none (each thread from its serial number).
+static SEED: AtomicU64 = AtomicU64::new(0);
+
+/// Fixes the seed the generators start from (0: none).
+pub(crate) fn set_seed(seed: u64) {
+    SEED.store(seed, Relaxed);
+}
+
+/// Whether a seed is fixed.
+pub(crate) fn seeded() -> bool {
+    SEED.load(Relaxed) != 0
+}
 
 /// The sampling state of one thread.
 pub(crate) struct Sampling {
@@ -12,6 +31,8 @@ pub(crate) struct Sampling {
     countdowns: [Cnt; Sampler::COUNT],
     /// The xorshift64 state (never 0 once the owner is assigned).
     rng: Cnt,
+    /// The owner thread's serial number: its generator's seed when none is fixed.
+    serial: Cnt,
 }
 
 impl Sampling {
@@ -19,13 +40,25 @@ impl Sampling {
         Sampling {
             countdowns: [const { Cnt::new() }; Sampler::COUNT],
             rng: Cnt::new(),
+            serial: Cnt::new(),
         }
     }
 
-    /// Starts the generator of a new owner thread with serial number `serial`. The
-    /// countdowns are zero until [`Sampling::draw_all`] (the shard's next sync).
+    /// Starts the generator of a new owner thread with serial number `serial`.
     pub(crate) fn assign(&self, serial: u64) {
-        self.rng.set(serial.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+        self.serial.set(serial);
+        self.restart();
+    }
+
+    /// Starts the generator again: from the fixed seed alone if there is one, else from
+    /// the owner's serial number. The countdowns are zero until [`Sampling::draw_all`]
+    /// (the shard's next sync).
+    pub(crate) fn restart(&self) {
+        let seed = match SEED.load(Relaxed) {
+            0 => self.serial.get(),
+            s => s,
+        };
+        self.rng.set(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
         for c in &self.countdowns {
             c.set(0);
         }
