@@ -22,10 +22,10 @@
 //!   [`trace`]: a ring of each thread's latest calls, both off unless switched on.
 //!
 //! The files depend on each other in one direction, floor by floor (a script checks that
-//! no file reaches back up: `scripts/import-cycles core/src`): `state`, `cell`, `hist`,
-//! `dist`, `clock`, `zeroed`, `fork` → `site`, `holders`, `meter` → `slot`, `stacks`,
-//! the trace rings, the shard's parts → `shard` → `registry` → `scope`, `future`, `op`,
-//! `snapshot`, `trace`.
+//! no file reaches back up: `scripts/import-cycles core/src`): `state`, `cell`, `clock`,
+//! `zeroed`, `fork`, the allocation counters (which [`internal`] uses) → `hist`, `dist` →
+//! `site`, `holders`, `meter` → `slot`, `stacks`, the trace rings, the shard's parts →
+//! `shard` → `registry` → `scope`, `future`, `op`, `snapshot`, `trace`.
 //!
 //! # Cost
 //!
