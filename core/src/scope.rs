@@ -7,9 +7,9 @@
 //! adds to the total once).
 //!
 //! The inline path covers the usual call: a frame held in the shard itself (the first
-//! [`INLINE_FRAMES`](crate::shard::stack::INLINE_FRAMES) levels). Deeper frames take a function
-//! call more (about 50 instructions a call under `callgrind`, against about 185 for a
-//! timed call at depth 1), a site numbered beyond 512 a directory load (about 8):
+//! [`INLINE_FRAMES`](crate::shard::stack::INLINE_FRAMES) levels). Deeper frames take a
+//! function call more (about 50 instructions a call under `callgrind`, against about 185
+//! for a timed call at depth 1), a site numbered beyond 512 a directory load (about 8):
 //! `benches/overhead.rs`, `measure_at_depth_20` and `measure_site_600`. Frames out of
 //! order and guards dropped on another thread take the cold path.
 //!
@@ -292,9 +292,9 @@ pub(crate) struct Left {
 /// reads the clock last. With `extras` (stacks or trace on) the frame also gets its node
 /// of the calling-context tree (`inherit`: the path of a future's first poll).
 ///
-/// Inline: a frame held in the shard itself ([`crate::shard::stack::INLINE_FRAMES`]) above a
-/// live one. Deeper frames, frames marked dead below, and calls beyond [`MAX_DEPTH`]
-/// find their place in [`deep_place`].
+/// Inline: a frame held in the shard itself ([`crate::shard::stack::INLINE_FRAMES`])
+/// above a live one. Deeper frames, frames marked dead below, and calls beyond
+/// [`MAX_DEPTH`] find their place in [`deep_place`].
 #[cfg_attr(not(debug_assertions), inline(always))]
 #[cfg_attr(debug_assertions, inline(never))]
 pub(crate) fn push(

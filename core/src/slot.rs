@@ -334,10 +334,11 @@ mod tests {
     use super::*;
 
     /// Every slot holds the counters of every kind of site (47 of 8 bytes), two
-    /// distributions (32 bytes each), the meters' part (allocations 88 bytes, CPU 112) and
-    /// its count of frames (4, padded to 8), and a thread allocates one for each call site
-    /// it touches. A change of these numbers is a decision, made here on purpose and not by
-    /// the way: a counter added for one kind costs every site of every kind on every thread.
+    /// distributions (32 bytes each), the meters' part (allocations 88 bytes, CPU 112)
+    /// and its count of frames (4, padded to 8), and a thread allocates one for each call
+    /// site it touches. A change of these numbers is a decision, made here on purpose and
+    /// not by the way: a counter added for one kind costs every site of every kind on
+    /// every thread.
     #[test]
     #[cfg(target_pointer_width = "64")]
     fn a_slot_has_the_size_it_was_decided_to_have() {
