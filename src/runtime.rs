@@ -102,6 +102,11 @@ impl Session {
         hotpath_core::stacks::configure(cfg.stacks, cfg.stacks_nodes);
         hotpath_core::trace::configure(cfg.trace_path.is_some(), cfg.trace_capacity);
         let overhead = Overhead::measure();
+        if let Some(seed) = cfg.sampling_seed {
+            // Before the new epoch: every thread's generator starts from the seed at its
+            // first event of the session, this one's at once.
+            hotpath_core::set_sampling_seed(seed);
+        }
         hotpath_core::begin_epoch();
         #[cfg(feature = "hotpath-alloc")]
         hotpath_alloc::begin_session();

@@ -40,7 +40,7 @@ impl Drop for Dist {
 
 impl Dist {
     /// The empty value: all zero bytes, which is how shards allocate chunks of slots
-    /// (checked by a test in `shard.rs`).
+    /// (checked by a test in `shard/mod.rs`).
     #[cfg_attr(not(test), allow(dead_code))]
     pub(crate) const fn new() -> Self {
         Dist {

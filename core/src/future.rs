@@ -5,8 +5,8 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use crate::meter::Delta;
+use crate::registry;
 use crate::scope::{self, pop, Entry};
-use crate::shard::Shard;
 use crate::site::CallSite;
 use crate::slot::Slot;
 use crate::stacks::{CtxRef, FOLDED, TRACE};
@@ -338,18 +338,18 @@ fn poll_extras(
     self_busy: u64,
     cpu_ns: u64,
 ) {
-    let Some(here) = Shard::current() else {
+    let Some(here) = registry::current() else {
         return;
     };
     if e.extra & TRACE != 0 {
-        here.trace_write(e.site, Kind::Poll, e.start, left.end);
+        here.ring.write(e.site, Kind::Poll, e.start, left.end);
         if ready {
-            here.trace_write(e.site, Kind::Async, first, left.end);
+            here.ring.write(e.site, Kind::Async, first, left.end);
         }
     }
     if ready {
         if let Some(path) = e.path() {
-            crate::stacks::record_call(
+            here.tree.record_call(
                 path,
                 left.end.saturating_sub(first),
                 self_busy,
@@ -362,7 +362,7 @@ fn poll_extras(
 
 fn count_when_ready<T>(r: Poll<T>, st: &mut State, site: &'static CallSite) -> Poll<T> {
     if r.is_ready() {
-        counted_done(Shard::current().and_then(|s| s.slot(site.id())), st);
+        counted_done(registry::current().and_then(|s| s.slot(site.id())), st);
     }
     r
 }
@@ -415,7 +415,7 @@ fn unwound(e: scope::Entered) {
 #[cold]
 #[inline(never)]
 fn never_polled(site: &'static CallSite) {
-    if let Some(slot) = Shard::current().and_then(|s| s.slot(site.id())) {
+    if let Some(slot) = registry::current().and_then(|s| s.slot(site.id())) {
         slot.c.counted.add(1);
         slot.c.fu_never_polled.add(1);
     }
@@ -429,7 +429,7 @@ impl State {
         if mode != TIMED && mode != COUNTED {
             return;
         }
-        let Some(slot) = Shard::current().and_then(|s| s.slot(site.id())) else {
+        let Some(slot) = registry::current().and_then(|s| s.slot(site.id())) else {
             return;
         };
         slot.c.cancelled.add(1);
@@ -444,17 +444,19 @@ impl State {
         let end = crate::clock::now();
         self.record(slot, end, outer);
         if let Some(path) = self.path {
-            crate::stacks::record_call(
-                path,
-                end.saturating_sub(self.first),
-                self.self_busy,
-                self.m_self.cpu_ns(),
-                self.extra & FOLDED != 0,
-            );
+            if let Some(here) = registry::current() {
+                here.tree.record_call(
+                    path,
+                    end.saturating_sub(self.first),
+                    self.self_busy,
+                    self.m_self.cpu_ns(),
+                    self.extra & FOLDED != 0,
+                );
+            }
         }
         if self.extra & TRACE != 0 {
-            if let Some(here) = Shard::current() {
-                here.trace_write(site.id(), Kind::Async, self.first, end);
+            if let Some(here) = registry::current() {
+                here.ring.write(site.id(), Kind::Async, self.first, end);
             }
         }
     }

@@ -9,7 +9,8 @@
 //! * [`CallSite`]: one `static` per instrumented place, numbered on first use;
 //! * `slot`: one call site's counters on one thread ([`Slot`]), declared once;
 //! * `shard`: a thread's slots, scope stack and sampling countdowns, written by that
-//!   thread only; `registry`: shards of live and exited threads, merged by [`snapshot`];
+//!   thread only, one part per file; `registry`: which thread has which shard, and the
+//!   shards of live and exited threads merged by [`snapshot`];
 //! * [`Scope`] (sync functions and blocks) and [`MeasuredFuture`] (async functions,
 //!   measured per poll);
 //! * [`holders`]: per thread, which measured function made the operations of which
@@ -19,6 +20,12 @@
 //! * [`meter`]: thread-local counters scopes read at entry and exit (allocations, CPU);
 //! * [`stacks`]: the calling-context tree (paths of measured scopes, per thread) and
 //!   [`trace`]: a ring of each thread's latest calls, both off unless switched on.
+//!
+//! The files depend on each other in one direction, floor by floor (a script checks that
+//! no file reaches back up: `scripts/import-cycles core/src`): `state`, `cell`, `clock`,
+//! `zeroed`, `fork`, the allocation counters (which [`internal`] uses) → `hist`, `dist` →
+//! `site`, `holders`, `meter` → `slot`, `stacks`, the trace rings, the shard's parts →
+//! `shard` → `registry` → `scope`, `future`, `op`, `snapshot`, `trace`.
 //!
 //! # Cost
 //!
@@ -56,13 +63,17 @@ pub mod stacks;
 pub mod state;
 #[allow(unsafe_code)]
 pub mod trace;
+#[allow(unsafe_code)]
+mod zeroed;
 
 pub use cell::Cnt;
 pub use future::MeasuredFuture;
 pub use hist::{AtomicHist, Hist};
+#[cfg(feature = "cpu")]
+pub use registry::credit_cpu_sample;
 pub use registry::{begin_epoch, thread_counts};
-pub use scope::{lost_calls, sampling_rate, set_sampling_rate, Scope};
-pub use shard::MAX_DEPTH;
+pub use scope::{lost_calls, sampling_rate, set_sampling_rate, set_sampling_seed, Scope};
+pub use shard::stack::MAX_DEPTH;
 pub use site::{site_by_id, type_name_of, CallSite, SiteKind, MAX_SITES, OVERFLOW_NAMES, WARM_UP};
 pub use slot::{Counts, Slot};
 #[cfg(feature = "alloc")]

@@ -8,6 +8,7 @@
 //! [`Sampler`] kind; counts are exact either way.
 
 use crate::holders::Holder;
+use crate::registry;
 use crate::shard::Shard;
 use crate::site::CallSite;
 use crate::slot::Slot;
@@ -47,7 +48,7 @@ impl Here {
     /// current session; `None` while the thread's thread-locals are being destroyed.
     #[inline]
     pub fn get() -> Option<Here> {
-        Shard::current().map(Here)
+        registry::current().map(Here)
     }
 
     /// `shard` as the recording side sees it.
@@ -60,7 +61,7 @@ impl Here {
     /// bookkeeping that is not recorded (nesting).
     #[inline(always)]
     pub fn existing() -> Option<Here> {
-        crate::shard::current_raw().map(Here)
+        registry::current_raw().map(Here)
     }
 
     /// A number no other live thread's shard has (its address): lets a wrapper tell
@@ -74,7 +75,7 @@ impl Here {
     /// Whether to time this event of `kind` (sampling); `false` only when the rate says so.
     #[inline(always)]
     pub fn timed(self, kind: Sampler) -> bool {
-        self.0.timed(kind)
+        self.0.sampling.timed(kind)
     }
 
     /// Whether to time this event of `kind` at `site`, as the weight it carries: 0 not
@@ -90,7 +91,7 @@ impl Here {
             p => {
                 if site.warming() {
                     1
-                } else if self.0.countdown_weighted(kind) {
+                } else if self.0.sampling.countdown_weighted(kind) {
                     p
                 } else {
                     0
@@ -117,7 +118,7 @@ impl Here {
     /// stack, if one is running: where waits are charged.
     #[inline(always)]
     pub fn innermost(self) -> Option<&'static Slot> {
-        self.0.slot(self.0.innermost_site()?)
+        self.0.slot(self.0.stack.innermost_site()?)
     }
 
     /// The id of the innermost measured function (or block) on this thread's scope
@@ -125,7 +126,7 @@ impl Here {
     /// attributed to ([`Here::holder`]). One load of the stack.
     #[inline(always)]
     pub fn function_id(self) -> u32 {
-        self.0.innermost_site().unwrap_or(0)
+        self.0.stack.innermost_site().unwrap_or(0)
     }
 
     /// This thread's entry for operations of `site` made by the function `function`
@@ -133,13 +134,13 @@ impl Here {
     /// table of pairs is full (see [`crate::holders`]).
     #[inline(always)]
     pub fn holder(self, site: &'static CallSite, function: u32) -> Option<&'static Holder> {
-        self.0.holder(site.id(), function)
+        self.0.holders.entry(site.id(), function)
     }
 
     /// [`Here::holder`] of the call site numbered `id` (as [`CallSite::id`] gave it).
     #[inline(always)]
     pub fn holder_of(self, id: u32, function: u32) -> Option<&'static Holder> {
-        self.0.holder(id, function)
+        self.0.holders.entry(id, function)
     }
 
     /// Charges `ticks` of waiting of kind `wait` to the innermost measured function on

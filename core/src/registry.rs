@@ -1,18 +1,31 @@
-//! The registry of shards: which threads have one, what exited threads recorded, and the
-//! merge of everything into one set of numbers per call site.
+//! The registry of shards: which thread has which shard, what exited threads recorded,
+//! and the merge of everything into one set of numbers per call site.
 //!
-//! A thread takes a shard on its first measured call ([`acquire`]) and gives it back when
-//! it exits ([`retire`]): its numbers are merged into the registry's `retired` totals and
-//! the shard goes to a free list for the next new thread. Snapshots ([`collect`]) hold the
+//! A thread takes a shard on its first measured call ([`current`], through [`acquire`])
+//! and gives it back when it exits (its `Owner` thread-local's destructor, through
+//! [`retire`]): its numbers are merged into the registry's `retired` totals and the
+//! shard goes to a free list for the next new thread. Snapshots ([`collect`]) hold the
 //! registry lock while they read, so a shard is never reassigned under a reader. Memory
 //! is bounded by (call sites × most threads alive at once).
+//!
+//! # Safety invariants
+//!
+//! * A thread finds its shard through a const-initialised, `Drop`-free thread-local
+//!   (`CURRENT`), readable from the CPU-sampling signal handler (`credit_cpu_sample`,
+//!   which reads only that shard and writes only its sample counters: no allocation, no
+//!   lock) and while the thread's thread-locals are being destroyed (the shard is then
+//!   `DEAD_SHARD`, which records nothing).
+//! * A shard is handed to another thread only after its owner exited and it was retired
+//!   under the registry lock; what retirement frees is listed in `Shard::release_memory`.
 
+use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering::Relaxed};
 
 use crate::fork::{Mutex, Rank};
 
 use crate::holders::HolderMap;
 use crate::meter::Delta;
+use crate::shard::stack::Running;
 use crate::shard::Shard;
 use crate::slot::Merged;
 
@@ -90,8 +103,7 @@ static SURVIVOR: AtomicPtr<Shard> = AtomicPtr::new(std::ptr::null_mut());
 /// shards of the threads that were not copied are marked for retirement. Does not
 /// allocate.
 fn forked_child() {
-    let me = crate::shard::current_raw()
-        .map_or(std::ptr::null_mut(), |s| s as *const Shard as *mut Shard);
+    let me = current_raw().map_or(std::ptr::null_mut(), |s| s as *const Shard as *mut Shard);
     SURVIVOR.store(me, Relaxed);
     FORKED.store(true, Relaxed);
 }
@@ -102,16 +114,18 @@ impl Registry {
     /// allocates what it uses), the shard itself to the free list.
     fn take_back(&mut self, shard: &'static Shard) {
         let current = shard.epoch.load(Relaxed) == crate::state::epoch();
-        shard.retire_ring(current);
+        shard.ring.retire(current);
         if current {
-            if let Some(t) = shard.tree() {
+            if let Some(t) = shard.tree.get() {
                 self.retired
                     .stacks
                     .get_or_insert_with(Default::default)
                     .add(t);
             }
             shard.merge_into(&mut self.retired.sites);
-            shard.merge_holders(self.retired.holders.get_or_insert_with(HolderMap::new));
+            shard
+                .holders
+                .merge_into(self.retired.holders.get_or_insert_with(HolderMap::new));
             self.retired.deep_calls += shard.deep_calls.get();
             self.retired.top = self.retired.top.plus(shard.top.get());
             #[cfg(feature = "cpu")]
@@ -147,12 +161,104 @@ impl Registry {
     }
 }
 
+/// The shard of a thread whose thread-locals are being destroyed: records nothing.
+static DEAD_SHARD: Shard = Shard::new(u64::MAX);
+
+thread_local! {
+    static CURRENT: Cell<Option<&'static Shard>> = const { Cell::new(None) };
+    static OWNER: Owner = const { Owner };
+}
+
+/// Retires the thread's shard when the thread exits.
+struct Owner;
+
+impl Drop for Owner {
+    fn drop(&mut self) {
+        let shard = CURRENT
+            .try_with(|c| c.replace(Some(&DEAD_SHARD)))
+            .ok()
+            .flatten();
+        if let Some(s) = shard {
+            if !std::ptr::eq(s, &DEAD_SHARD) {
+                #[cfg(feature = "cpu")]
+                crate::meter::cpu::thread_exiting();
+                retire(s);
+            }
+        }
+    }
+}
+
+/// The calling thread's shard, if it has one (no creation, no synchronisation).
+#[inline(always)]
+pub(crate) fn current_raw() -> Option<&'static Shard> {
+    CURRENT.try_with(Cell::get).ok().flatten()
+}
+
+/// The calling thread's shard, created on first use and synchronised with the global
+/// state; `None` while the thread's thread-locals are being destroyed.
+#[inline]
+pub(crate) fn current() -> Option<&'static Shard> {
+    match CURRENT.try_with(Cell::get) {
+        Ok(Some(s)) if s.synced.get() == crate::state::key() => Some(s),
+        _ => current_slow(),
+    }
+}
+
+/// The calling thread's shard if it has one and is not tearing down (no creation, no
+/// synchronisation).
+#[inline]
+pub(crate) fn current_live() -> Option<&'static Shard> {
+    current_raw().filter(|s| !std::ptr::eq(*s, &DEAD_SHARD))
+}
+
+/// Whether `shard` is the calling thread's.
+#[inline(always)]
+pub(crate) fn is_current(shard: &'static Shard) -> bool {
+    matches!(CURRENT.try_with(Cell::get), Ok(Some(s)) if std::ptr::eq(s, shard))
+}
+
+#[cold]
+#[inline(never)]
+fn current_slow() -> Option<&'static Shard> {
+    match CURRENT.try_with(Cell::get) {
+        Err(_) => None,
+        Ok(Some(s)) if std::ptr::eq(s, &DEAD_SHARD) => None,
+        Ok(Some(s)) => {
+            s.sync();
+            Some(s)
+        }
+        Ok(None) => crate::internal(|| {
+            // Registers the destructor that retires the shard at thread exit.
+            OWNER.try_with(|_| ()).ok()?;
+            let s = acquire();
+            CURRENT.try_with(|c| c.set(Some(s))).ok()?;
+            s.sync();
+            Some(s)
+        }),
+    }
+}
+
+/// Credits one sampling period to the functions on the calling thread's scope stack:
+/// every distinct one on it (inclusive) and the one on top (self).
+///
+/// Async-signal-safe: call it from the CPU-sampling signal's handler on the thread that
+/// was sampled. It reads only that thread's shard (its scope stack, and slots that
+/// already exist: it never allocates, never locks) and writes only the sample counters,
+/// which nothing else writes while the thread runs: the thread itself is the
+/// interrupted single writer. Threads without measured code are ignored.
+#[cfg(feature = "cpu")]
+pub fn credit_cpu_sample() {
+    if let Some(shard) = current_live() {
+        shard.credit_sample();
+    }
+}
+
 /// A shard for the calling thread: a free one, or a new one.
-pub(crate) fn acquire() -> &'static Shard {
+fn acquire() -> &'static Shard {
     let mut r = registry();
     let shard = match r.free.pop() {
         Some(s) => s,
-        None => Box::leak(crate::shard::Shard::boxed()),
+        None => Box::leak(Shard::boxed()),
     };
     let serial = r.next_serial;
     r.next_serial += 1;
@@ -162,7 +268,7 @@ pub(crate) fn acquire() -> &'static Shard {
 }
 
 /// Takes back the shard of a thread that is exiting.
-pub(crate) fn retire(shard: &'static Shard) {
+fn retire(shard: &'static Shard) {
     crate::internal(|| registry().take_back(shard));
     trim_now_and_then();
 }
@@ -197,7 +303,7 @@ fn trim_now_and_then() {
 pub fn begin_epoch() {
     let mut r = registry();
     r.retired = Retired::default();
-    crate::trace::clear_retired();
+    crate::trace::ring::clear_retired();
     crate::state::next_epoch();
 }
 
@@ -218,7 +324,7 @@ pub(crate) fn collect() -> Collected {
         for s in &r.live {
             if s.epoch.load(Relaxed) == epoch {
                 s.merge_into(&mut c.sites);
-                s.merge_holders(&mut c.holders);
+                s.holders.merge_into(&mut c.holders);
                 c.deep_calls += s.deep_calls.get();
                 c.top = c.top.plus(s.top.get());
                 #[cfg(feature = "cpu")]
@@ -226,7 +332,7 @@ pub(crate) fn collect() -> Collected {
                     c.samples.0 += s.samples.get();
                     c.samples.1 += s.samples_outside.get();
                 }
-                if let Some(t) = s.tree() {
+                if let Some(t) = s.tree.get() {
                     c.stacks.get_or_insert_with(Default::default).add(t);
                 }
             }
@@ -244,14 +350,14 @@ pub(crate) fn with_live(f: impl FnOnce(&[&'static Shard])) {
 
 /// The calls running on every live thread in the current epoch, per site id, as of
 /// clock reading `now`.
-pub(crate) fn running(now: u64) -> Vec<(u32, crate::shard::Running)> {
+pub(crate) fn running(now: u64) -> Vec<(u32, Running)> {
     crate::internal(|| {
         let r = registry();
         let epoch = crate::state::epoch();
         let mut out = Vec::new();
         for s in &r.live {
             if s.epoch.load(Relaxed) == epoch {
-                s.running_into(now, &mut out);
+                s.stack.running_into(now, &mut out);
             }
         }
         out

@@ -7,9 +7,9 @@
 //! adds to the total once).
 //!
 //! The inline path covers the usual call: a frame held in the shard itself (the first
-//! [`INLINE_FRAMES`](crate::shard::INLINE_FRAMES) levels). Deeper frames take a function
-//! call more (about 50 instructions a call under `callgrind`, against about 185 for a
-//! timed call at depth 1), a site numbered beyond 512 a directory load (about 8):
+//! [`INLINE_FRAMES`](crate::shard::stack::INLINE_FRAMES) levels). Deeper frames take a
+//! function call more (about 50 instructions a call under `callgrind`, against about 185
+//! for a timed call at depth 1), a site numbered beyond 512 a directory load (about 8):
 //! `benches/overhead.rs`, `measure_at_depth_20` and `measure_site_600`. Frames out of
 //! order and guards dropped on another thread take the cold path.
 //!
@@ -29,7 +29,9 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use crate::clock;
 use crate::meter::{Delta, Reading};
-use crate::shard::{Frame, Shard, DEAD, MAX_DEPTH};
+use crate::registry;
+use crate::shard::stack::{Frame, DEAD, MAX_DEPTH};
+use crate::shard::Shard;
 use crate::site::CallSite;
 use crate::slot::Slot;
 use crate::stacks::{CtxRef, CTX, FOLDED, STACKS, TRACE};
@@ -45,6 +47,23 @@ static LOST: AtomicU64 = AtomicU64::new(0);
 /// counts calls without timing any.
 pub fn set_sampling_rate(rate: f64) {
     Sampler::Calls.set_rate(rate);
+}
+
+/// Fixes the seed of the sampling countdowns, for tests: `0` (the default) seeds each
+/// thread's generator from the thread's serial number, so that threads sample
+/// independently; any other value seeds every thread's from `seed` alone.
+///
+/// With a seed, a thread's generator starts from it when the thread takes its shard,
+/// again at its first event of each session ([`crate::begin_epoch`]), and, for the
+/// calling thread, now: the same sequence of sampled events on one thread (after each
+/// site's warm-up, [`crate::WARM_UP`]) is then timed the same way in every run, so a
+/// test can assert exact sampled counts. Every thread draws the same gaps then: keep it
+/// for tests.
+pub fn set_sampling_seed(seed: u64) {
+    crate::shard::sampling::set_seed(seed);
+    if let Some(shard) = registry::current_live() {
+        shard.reseed();
+    }
 }
 
 /// The fraction of calls timed: 1.0, 0.0 (count only), or 1/period.
@@ -77,7 +96,7 @@ pub(crate) fn enter_with<R>(
     slow: impl FnOnce(u32) -> R,
 ) -> R {
     let id = site.id();
-    if let Some(shard) = crate::shard::current_raw() {
+    if let Some(shard) = registry::current_raw() {
         let key = state::key();
         if shard.key.get() == key {
             if let Some(slot) = shard.slot(id) {
@@ -85,7 +104,7 @@ pub(crate) fn enter_with<R>(
             }
         } else if shard.sample_key.get() == key {
             if let Some(slot) = shard.slot(id) {
-                if !shard.countdown(Sampler::Calls) {
+                if !shard.sampling.countdown(Sampler::Calls) {
                     return counted(slot);
                 }
                 return timed(push(shard, slot, id, true, false, false, None));
@@ -108,14 +127,14 @@ pub(crate) fn enter_slow(id: u32) -> Entry {
 /// frame if `sampler` times this one.
 #[inline(always)]
 fn enter_sampled(id: u32, sampler: Sampler) -> Entry {
-    let Some(shard) = Shard::current() else {
+    let Some(shard) = registry::current() else {
         LOST.fetch_add(1, Relaxed);
         return Entry::None;
     };
     let Some(slot) = shard.slot(id) else {
         return Entry::None;
     };
-    if !shard.timed(sampler) {
+    if !shard.sampling.timed(sampler) {
         return Entry::Counted(slot);
     }
     Entry::Timed(push(
@@ -141,7 +160,7 @@ fn enter_sampled(id: u32, sampler: Sampler) -> Entry {
 #[inline(always)]
 pub(crate) fn enter_fast(site: &'static CallSite, flow: bool) -> Option<Entered> {
     let id = site.id();
-    let shard = crate::shard::current_raw()?;
+    let shard = registry::current_raw()?;
     if shard.key.get() == state::key()
         && (!flow || site.kind() != crate::SiteKind::Future || Sampler::Futures.period() == 1)
     {
@@ -161,7 +180,7 @@ pub(crate) fn enter_flow_slow(site: &'static CallSite) -> (Entry, u64) {
     if site.kind() != crate::SiteKind::Future {
         return (enter_sampled(site.id(), Sampler::Calls), 1);
     }
-    let Some(shard) = Shard::current() else {
+    let Some(shard) = registry::current() else {
         LOST.fetch_add(1, Relaxed);
         return (Entry::None, 1);
     };
@@ -195,7 +214,7 @@ fn extras() -> bool {
 #[inline]
 pub(crate) fn enter_timed(site: &'static CallSite, inherit: Option<CtxRef>) -> Option<Entered> {
     let id = site.id();
-    let shard = Shard::current()?;
+    let shard = registry::current()?;
     let slot = shard.slot(id)?;
     Some(push(
         shard,
@@ -250,7 +269,7 @@ impl Entered {
         if self.extra & STACKS == 0 {
             return None;
         }
-        Some(self.shard.tree()?.at(self.ctx()))
+        Some(self.shard.tree.get()?.at(self.ctx()))
     }
 }
 
@@ -273,9 +292,9 @@ pub(crate) struct Left {
 /// reads the clock last. With `extras` (stacks or trace on) the frame also gets its node
 /// of the calling-context tree (`inherit`: the path of a future's first poll).
 ///
-/// Inline: a frame held in the shard itself ([`crate::shard::INLINE_FRAMES`]) above a
-/// live one. Deeper frames, frames marked dead below, and calls beyond [`MAX_DEPTH`]
-/// find their place in [`deep_place`].
+/// Inline: a frame held in the shard itself ([`crate::shard::stack::INLINE_FRAMES`])
+/// above a live one. Deeper frames, frames marked dead below, and calls beyond
+/// [`MAX_DEPTH`] find their place in [`deep_place`].
 #[cfg_attr(not(debug_assertions), inline(always))]
 #[cfg_attr(debug_assertions, inline(never))]
 pub(crate) fn push(
@@ -287,9 +306,9 @@ pub(crate) fn push(
     extras: bool,
     inherit: Option<CtxRef>,
 ) -> Entered {
-    let depth = shard.depth.load(Relaxed) as usize;
-    let (depth, frame) = match shard.inline_frame(depth) {
-        Some(f) if depth == 0 || !shard.inline_frame_dead(depth - 1) => (depth, Some(f)),
+    let depth = shard.stack.depth.load(Relaxed) as usize;
+    let (depth, frame) = match shard.stack.inline_frame(depth) {
+        Some(f) if depth == 0 || !shard.stack.inline_frame_dead(depth - 1) => (depth, Some(f)),
         _ => deep_place(shard, depth),
     };
     start(shard, slot, site, depth, frame, tsc, exact, extras, inherit)
@@ -303,12 +322,16 @@ fn deep_place(shard: &'static Shard, mut depth: usize) -> (usize, Option<&'stati
     if depth > 0
         && depth <= MAX_DEPTH
         && shard
+            .stack
             .frame(depth - 1)
             .is_some_and(|f| f.seq.load(Relaxed) == DEAD)
     {
         depth = shard.pop_dead(depth);
     }
-    (depth, (depth < MAX_DEPTH).then(|| shard.push_frame(depth)))
+    (
+        depth,
+        (depth < MAX_DEPTH).then(|| shard.stack.push_frame(depth)),
+    )
 }
 
 /// Fills `frame` (the one at `depth`; `None` beyond [`MAX_DEPTH`]) for `site`, exposes
@@ -327,7 +350,7 @@ fn start(
     extras: bool,
     inherit: Option<CtxRef>,
 ) -> Entered {
-    let seq = shard.next_seq();
+    let seq = shard.stack.next_seq();
     let mut extra = 0;
     if let Some(f) = frame {
         f.seq.store(seq, Relaxed);
@@ -335,10 +358,7 @@ fn start(
         f.children_m.clear();
         f.site.store(site, Relaxed);
         if extras {
-            extra = match inherit {
-                None => crate::stacks::enter_fast(shard, depth, site),
-                Some(path) => crate::stacks::enter_on(shard, depth, site, path),
-            };
+            extra = shard.enter_extras(depth, site, inherit);
         }
         slot.enter();
     } else {
@@ -350,7 +370,7 @@ fn start(
     // A sampling signal may read the stack between any two instructions of this thread:
     // the frame must be complete before the depth that exposes it.
     std::sync::atomic::compiler_fence(std::sync::atomic::Ordering::Release);
-    shard.depth.store(depth as u32 + 1, Relaxed);
+    shard.stack.depth.store(depth as u32 + 1, Relaxed);
     let m0 = Reading::now(exact);
     let start = now(tsc);
     if let Some(f) = frame {
@@ -404,13 +424,13 @@ pub(crate) fn pop_fast(e: &Entered, end: u64) -> Option<Left> {
 fn pop_inline(e: &Entered, end: u64) -> Option<Left> {
     let shard = e.shard;
     let d = e.depth as usize;
-    let f = shard.inline_frame(d)?;
-    if shard.depth.load(Relaxed) as usize == d + 1
+    let f = shard.stack.inline_frame(d)?;
+    if shard.stack.depth.load(Relaxed) as usize == d + 1
         && f.seq.load(Relaxed) == e.seq
-        && shard.is_current()
+        && registry::is_current(shard)
     {
         let incl = end.saturating_sub(e.start);
-        return Some(finish(e, end, incl, f, |p| shard.inline_frame(p)));
+        return Some(finish(e, end, incl, f, |p| shard.stack.inline_frame(p)));
     }
     None
 }
@@ -422,15 +442,15 @@ fn pop_inline(e: &Entered, end: u64) -> Option<Left> {
 fn pop_deep(e: &Entered, end: u64) -> Option<Left> {
     let shard = e.shard;
     let d = e.depth as usize;
-    if d >= MAX_DEPTH || shard.depth.load(Relaxed) as usize != d + 1 {
+    if d >= MAX_DEPTH || shard.stack.depth.load(Relaxed) as usize != d + 1 {
         return None;
     }
-    let f = shard.frame(d)?;
-    if f.seq.load(Relaxed) != e.seq || !shard.is_current() {
+    let f = shard.stack.frame(d)?;
+    if f.seq.load(Relaxed) != e.seq || !registry::is_current(shard) {
         return None;
     }
     let incl = end.saturating_sub(e.start);
-    Some(finish(e, end, incl, f, |p| shard.frame(p)))
+    Some(finish(e, end, incl, f, |p| shard.stack.frame(p)))
 }
 
 /// Pops `f`, the owner's frame of `e` on top of its stack (frame `d` of the stack is
@@ -447,7 +467,7 @@ fn finish<'a>(
 ) -> Left {
     let m_incl = Reading::now(e.exact).since(e.m0);
     let children = f.children.get();
-    e.shard.depth.store(e.depth, Relaxed);
+    e.shard.stack.depth.store(e.depth, Relaxed);
     match (e.depth as usize).checked_sub(1) {
         Some(p) => {
             if let Some(parent) = frame(p) {
@@ -476,14 +496,14 @@ pub(crate) fn pop_slow(e: &Entered, incl: u64) -> Option<Left> {
     let shard = e.shard;
     let d = e.depth as usize;
     let end = e.start + incl;
-    if !shard.is_current() {
+    if !registry::is_current(shard) {
         // Dropped on another thread: mark the frame dead for its owner to pop, and
         // record on this thread. The meters are per thread: what they counted here says
         // nothing about the call, so it records none.
-        if let Some(f) = shard.frame(d) {
+        if let Some(f) = shard.stack.frame(d) {
             let _ = f.seq.compare_exchange(e.seq, DEAD, Relaxed, Relaxed);
         }
-        let Some(here) = Shard::current() else {
+        let Some(here) = registry::current() else {
             LOST.fetch_add(1, Relaxed);
             return None;
         };
@@ -500,7 +520,7 @@ pub(crate) fn pop_slow(e: &Entered, incl: u64) -> Option<Left> {
             own: false,
         });
     }
-    let depth = shard.depth.load(Relaxed) as usize;
+    let depth = shard.stack.depth.load(Relaxed) as usize;
     let m_incl = Reading::now(e.exact).since(e.m0);
     if d >= MAX_DEPTH {
         // Beyond the tracked depth: no frame, so no children known. Its time stays in
@@ -508,7 +528,7 @@ pub(crate) fn pop_slow(e: &Entered, incl: u64) -> Option<Left> {
         // child), and it records no self time of its own: self never exceeds total,
         // and the self times of a thread still add up to its measured time.
         if depth == d + 1 {
-            shard.depth.store(d as u32, Relaxed);
+            shard.stack.depth.store(d as u32, Relaxed);
         }
         // Looked up again: a guard of an earlier owner of this shard must not reach
         // memory released when that owner exited.
@@ -525,12 +545,17 @@ pub(crate) fn pop_slow(e: &Entered, incl: u64) -> Option<Left> {
             own: true,
         });
     }
-    if depth > d + 1 && shard.frame(d).is_some_and(|f| f.seq.load(Relaxed) == e.seq) {
+    if depth > d + 1
+        && shard
+            .stack
+            .frame(d)
+            .is_some_and(|f| f.seq.load(Relaxed) == e.seq)
+    {
         // Frames above ours outlived their guards' place on this stack: discard them.
         for i in (d + 1..depth.min(MAX_DEPTH)).rev() {
             shard.discard_frame(i);
         }
-        shard.depth.store(d as u32 + 1, Relaxed);
+        shard.stack.depth.store(d as u32 + 1, Relaxed);
         return pop(e, end);
     }
     // Our frame was discarded while the guard lived on (suspended across a poll, or
@@ -646,13 +671,13 @@ fn exit_with_extras(e: &Entered) {
             exit_extras(e, &l);
         } else if e.extra & TRACE == 0 {
             // Stacks alone, on the frame's own thread: its node, inline.
-            if let Some(t) = e.shard.tree() {
+            if let Some(t) = e.shard.tree.get() {
                 let folded = e.extra & FOLDED != 0;
                 t.record(e.ctx(), l.incl, l.self_, l.m_self.cpu_ns(), folded);
             }
         } else if e.extra == TRACE {
             // The trace alone, on the frame's own thread.
-            e.shard.trace_write(e.site, Kind::Sync, e.start, l.end);
+            e.shard.ring.write(e.site, Kind::Sync, e.start, l.end);
         } else {
             exit_extras(e, &l);
         }
@@ -667,21 +692,23 @@ fn exit_extras(e: &Entered, l: &Left) {
         let cpu = l.m_self.cpu_ns();
         if l.own {
             // The usual case: the frame's own thread, its own tree.
-            if let Some(t) = e.shard.tree() {
+            if let Some(t) = e.shard.tree.get() {
                 t.record(e.ctx(), l.incl, l.self_, cpu, folded);
             }
         } else if let Some(path) = e.path() {
-            crate::stacks::record_call(path, l.incl, l.self_, cpu, folded);
+            if let Some(here) = registry::current() {
+                here.tree.record_call(path, l.incl, l.self_, cpu, folded);
+            }
         }
     }
     if e.extra & TRACE != 0 {
         let here = if l.own {
             Some(e.shard)
         } else {
-            Shard::current()
+            registry::current()
         };
         if let Some(here) = here {
-            here.trace_write(e.site, Kind::Sync, e.start, l.end);
+            here.ring.write(e.site, Kind::Sync, e.start, l.end);
         }
     }
 }

@@ -5,10 +5,14 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
 use crate::fork::{Mutex, Rank};
 
+/// Numbers a call site can be given, 0 (never given) included: each thread's shard
+/// addresses one slot per number.
+pub(crate) const IDS: usize = 1 << 14;
+
 /// Most call sites one process can number, the overflow rows included. A site first
 /// used after the others took every number shares the overflow row of its kind
 /// ([`OVERFLOW_NAMES`]): its calls are counted and timed there.
-pub const MAX_SITES: usize = crate::shard::SLOTS - 1;
+pub const MAX_SITES: usize = IDS - 1;
 
 /// Sampled events of a call site timed in full at the start of each session before its
 /// sampling rate applies ([`CallSite::warming`]).

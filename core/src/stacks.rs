@@ -32,12 +32,12 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{
-    AtomicBool, AtomicU32, AtomicU64,
+    AtomicBool, AtomicPtr, AtomicU32, AtomicU64,
     Ordering::{Acquire, Relaxed, Release},
 };
 
 use crate::cell::Cnt;
-use crate::shard::{Shard, MAX_DEPTH};
+use crate::shard::stack::MAX_DEPTH;
 use crate::state;
 
 /// Node of the root: the thread, outside every measured scope.
@@ -137,26 +137,6 @@ pub(crate) struct CtxRef {
     node: u32,
 }
 
-/// A zeroed boxed slice of `n > 0` values: the allocation is `calloc`ed, so its pages
-/// are touched only as they are used.
-///
-/// # Safety
-///
-/// All-zero bytes must be a valid `T` (atomic integers and structs of them).
-pub(crate) unsafe fn zeroed<T>(n: usize) -> Box<[T]> {
-    let layout = std::alloc::Layout::array::<T>(n.max(1)).expect("a bounded size");
-    // SAFETY: the layout has a non-zero size (`T` is not zero-sized here: a node, a
-    // record or an index entry, and at least one of them).
-    let p = unsafe { std::alloc::alloc_zeroed(layout) } as *mut T;
-    if p.is_null() {
-        std::alloc::handle_alloc_error(layout);
-    }
-    // SAFETY: `p` is a fresh allocation of `n.max(1) >= n` zeroed `T`s from the global
-    // allocator with `T`'s array layout, valid per the caller's promise, owned by nobody
-    // else; `Box` frees it with the same layout.
-    unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(p, n.max(1))) }
-}
-
 fn hash(parent: u32, site: u32) -> usize {
     let k = ((parent as u64) << 32) | site as u64;
     (k.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 20) as usize
@@ -172,9 +152,9 @@ impl Tree {
             len: AtomicU32::new(0),
             main: budget,
             // SAFETY: nodes and index entries are atomic integers: zero is valid.
-            nodes: unsafe { zeroed(total) },
+            nodes: unsafe { crate::zeroed::slice(total) },
             // SAFETY: as above.
-            index: unsafe { zeroed(cap) },
+            index: unsafe { crate::zeroed::slice(cap) },
             mask: cap - 1,
             overflowed: AtomicBool::new(false),
         };
@@ -234,6 +214,16 @@ impl Tree {
         let child = self.lookup(parent, site);
         p.memo.store((site as u64) << 32 | child as u64, Relaxed);
         child
+    }
+
+    /// The child of `parent` for `site` if it is the one `parent` found last (a loop
+    /// calling one function), without hashing; `None` otherwise.
+    #[inline(always)]
+    pub(crate) fn memo(&self, parent: u32, site: u32) -> Option<u32> {
+        let p = self.nodes.get(parent as usize)?;
+        let memo = p.memo.load(Relaxed);
+        // A memo never names the parent's own site (recursion folds before it).
+        (memo >> 32 == site as u64 && parent != 0 && memo != 0).then_some(memo as u32)
     }
 
     fn lookup(&self, parent: u32, site: u32) -> u32 {
@@ -344,12 +334,21 @@ impl Tree {
     }
 }
 
-impl Shard {
-    /// This thread's tree, if it has one.
+/// The tree of one thread, held by its shard: leaked on its first scope with stacks on
+/// (null until then), never freed or replaced (shards are reused, and so are their
+/// trees).
+pub(crate) struct ThreadTree(AtomicPtr<Tree>);
+
+impl ThreadTree {
+    pub(crate) const fn new() -> Self {
+        ThreadTree(AtomicPtr::new(std::ptr::null_mut()))
+    }
+
+    /// The tree, if the thread has one.
     #[inline(always)]
-    pub(crate) fn tree(&self) -> Option<&'static Tree> {
-        let p = self.tree.load(Acquire);
-        // SAFETY: a non-null `tree` came from `Box::leak` in `tree_or_new` and is never
+    pub(crate) fn get(&self) -> Option<&'static Tree> {
+        let p = self.0.load(Acquire);
+        // SAFETY: a non-null pointer came from `Box::leak` in `new_tree` and is never
         // freed or replaced.
         (!p.is_null()).then(|| unsafe { &*p })
     }
@@ -358,145 +357,40 @@ impl Shard {
     #[inline(never)]
     fn new_tree(&self) -> &'static Tree {
         let t: &'static Tree = crate::internal(|| Box::leak(Box::new(Tree::new(budget()))));
-        self.tree.store(t as *const Tree as *mut Tree, Release);
+        self.0.store(t as *const Tree as *mut Tree, Release);
         t
     }
 
-    /// This thread's tree, allocated on first use (owner only).
+    /// The tree, allocated on first use (owner only).
     #[inline]
-    pub(crate) fn tree_or_new(&self) -> &'static Tree {
-        match self.tree() {
+    pub(crate) fn get_or_new(&self) -> &'static Tree {
+        match self.get() {
             Some(t) => t,
             None => self.new_tree(),
         }
     }
 
-    /// The node of frame `d` (below the top), computed from the frames below it when
-    /// they were pushed without one (stacks were off, or a reset forgot them).
-    #[inline(always)]
-    fn ctx_at(&self, tree: &Tree, d: usize) -> u32 {
-        match self.frame(d).map_or(0, |f| f.ctx.load(Relaxed)) {
-            0 => self.ctx_from_sites(tree, d),
-            c => c,
+    /// Records one call in this (the calling thread's) tree, on `path`: the node its
+    /// frame was pushed on, translated when the call ends on another thread.
+    pub(crate) fn record_call(
+        &self,
+        path: CtxRef,
+        incl: u64,
+        self_: u64,
+        cpu_ns: u64,
+        folded: bool,
+    ) {
+        let t = self.get_or_new();
+        if let Some(c) = t.translate(path) {
+            t.record(c, incl, self_, cpu_ns, folded);
         }
     }
-
-    #[cold]
-    #[inline(never)]
-    fn ctx_from_sites(&self, tree: &Tree, d: usize) -> u32 {
-        let mut low = d + 1;
-        while low > 0 && self.frame(low - 1).map_or(0, |f| f.ctx.load(Relaxed)) == 0 {
-            low -= 1;
-        }
-        let mut ctx = if low == 0 {
-            ROOT
-        } else {
-            self.frame(low - 1).map_or(ROOT, |f| f.ctx.load(Relaxed))
-        };
-        for f in (low..=d).map_while(|i| self.frame(i)) {
-            ctx = tree.intern(ctx, f.site.load(Relaxed));
-            f.ctx.store(ctx, Relaxed);
-        }
-        ctx
-    }
-
-    /// Forgets the frames' nodes (their tree was reset).
-    pub(crate) fn forget_ctx(&self) {
-        let depth = (self.depth.load(Relaxed) as usize).min(MAX_DEPTH);
-        for f in (0..depth).map_while(|i| self.frame(i)) {
-            f.ctx.store(0, Relaxed);
-        }
-    }
-}
-
-/// The extras of a frame being pushed at `depth < MAX_DEPTH` for `site` (the frame's
-/// site is stored): its node when stacks are on, and whether its exit writes the trace:
-/// `Entered::extra`. Inline: stacks alone, and the node is the one its parent's node
-/// found last (a loop calling one function); else [`enter`].
-#[inline(always)]
-pub(crate) fn enter_fast(shard: &Shard, depth: usize, site: u32) -> u32 {
-    let bits = shard.extra_bits.get();
-    if bits == TRACE as u64 {
-        // The trace alone: no node.
-        if let Some(f) = shard.frame(depth) {
-            f.ctx.store(0, Relaxed);
-        }
-        return TRACE;
-    }
-    if bits == STACKS as u64 && depth > 0 {
-        if let (Some(tree), Some(below), Some(f)) =
-            (shard.tree(), shard.frame(depth - 1), shard.frame(depth))
-        {
-            let parent = below.ctx.load(Relaxed);
-            if let Some(p) = tree.nodes.get(parent as usize) {
-                let memo = p.memo.load(Relaxed);
-                // A memo never names the parent's own site (recursion folds before it).
-                if memo >> 32 == site as u64 && parent != 0 && memo != 0 {
-                    let ctx = memo as u32;
-                    f.ctx.store(ctx, Relaxed);
-                    return STACKS | (ctx & CTX);
-                }
-            }
-        }
-    }
-    enter(shard, depth, site)
-}
-
-/// [`enter_fast`]'s general case.
-#[inline(never)]
-pub(crate) fn enter(shard: &Shard, depth: usize, site: u32) -> u32 {
-    enter_with(shard, depth, site, None)
 }
 
 /// The extras bits a shard caches when it syncs: `STACKS`, `TRACE`.
 pub(crate) fn bits() -> u64 {
     (if state::stacks() { STACKS as u64 } else { 0 })
         | if state::trace() { TRACE as u64 } else { 0 }
-}
-
-/// [`enter`] for a later poll of a future: the frame's node is the path of its first
-/// poll, `path`.
-#[inline(never)]
-pub(crate) fn enter_on(shard: &Shard, depth: usize, site: u32, path: CtxRef) -> u32 {
-    enter_with(shard, depth, site, Some(path))
-}
-
-#[inline(always)]
-fn enter_with(shard: &Shard, depth: usize, site: u32, inherit: Option<CtxRef>) -> u32 {
-    let mut extra = if state::trace() { TRACE } else { 0 };
-    let mut ctx = 0;
-    if state::stacks() {
-        let tree = shard.tree_or_new();
-        let parent = if depth == 0 {
-            ROOT
-        } else {
-            shard.ctx_at(tree, depth - 1)
-        };
-        ctx = match inherit.and_then(|r| tree.translate(r)) {
-            Some(c) => c,
-            None => tree.intern(parent, site),
-        };
-        extra |= STACKS;
-        if ctx == parent {
-            extra |= FOLDED;
-        }
-    }
-    if let Some(f) = shard.frame(depth) {
-        f.ctx.store(ctx, Relaxed);
-    }
-    extra | (ctx & CTX)
-}
-
-/// Records one call in the calling thread's tree, on `path` (the node its frame was
-/// pushed on, translated when the call ends on another thread).
-pub(crate) fn record_call(path: CtxRef, incl: u64, self_: u64, cpu_ns: u64, folded: bool) {
-    let Some(here) = Shard::current() else {
-        return;
-    };
-    let t = here.tree_or_new();
-    if let Some(c) = t.translate(path) {
-        t.record(c, incl, self_, cpu_ns, folded);
-    }
 }
 
 /// A path merged over threads: what a snapshot reports.

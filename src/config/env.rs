@@ -85,6 +85,7 @@ const APPLIED: &[&str] = &[
     "HOTPATH_LIMIT",
     "HOTPATH_SHUTDOWN_MS",
     "HOTPATH_TIME_SAMPLING_RATE",
+    "HOTPATH_SAMPLING_SEED",
     "HOTPATH_REPORT",
     "HOTPATH_REPORT_LABEL",
     "HOTPATH_FOCUS",
@@ -272,6 +273,14 @@ impl Config {
                     self.unset_lock_rates();
                 }
             }
+        }
+        if let Some(seed) = env(
+            "HOTPATH_SAMPLING_SEED",
+            "an integer from 0 to 18446744073709551615 (0 = each thread its own seed)",
+            "each thread its own seed",
+            |s| s.parse::<u64>().ok(),
+        ) {
+            self.sampling_seed = Some(seed);
         }
     }
 

@@ -175,6 +175,10 @@ mod on {
         /// functions' rate is set, the lock kinds follow it until theirs is, as in
         /// hotpath 0.30.
         pub rates_set: [bool; Sampler::COUNT],
+        /// `HOTPATH_SAMPLING_SEED`: the seed of every thread's sampling countdowns (for
+        /// tests: the same events on a thread are timed the same way in every run); `None`
+        /// leaves the core's default (each thread its own).
+        pub sampling_seed: Option<u64>,
         pub sections: Vec<Section>,
         /// `HOTPATH_REPORT_LABEL`: shown in the report's header.
         pub report_label: Option<String>,
@@ -237,6 +241,7 @@ mod on {
                 timeout: None,
                 rates: Sampler::ALL.map(Sampler::default_rate),
                 rates_set: [false; Sampler::COUNT],
+                sampling_seed: None,
                 sections: all_sections(),
                 report_label: None,
                 focus: None,

@@ -5,16 +5,13 @@
 //! * **exact**: the thread CPU clock (and context-switch counts) are read at every scope
 //!   entry and exit through the [`Reader`] registered with [`set_exact`]: per-call CPU
 //!   time and percentiles, at the cost of the reads (syscalls);
-//! * **sampled**: a per-thread CPU-time signal calls [`credit_sample`], which credits one
-//!   sampling period to every distinct function on the interrupted thread's scope stack
-//!   (inclusive) and to the one on top (self). Nothing is added to the per-call path.
+//! * **sampled**: a per-thread CPU-time signal calls [`crate::credit_cpu_sample`], which
+//!   credits one sampling period to every distinct function on the interrupted thread's
+//!   scope stack (inclusive) and to the one on top (self): `CpuSlot::sampled` and
+//!   `CpuSlot::self_sampled`. Nothing is added to the per-call path.
 //!
-//! # Safety invariants
-//!
-//! [`credit_sample`] runs inside a signal handler on the sampled thread. It reads only
-//! that thread's shard (its scope stack, and slots that already exist: it never
-//! allocates, never locks) and writes only the sample counters, which nothing else
-//! writes while the thread runs: the thread itself is the interrupted single writer.
+//! This module holds the meter's values and hooks only: the thread's shard, its stack
+//! and the signal handler's entry point are the registry's.
 
 use std::sync::atomic::{AtomicPtr, Ordering::Relaxed};
 
@@ -134,16 +131,6 @@ pub(crate) fn thread_exiting() {
     call(&ON_EXIT);
 }
 
-/// Credits one sampling period to the functions on the calling thread's scope stack.
-///
-/// Async-signal-safe: call it from the sampling signal's handler on the thread that was
-/// sampled. Threads without measured code are ignored.
-pub fn credit_sample() {
-    if let Some(shard) = crate::shard::current_raw() {
-        shard.credit_sample();
-    }
-}
-
 counters! {
     /// CPU counters of one call site on one thread.
     pub struct CpuCounts / CpuCountsMerged {
@@ -180,7 +167,7 @@ pub(crate) struct CpuSlot {
 
 impl CpuSlot {
     /// The empty value: all zero bytes, which is how shards allocate chunks of slots
-    /// (checked by a test in `shard.rs`).
+    /// (checked by a test in `shard/mod.rs`).
     #[cfg_attr(not(test), allow(dead_code))]
     pub(crate) const fn new() -> Self {
         CpuSlot {
@@ -210,7 +197,8 @@ impl CpuSlot {
         self.dist.record(incl.ns);
     }
 
-    /// Counts sample `seq` once however many frames of this site are on the stack.
+    /// Counts sample `seq` once however many frames of this site are on the stack (the
+    /// signal handler on the owner thread, the only writer of the sample counters).
     #[inline]
     pub(crate) fn sampled(&self, seq: u64) {
         if self.last_sample.get() != seq {

@@ -190,7 +190,7 @@ impl ChildCells {
 /// What the meters counted in one call site's calls on one thread.
 pub(crate) struct MeterSlot {
     #[cfg(feature = "alloc")]
-    pub(crate) alloc: alloc::AllocSlot,
+    pub(crate) alloc: alloc::slot::AllocSlot,
     #[cfg(feature = "cpu")]
     pub(crate) cpu: cpu::CpuSlot,
 }
@@ -198,12 +198,12 @@ pub(crate) struct MeterSlot {
 #[cfg_attr(not(any(feature = "alloc", feature = "cpu")), allow(unused_variables))]
 impl MeterSlot {
     /// The empty value: all zero bytes, which is how shards allocate chunks of slots
-    /// (checked by a test in `shard.rs`).
+    /// (checked by a test in `shard/mod.rs`).
     #[cfg_attr(not(test), allow(dead_code))]
     pub(crate) const fn new() -> Self {
         MeterSlot {
             #[cfg(feature = "alloc")]
-            alloc: alloc::AllocSlot::new(),
+            alloc: alloc::slot::AllocSlot::new(),
             #[cfg(feature = "cpu")]
             cpu: cpu::CpuSlot::new(),
         }
@@ -237,7 +237,7 @@ impl MeterSlot {
 #[derive(Clone, Debug, Default)]
 pub(crate) struct MeterMerged {
     #[cfg(feature = "alloc")]
-    pub(crate) alloc: alloc::AllocMerged,
+    pub(crate) alloc: alloc::slot::AllocMerged,
     #[cfg(feature = "cpu")]
     pub(crate) cpu: cpu::CpuMerged,
 }

@@ -13,7 +13,7 @@
 //!   for one overflow at a time (`PERF_EVENT_IOC_REFRESH`), re-armed by the handler. A
 //!   thread that blocks the signal therefore holds one pending signal, never a queue
 //!   that could overflow into `SIGIO`.
-//! * The handler calls only `hotpath_core::meter::cpu::credit_sample` (which is
+//! * The handler calls only `hotpath_core::credit_cpu_sample` (which is
 //!   async-signal-safe by contract), `clock_gettime`, and one `ioctl` or `timer_settime`
 //!   on its own thread's sampler (all async-signal-safe). It reads only
 //!   const-initialised, `Drop`-free thread-locals and atomics.
@@ -122,7 +122,7 @@ extern "C" fn on_sigprof(_: libc::c_int, info: *mut libc::siginfo_t, _: *mut lib
         _ => 1,
     };
     for _ in 0..n {
-        core_cpu::credit_sample();
+        hotpath_core::credit_cpu_sample();
     }
     if kind == PERF {
         // One overflow at a time (see the module's invariants).

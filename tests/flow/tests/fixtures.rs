@@ -169,7 +169,11 @@ fn channels_count_exactly() {
 
 #[test]
 fn channels_sample_by_default() {
-    let (r, _) = fixture(env!("CARGO_BIN_EXE_flow_channels"), &[]);
+    // A fixed sampling seed, so that the same messages are timed in every run.
+    let (r, _) = fixture(
+        env!("CARGO_BIN_EXE_flow_channels"),
+        &[("HOTPATH_SAMPLING_SEED", "1")],
+    );
     let c1 = channel(&r, "c1");
     assert_eq!((c1.sent, c1.received, c1.max_depth), (1000, 1000, 10));
     // A send that waits is always timed.
@@ -181,15 +185,36 @@ fn channels_sample_by_default() {
     );
     // The first 256 messages (the site's warm-up) are timed, then each with probability
     // 1/16, standing for 16: the latency distribution describes about 1000 messages (of
-    // the other 744, about 46 are timed, standard deviation 6.6, 106 messages once
-    // weighted; 600 is over five of them).
+    // the other 744, about 46 are timed, standard deviation 6.6). Every send is on the
+    // producer thread, whose sampling starts from the seed alone: with seed 1, 43 of the
+    // 744 are timed in every run, 256 + 43 × 16 = 944 messages.
     let lat = c1.latency_ns.as_ref().expect("timed");
-    assert!(lat.count.abs_diff(1000) <= 600, "{lat:?}");
+    assert_eq!(lat.count, 944, "{lat:?}");
     assert!(lat.percentiles.get(50.0).unwrap() >= 10 * MS, "{lat:?}");
     // A channel with few messages is timed in full.
     let c1f = channel(&r, "c1f");
     let lat = c1f.latency_ns.as_ref().expect("timed");
     assert_eq!((c1f.received, lat.count), (11, 11));
+}
+
+/// With a sampling seed, which messages of C1 are timed depends on the seed alone (its
+/// sends are all on one thread): the same count twice with seed 1, another with seed 2.
+#[test]
+fn a_sampling_seed_fixes_the_timed_messages() {
+    let count = |seed: &'static str| {
+        let (r, _) = fixture(
+            env!("CARGO_BIN_EXE_flow_channels"),
+            &[("HOTPATH_SAMPLING_SEED", seed)],
+        );
+        channel(&r, "c1").latency_ns.as_ref().expect("timed").count
+    };
+    let counts = std::thread::scope(|s| {
+        ["1", "1", "2"]
+            .map(|seed| s.spawn(move || count(seed)))
+            .map(|run| run.join().unwrap())
+    });
+    // 256 + 43 × 16 and 256 + 56 × 16.
+    assert_eq!(counts, [944, 944, 1152]);
 }
 
 #[test]

@@ -1,13 +1,8 @@
-//! The trace ring: the latest individual calls of each thread, for a Chrome/Perfetto
-//! trace written at the end of the session.
-//!
-//! Switched on with [`configure`] (`HOTPATH_TRACE=out.json`). Each thread gets a ring of
-//! `capacity` records of 24 bytes (site, kind, start and end ticks), allocated zeroed on
-//! its first traced call, written at each scope's exit: it keeps the latest calls (a
-//! flight recorder) and counts the ones it overwrote. A sync scope is one record; an
-//! async fn writes one per poll and one for the whole call (first poll to `Ready`).
-//! Rings of threads that exited are kept, up to [`MAX_RETIRED`], the oldest freed first
-//! (and counted).
+//! Each thread's trace ring: its latest calls, 24 bytes each (site, kind, start and end
+//! ticks), allocated zeroed on its first traced call and written at each scope's exit;
+//! it keeps the latest calls (a flight recorder) and counts the ones it overwrote. Rings
+//! of threads that exited are kept, up to [`MAX_RETIRED`], the oldest freed first (and
+//! counted).
 //!
 //! # Safety invariants
 //!
@@ -18,14 +13,12 @@
 
 use std::collections::VecDeque;
 use std::sync::atomic::{
-    AtomicU32, AtomicU64,
+    AtomicPtr, AtomicU32, AtomicU64,
     Ordering::{Acquire, Relaxed, Release},
 };
 
 use crate::cell::Cnt;
-use crate::shard::Shard;
 use crate::site::CallSite;
-use crate::state;
 
 /// Records per thread unless configured.
 pub const DEFAULT_CAPACITY: u32 = 65_536;
@@ -55,11 +48,14 @@ impl Kind {
     }
 }
 
-/// Turns the trace ring on or off, with `capacity` records per thread (at least 16).
-/// The capacity applies to rings allocated from now on.
-pub fn configure(on: bool, capacity: u32) {
+/// Records per ring from now on (at least 16).
+pub(crate) fn set_capacity(capacity: u32) {
     CAPACITY.store(capacity.max(16), Relaxed);
-    state::set_trace(on);
+}
+
+/// Records per ring.
+pub(crate) fn capacity() -> u32 {
+    CAPACITY.load(Relaxed)
 }
 
 #[derive(Default)]
@@ -76,7 +72,7 @@ pub(crate) struct Ring {
     /// Next position to write.
     pos: Cnt,
     /// Records written since the last reset.
-    written: Cnt,
+    pub(crate) written: Cnt,
     tid: u64,
     name: String,
 }
@@ -87,7 +83,7 @@ impl Ring {
         let (tid, name) = thread_ids();
         Ring {
             // SAFETY: `Rec` is made of atomic integers, valid when all bytes are zero.
-            recs: unsafe { crate::stacks::zeroed(cap) },
+            recs: unsafe { crate::zeroed::slice(cap) },
             pos: Cnt::new(),
             written: Cnt::new(),
             tid,
@@ -111,12 +107,13 @@ impl Ring {
         self.written.add(1);
     }
 
-    pub(crate) fn reset(&self) {
+    fn reset(&self) {
         self.pos.set(0);
         self.written.set(0);
     }
 
-    fn snapshot(&self, sites: &[&'static CallSite]) -> ThreadTrace {
+    /// The calls this ring holds, oldest first, leaving out the profiler's own sites.
+    pub(crate) fn snapshot(&self, sites: &[&'static CallSite]) -> ThreadTrace {
         let written = self.written.get();
         let cap = self.recs.len() as u64;
         let kept = written.min(cap);
@@ -169,34 +166,44 @@ static RETIRED: crate::fork::Mutex<Retired> = crate::fork::Mutex::new(
     },
 );
 
-struct Retired {
-    rings: VecDeque<Box<Ring>>,
+/// The rings of exited threads.
+pub(crate) struct Retired {
+    pub(crate) rings: VecDeque<Box<Ring>>,
     /// Rings of exited threads freed because more than [`MAX_RETIRED`] were kept.
-    freed: u64,
+    pub(crate) freed: u64,
 }
 
-fn retired() -> std::sync::MutexGuard<'static, Retired> {
+/// The rings of exited threads, locked.
+pub(crate) fn retired() -> std::sync::MutexGuard<'static, Retired> {
     RETIRED.lock()
 }
 
-impl Shard {
-    fn ring(&self) -> Option<&Ring> {
-        let p = self.ring.load(Acquire);
-        // SAFETY: a non-null `ring` came from `Box::into_raw` in `trace_write` and is
-        // freed only by `retire_ring`, which takes it out of the shard first, under the
-        // registry lock, on the owner thread (which is exiting) or with no owner.
+/// The ring of one thread, held by its shard: null until its first traced call.
+pub(crate) struct ThreadRing(AtomicPtr<Ring>);
+
+impl ThreadRing {
+    pub(crate) const fn new() -> Self {
+        ThreadRing(AtomicPtr::new(std::ptr::null_mut()))
+    }
+
+    /// The ring, if the thread has one.
+    pub(crate) fn get(&self) -> Option<&Ring> {
+        let p = self.0.load(Acquire);
+        // SAFETY: a non-null pointer came from `Box::into_raw` in `write` and is freed
+        // only by `retire`, which takes it out first, under the registry lock, on the
+        // owner thread (which is exiting) or with no owner.
         (!p.is_null()).then(|| unsafe { &*p })
     }
 
     /// Writes one record in this (the calling thread's) ring, allocating it on first use.
     #[inline]
-    pub(crate) fn trace_write(&self, site: u32, kind: Kind, start: u64, end: u64) {
-        let ring = match self.ring() {
+    pub(crate) fn write(&self, site: u32, kind: Kind, start: u64, end: u64) {
+        let ring = match self.get() {
             Some(r) => r,
             None => {
                 let r = crate::internal(|| Box::into_raw(Box::new(Ring::new())));
-                self.ring.store(r, Release);
-                match self.ring() {
+                self.0.store(r, Release);
+                match self.get() {
                     Some(r) => r,
                     None => return,
                 }
@@ -205,17 +212,18 @@ impl Shard {
         ring.write(site, kind, start, end);
     }
 
-    /// Clears this shard's ring (a new session).
-    pub(crate) fn reset_ring(&self) {
-        if let Some(r) = self.ring() {
+    /// Clears the ring (a new session).
+    pub(crate) fn reset(&self) {
+        if let Some(r) = self.get() {
             r.reset();
         }
     }
 
     /// Moves the ring of a thread that is exiting to the retired list (registry lock
-    /// held): its calls stay in the trace, and the next thread gets a new ring.
-    pub(crate) fn retire_ring(&self, keep: bool) {
-        let p = self.ring.swap(std::ptr::null_mut(), Acquire);
+    /// held) when `keep`: its calls stay in the trace, and the next thread gets a new
+    /// ring.
+    pub(crate) fn retire(&self, keep: bool) {
+        let p = self.0.swap(std::ptr::null_mut(), Acquire);
         if p.is_null() {
             return;
         }
@@ -265,45 +273,4 @@ pub struct ThreadTrace {
     pub events: Vec<Event>,
     /// Calls overwritten by later ones.
     pub dropped: u64,
-}
-
-/// Every ring of the session: live threads and exited ones.
-#[derive(Clone, Debug)]
-pub struct Trace {
-    /// One entry per thread with a ring.
-    pub threads: Vec<ThreadTrace>,
-    /// Rings of exited threads freed because more than [`MAX_RETIRED`] were kept.
-    pub threads_dropped: u64,
-    /// Nanoseconds per tick, to convert `start` and `end`.
-    pub ns_per_tick: f64,
-    /// Records per thread.
-    pub capacity: u32,
-}
-
-/// The trace so far. Threads still running keep writing meanwhile; take it when the
-/// session ends. Ticks convert with the ratio of the last snapshot (so the trace agrees
-/// with the report made just before it).
-pub fn collect() -> Trace {
-    let ns_per_tick = crate::clock::last_ns_per_tick();
-    crate::internal(|| {
-        let sites = crate::site::all();
-        let mut threads = Vec::new();
-        crate::registry::with_live(|shards| {
-            for s in shards {
-                if let Some(r) = s.ring() {
-                    if r.written.get() > 0 {
-                        threads.push(r.snapshot(&sites));
-                    }
-                }
-            }
-        });
-        let r = retired();
-        threads.extend(r.rings.iter().map(|ring| ring.snapshot(&sites)));
-        Trace {
-            threads,
-            threads_dropped: r.freed,
-            ns_per_tick,
-            capacity: CAPACITY.load(Relaxed),
-        }
-    })
 }

@@ -1,0 +1,83 @@
+//! Allocations of one call site: on one thread ([`AllocSlot`], part of every slot when
+//! the meter is compiled) and merged over threads.
+
+use super::AllocReading;
+use crate::cell::counters;
+use crate::dist::{Dist, DistData};
+
+counters! {
+    /// Allocation counters of one call site on one thread.
+    pub struct AllocCounts / AllocCountsMerged {
+        /// Allocations, inclusive, outermost calls only (recursion counted once).
+        allocs: sum,
+        /// Bytes allocated, likewise.
+        bytes: sum,
+        /// Bytes freed, likewise.
+        freed: sum,
+        /// Allocations of every call, nested ones included (for per-call means).
+        allocs_sum: sum,
+        /// Bytes of every call, likewise.
+        bytes_sum: sum,
+        /// Allocations not made by measured children.
+        self_allocs: sum,
+        /// Bytes not allocated by measured children.
+        self_bytes: sum,
+    }
+}
+
+/// Allocations of one call site on one thread.
+pub(crate) struct AllocSlot {
+    c: AllocCounts,
+    /// Per-call inclusive bytes.
+    bytes_dist: Dist,
+}
+
+impl AllocSlot {
+    /// The empty value: all zero bytes, which is how shards allocate chunks of slots
+    /// (checked by a test in `shard/mod.rs`).
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub(crate) const fn new() -> Self {
+        AllocSlot {
+            c: AllocCounts::new(),
+            bytes_dist: Dist::new(),
+        }
+    }
+
+    /// Records one call. Calls that allocated and freed nothing (most measured calls)
+    /// only cost the test: the distribution counts them as the difference between the
+    /// site's timed calls and its recorded values (see `MeterMerged::finish`).
+    #[inline(always)]
+    pub(crate) fn record(&self, incl: AllocReading, self_: AllocReading, outer: bool) {
+        if incl.allocs | incl.bytes | incl.freed == 0 {
+            return;
+        }
+        let c = &self.c;
+        if outer {
+            c.allocs.add(incl.allocs);
+            c.bytes.add(incl.bytes);
+            c.freed.add(incl.freed);
+        }
+        c.allocs_sum.add(incl.allocs);
+        c.bytes_sum.add(incl.bytes);
+        c.self_allocs.add(self_.allocs);
+        c.self_bytes.add(self_.bytes);
+        self.bytes_dist.record(incl.bytes);
+    }
+
+    pub(crate) fn clear(&self) {
+        self.c.clear();
+        self.bytes_dist.clear();
+    }
+
+    pub(crate) fn merge_into(&self, m: &mut AllocMerged) {
+        self.c.merge_into(&mut m.c);
+        self.bytes_dist.merge_into(&mut m.bytes_dist);
+    }
+}
+
+/// Allocations of one call site merged over threads.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct AllocMerged {
+    pub(crate) c: AllocCountsMerged,
+    pub(crate) bytes_dist: DistData,
+}
