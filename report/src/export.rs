@@ -158,7 +158,9 @@ pub fn chrome_tree(r: &Report) -> Result<String, ExportError> {
             None => roots.push(i),
         }
     }
-    let by_total = |v: &mut Vec<usize>| v.sort_by_key(|&i| std::cmp::Reverse(paths[i].total_ns));
+    let by_total = |v: &mut Vec<usize>| {
+        crate::format::sort_rows(v, &|&a, &b| paths[b].total_ns.cmp(&paths[a].total_ns))
+    };
     by_total(&mut roots);
     for c in &mut children {
         by_total(c);
@@ -194,7 +196,9 @@ pub fn chrome_tree(r: &Report) -> Result<String, ExportError> {
         serde_json::json!({"name": "thread_name", "ph": "M", "pid": 1, "tid": 1,
             "args": {"name": "all threads, merged"}}),
     ];
-    placed.sort_by(|a, b| a.1.total_cmp(&b.1).then(b.2.total_cmp(&a.2)));
+    crate::format::sort_rows(&mut placed, &|a, b| {
+        a.1.total_cmp(&b.1).then(b.2.total_cmp(&a.2))
+    });
     for (i, start, dur) in placed {
         let p = &paths[i];
         events.push(serde_json::json!({

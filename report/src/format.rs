@@ -255,6 +255,29 @@ impl Table {
     }
 }
 
+/// The order that sorts `n` rows by `cmp` (stable): the one sort routine of every table.
+/// A `sort_by` per table, each with a closure of its own, compiled the whole sort again
+/// for each, in every profiled program.
+pub fn sort_order(n: usize, cmp: &dyn Fn(usize, usize) -> std::cmp::Ordering) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by(|&a, &b| cmp(a, b));
+    order
+}
+
+/// Sorts `rows` (stable) by `cmp`, through [`sort_order`].
+pub fn sort_rows<T: Copy>(rows: &mut [T], cmp: &dyn Fn(&T, &T) -> std::cmp::Ordering) {
+    let order = sort_order(rows.len(), &|a, b| cmp(&rows[a], &rows[b]));
+    let sorted: Vec<T> = order.iter().map(|&i| rows[i]).collect();
+    rows.copy_from_slice(&sorted);
+}
+
+/// Sorts `rows` (stable) by `cmp`, through [`sort_order`], moving each row once.
+pub fn sort_vec<T>(rows: &mut Vec<T>, cmp: &dyn Fn(&T, &T) -> std::cmp::Ordering) {
+    let order = sort_order(rows.len(), &|a, b| cmp(&rows[a], &rows[b]));
+    let mut slots: Vec<Option<T>> = rows.drain(..).map(Some).collect();
+    rows.extend(order.iter().filter_map(|&i| slots[i].take()));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

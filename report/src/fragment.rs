@@ -33,7 +33,9 @@ impl Report {
     /// the functions that have one, for `io` and `waits`); `timing` lists the functions
     /// with none.
     pub fn fragment(&self, section: Section) -> Value {
-        let Ok(Value::Object(mut all)) = serde_json::to_value(self) else {
+        // Through the text, not `to_value`: the report's `Serialize` code is then the one
+        // the exit report uses, not a second copy for `Value` in every profiled program.
+        let Ok(Value::Object(mut all)) = serde_json::from_str(&self.to_json()) else {
             unreachable!("a report serializes to a JSON object")
         };
         let mut out = Map::new();

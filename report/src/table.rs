@@ -218,7 +218,9 @@ fn hidden_functions(hidden: &[&Function], out: &mut String) {
         return;
     }
     let mut most: Vec<&&Function> = hidden.iter().collect();
-    most.sort_by(|a, b| b.calls.cmp(&a.calls).then(a.name.cmp(&b.name)));
+    crate::format::sort_rows(&mut most, &|a, b| {
+        b.calls.cmp(&a.calls).then(a.name.cmp(&b.name))
+    });
     let named: Vec<String> = most
         .iter()
         .take(3)

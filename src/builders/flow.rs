@@ -80,7 +80,9 @@ pub(super) fn channels(ctx: &Ctx<'_>, r: &mut Report) -> bool {
     if rows.is_empty() {
         return false;
     }
-    rows.sort_by(|a, b| b.sent.cmp(&a.sent).then(b.received.cmp(&a.received)));
+    crate::report::format::sort_vec(&mut rows, &|a, b| {
+        b.sent.cmp(&a.sent).then(b.received.cmp(&a.received))
+    });
     r.channels_time_sampling_rate = Some(hotpath_core::op::Sampler::Channels.rate());
     r.channels = Some(rows);
     true
@@ -118,7 +120,9 @@ pub(super) fn streams(ctx: &Ctx<'_>, r: &mut Report) -> bool {
     if rows.is_empty() {
         return false;
     }
-    rows.sort_by(|a, b| b.items.cmp(&a.items).then(b.polls.cmp(&a.polls)));
+    crate::report::format::sort_vec(&mut rows, &|a, b| {
+        b.items.cmp(&a.items).then(b.polls.cmp(&a.polls))
+    });
     r.streams_time_sampling_rate = Some(hotpath_core::op::Sampler::Streams.rate());
     r.streams = Some(rows);
     true
@@ -151,7 +155,9 @@ pub(super) fn futures(ctx: &Ctx<'_>, r: &mut Report) -> bool {
     if rows.is_empty() {
         return false;
     }
-    rows.sort_by(|a, b| b.calls.cmp(&a.calls).then(a.name.cmp(&b.name)));
+    crate::report::format::sort_vec(&mut rows, &|a, b| {
+        b.calls.cmp(&a.calls).then(a.name.cmp(&b.name))
+    });
     r.futures_time_sampling_rate = Some(hotpath_core::op::Sampler::Futures.rate());
     r.futures = Some(rows);
     true

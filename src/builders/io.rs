@@ -66,7 +66,9 @@ pub(super) fn build(ctx: &Ctx<'_>, r: &mut Report) -> bool {
     if entries.is_empty() {
         return false;
     }
-    entries.sort_by_key(|e| std::cmp::Reverse(e.read.bytes + e.write.bytes));
+    crate::report::format::sort_vec(&mut entries, &|a, b| {
+        (b.read.bytes + b.write.bytes).cmp(&(a.read.bytes + a.write.bytes))
+    });
     r.io_time_sampling_rate = Some(hotpath_io::sampling_rate());
     r.io = Some(entries);
     true

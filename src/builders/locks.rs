@@ -91,13 +91,15 @@ impl<'a> Stats<'a> {
 fn holders(all: &[&HolderStats], s: &SiteStats) -> Vec<LockHolder> {
     let mut picked: Vec<&HolderStats> = all.iter().take(TOP).copied().collect();
     let mut by_wait: Vec<&HolderStats> = all.to_vec();
-    by_wait.sort_by_key(|h| std::cmp::Reverse(h.wait_ns));
+    crate::report::format::sort_vec(&mut by_wait, &|a, b| b.wait_ns.cmp(&a.wait_ns));
     for h in by_wait.into_iter().take(TOP).filter(|h| h.wait_ns > 0) {
         if !picked.iter().any(|p| std::ptr::eq(*p, h)) {
             picked.push(h);
         }
     }
-    picked.sort_by_key(|h| std::cmp::Reverse((h.hold_ns, h.wait_ns, h.ops)));
+    crate::report::format::sort_vec(&mut picked, &|a, b| {
+        (b.hold_ns, b.wait_ns, b.ops).cmp(&(a.hold_ns, a.wait_ns, a.ops))
+    });
     let mut rows: Vec<LockHolder> = picked
         .iter()
         .map(|h| LockHolder {
@@ -165,7 +167,9 @@ pub(super) fn build_mutexes(ctx: &Ctx<'_>, r: &mut Report) -> bool {
     if entries.is_empty() {
         return false;
     }
-    entries.sort_by_key(|e| std::cmp::Reverse(total_hold(&[&e.lock])));
+    crate::report::format::sort_vec(&mut entries, &|a, b| {
+        total_hold(&[&b.lock]).cmp(&total_hold(&[&a.lock]))
+    });
     r.mutexes_time_sampling_rate = Some(hotpath_core::op::Sampler::Mutexes.rate());
     r.mutexes = Some(entries);
     true
@@ -202,10 +206,11 @@ pub(super) fn build_rw_locks(ctx: &Ctx<'_>, r: &mut Report) -> bool {
     if entries.is_empty() {
         return false;
     }
-    entries.sort_by_key(|e| {
+    let hold = |e: &RwLockEntry| {
         let modes: Vec<&LockMode> = e.modes().into_iter().map(|(_, m)| m).collect();
-        std::cmp::Reverse(total_hold(&modes))
-    });
+        total_hold(&modes)
+    };
+    crate::report::format::sort_vec(&mut entries, &|a, b| hold(b).cmp(&hold(a)));
     r.rw_locks_time_sampling_rate = Some(hotpath_core::op::Sampler::RwLocks.rate());
     r.rw_locks = Some(entries);
     true

@@ -37,7 +37,7 @@ fn sites<'a>(
         .iter()
         .filter(|s| s.site.kind() == kind && s.calls > 0)
         .collect();
-    rows.sort_by_key(|s| std::cmp::Reverse(s.sum_ns));
+    crate::report::format::sort_vec(&mut rows, &|a, b| b.sum_ns.cmp(&a.sum_ns));
     let functions = ctx
         .snap
         .sites

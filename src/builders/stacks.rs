@@ -37,7 +37,10 @@ pub(super) fn build(ctx: &Ctx<'_>, r: &mut Report, notes: &mut Vec<String>) -> b
         used[p] |= used[i];
     }
     for c in &mut children {
-        c.sort_by_key(|&i| std::cmp::Reverse((s.nodes[i].total_ns, s.nodes[i].self_ns)));
+        crate::report::format::sort_rows(c, &|&a, &b| {
+            let key = |i: usize| (s.nodes[i].total_ns, s.nodes[i].self_ns);
+            key(b).cmp(&key(a))
+        });
     }
     let mut out = Vec::new();
     let mut path: Vec<String> = Vec::new();

@@ -46,7 +46,7 @@ pub(super) fn functions(ctx: &Ctx<'_>) -> Vec<Function> {
         }
     }
     let mut functions: Vec<Function> = functions.into_iter().map(|(_, f)| f).collect();
-    functions.sort_by(|a, b| {
+    crate::report::format::sort_vec(&mut functions, &|a, b| {
         b.total_with_running()
             .cmp(&a.total_with_running())
             .then(b.calls.cmp(&a.calls))

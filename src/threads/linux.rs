@@ -526,7 +526,7 @@ impl Sampler {
             rows.push(e.track.row(e.ended, true, self.hz, alloc));
         }
         rows.extend(allocs.rest());
-        rows.sort_by(|a, b| {
+        crate::report::format::sort_vec(&mut rows, &|a, b| {
             (b.user_ns + b.system_ns)
                 .cmp(&(a.user_ns + a.system_ns))
                 .then(a.tid.cmp(&b.tid))

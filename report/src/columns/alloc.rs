@@ -48,7 +48,9 @@ pub fn alloc(r: &Report) -> Columns<'_, AllocRow<'_>> {
 pub fn alloc_rows(r: &Report) -> Vec<AllocRow<'_>> {
     let mut rows = functions_with(r, |f| f.alloc.as_ref());
     rows.retain(|(_, a)| a.count > 0 || a.freed_bytes > 0);
-    rows.sort_by(|a, b| b.1.bytes.cmp(&a.1.bytes).then(b.1.count.cmp(&a.1.count)));
+    crate::format::sort_rows(&mut rows, &|a, b| {
+        b.1.bytes.cmp(&a.1.bytes).then(b.1.count.cmp(&a.1.count))
+    });
     rows
 }
 

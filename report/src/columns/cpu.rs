@@ -59,7 +59,7 @@ pub fn cpu(r: &Report) -> Columns<'_, CpuRow<'_>> {
 /// The `cpu` rows of `r`, by CPU time.
 pub fn cpu_rows(r: &Report) -> Vec<CpuRow<'_>> {
     let mut rows = functions_with(r, |f| f.cpu.as_ref());
-    rows.sort_by(|a, b| {
+    crate::format::sort_rows(&mut rows, &|a, b| {
         b.1.cpu_ns
             .cmp(&a.1.cpu_ns)
             .then(b.1.self_cpu_ns.cmp(&a.1.self_cpu_ns))

@@ -197,6 +197,6 @@ pub fn io_functions<'a>() -> Columns<'a, IoFunctionRow<'a>> {
 /// The `io by function` rows of `r`, by time in I/O.
 pub fn io_function_rows(r: &Report) -> Vec<IoFunctionRow<'_>> {
     let mut rows = functions_with(r, |f| f.io.as_ref());
-    rows.sort_by_key(|(_, io)| std::cmp::Reverse(io.io_ns));
+    crate::format::sort_rows(&mut rows, &|a, b| b.1.io_ns.cmp(&a.1.io_ns));
     rows
 }

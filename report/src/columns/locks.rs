@@ -12,7 +12,9 @@ pub type WaitsRow<'a> = (&'a Function, &'a FunctionWaits);
 /// The `waits` rows of `r`, by time spent waiting.
 pub fn waits_rows(r: &Report) -> Vec<WaitsRow<'_>> {
     let mut rows = functions_with(r, |f| f.waits.as_ref());
-    rows.sort_by_key(|(f, w)| std::cmp::Reverse((w.waited_ns(), wall(f))));
+    crate::format::sort_rows(&mut rows, &|(fa, wa), (fb, wb)| {
+        (wb.waited_ns(), wall(fb)).cmp(&(wa.waited_ns(), wall(fa)))
+    });
     rows
 }
 

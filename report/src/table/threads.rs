@@ -19,8 +19,8 @@ pub(super) fn threads(r: &Report, limit: usize, out: &mut String) {
     };
     let mut user: Vec<_> = rows.iter().filter(|t| !t.profiler).collect();
     let mut own: Vec<_> = rows.iter().filter(|t| t.profiler).collect();
-    user.sort_by(order);
-    own.sort_by(order);
+    crate::format::sort_rows(&mut user, &order);
+    crate::format::sort_rows(&mut own, &order);
     let n = heading(out, limit, user.len(), "threads: per thread, by CPU time");
     let shown_rows: Vec<_> = user[..n].iter().map(|t| (*t).clone()).collect();
     table(columns::threads(rows), &shown_rows, None).render(out);
