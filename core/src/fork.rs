@@ -13,6 +13,13 @@
 //! (the debug values take each entry's lock too) is a [`Hooks`] it registers itself at
 //! first use. No list of registries is kept by hand anywhere.
 //!
+//! A limit of registering at first use: a registry whose first use races with a
+//! `fork()` of another thread (registered after the prepare handler passed its rank, and
+//! locked before the address space is copied) is not taken, so the child could find it
+//! held. The window is between the prepare handler and the `fork` call, at the one
+//! moment a registry is used for the first time; registering every registry at start
+//! (a link-section list built by the linker) would close it.
+//!
 //! In what order: [`Rank`], the one place that documents the lock order of the whole
 //! profiler. [`prepare`] takes the registered locks in ascending rank; [`parent`] and
 //! [`child`] release them in descending rank. The order matches every other path: no
