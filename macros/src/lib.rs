@@ -15,6 +15,7 @@ mod attr;
 mod expand;
 mod limits;
 mod sections;
+mod serialize;
 
 use attr::Error;
 
@@ -294,4 +295,13 @@ pub fn __sections(input: TokenStream) -> TokenStream {
     let mut out = input;
     out.extend(rows);
     out
+}
+
+/// `serde::Serialize` for a struct of hotpath's report model, without serde_derive: see
+/// `macros/src/serialize.rs`. Not a public API: the generated code names
+/// `crate::ser::{Fields, map}` of hotpath-report.
+#[doc(hidden)]
+#[proc_macro_derive(SerializeFields, attributes(serde))]
+pub fn serialize_fields(input: TokenStream) -> TokenStream {
+    serialize::derive(input)
 }

@@ -7,9 +7,9 @@
 //! header (`schema_version`, `section`, `caller`, `elapsed_ns`, `percentiles`, `notes`).
 //! Readers get it back as a [`Fragment`] (feature `read`).
 
+use hotpath_macros::SerializeFields;
 #[cfg(feature = "read")]
 use serde::Deserialize;
-use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::model::Report;
@@ -116,7 +116,7 @@ pub struct Fragment {
 }
 
 /// `GET /profiler_status`.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, SerializeFields)]
 #[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct ProfilerStatus {
     /// Layout version, [`super::SCHEMA_VERSION`].
@@ -146,7 +146,7 @@ pub struct ProfilerStatus {
 }
 
 /// The body of every error answer (4xx).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, SerializeFields)]
 #[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct ApiError {
     /// What went wrong, for a person.

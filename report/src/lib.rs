@@ -22,9 +22,11 @@ mod model;
 mod model_locks;
 mod model_service;
 pub mod names;
+mod pretty;
 #[cfg(feature = "read")]
 mod read;
 mod section;
+mod ser;
 mod table;
 
 #[cfg(feature = "read")]
@@ -55,7 +57,7 @@ impl Report {
 
     /// Indented JSON.
     pub fn to_json_pretty(&self) -> String {
-        serde_json::to_string_pretty(self).expect("a report always serializes")
+        pretty::indent(&self.to_json())
     }
 
     /// The report as text tables; `limit` caps the rows per section (0 = all).

@@ -4,6 +4,7 @@
 //! numbers in base units
 //! (nanoseconds, bytes), keys in declaration order.
 
+use hotpath_macros::SerializeFields;
 #[cfg(feature = "read")]
 use serde::de::{MapAccess, Visitor};
 use serde::ser::SerializeMap;
@@ -30,7 +31,7 @@ pub const OLDEST_SCHEMA_VERSION: u32 = 1;
 
 /// A whole report. `Default` is an empty report of no schema version, for building
 /// reports in tests and tools.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, SerializeFields)]
 #[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct Report {
     /// Layout version, [`SCHEMA_VERSION`].
@@ -147,7 +148,7 @@ pub struct Report {
 
 /// One path of the calling-context tree (section `stacks`): the functions from the
 /// outermost measured one to this one, and what ran on exactly this path.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, SerializeFields)]
 #[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct StackPath {
     /// Display names (label or name) from the outermost function; `[truncated]` stands
@@ -181,7 +182,7 @@ impl Report {
 
 /// One measured function or block. `Default` is an empty row (no name, no calls, nothing
 /// measured), for building reports in tests and tools.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, SerializeFields)]
 #[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct Function {
     /// Path, e.g. `my_app::parser::Parser::parse` or `<my_app::P as core::fmt::Display>::fmt`;
@@ -243,7 +244,7 @@ pub struct Function {
 }
 
 /// Calls of a function in progress when the report was made.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, SerializeFields)]
 #[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct RunningCalls {
     /// Calls in progress (a recursion counts once).
@@ -269,7 +270,7 @@ impl Function {
 }
 
 /// Sums over a sampled function's timed calls, not scaled to all calls.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, SerializeFields)]
 #[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct TimedSums {
     /// Inclusive wall time, outermost calls, ns.
@@ -288,7 +289,7 @@ pub struct TimedSums {
 
 /// The histogram behind a distribution's percentiles, for exports that need the whole
 /// shape (Prometheus buckets). Values are in the distribution's base unit.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, SerializeFields)]
 #[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct Histogram {
     /// Sum of every recorded value.
@@ -323,7 +324,7 @@ impl Histogram {
 }
 
 /// One thread seen during the session (section `threads`).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, SerializeFields)]
 #[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct ThreadRow {
     /// The thread's name as the OS knows it (at most 15 bytes on Linux).
@@ -351,7 +352,7 @@ pub struct ThreadRow {
 }
 
 /// Memory of the whole process at the end of the session.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, SerializeFields)]
 #[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct ProcessMemory {
     /// Resident set size, bytes.
@@ -368,7 +369,7 @@ impl ThreadRow {
 }
 
 /// I/O charged to one function.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, SerializeFields)]
 #[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct FunctionIo {
     /// Bytes read by those operations.
@@ -381,7 +382,7 @@ pub struct FunctionIo {
 
 /// One row of the I/O section: an `io!` call site and the type it wrapped (or one
 /// instance, with `iter = true`).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, SerializeFields)]
 #[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct IoEntry {
     /// The label, or `file:line`; `label-2`, ... for later `iter` instances.
@@ -421,7 +422,7 @@ impl IoEntry {
 }
 
 /// Operations of one kind on one I/O entry.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, SerializeFields)]
 #[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct IoDirection {
     /// Completed operations.
@@ -449,7 +450,7 @@ pub struct IoDirection {
 }
 
 /// How CPU time was measured, and the process's CPU time during the session.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, SerializeFields)]
 #[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct CpuInfo {
     /// `sampled` or `exact`.
@@ -473,7 +474,7 @@ pub struct CpuInfo {
 }
 
 /// CPU time of one function's calls.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, SerializeFields)]
 #[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct FunctionCpu {
     /// CPU time, inclusive of measured children; recursion counts the outermost call.
@@ -503,7 +504,7 @@ pub struct FunctionCpu {
 }
 
 /// Allocations of the whole process during the session.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, SerializeFields)]
 #[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct AllocTotal {
     /// Allocations.
@@ -521,7 +522,7 @@ pub struct AllocTotal {
 }
 
 /// Allocations of one function, over its timed calls (scaled to all calls when sampled).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, SerializeFields)]
 #[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct FunctionAlloc {
     /// Allocations, inclusive of measured children; recursion counts the outermost call.
@@ -567,7 +568,7 @@ impl Function {
 }
 
 /// Wall-time statistics of one function, ns.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, SerializeFields)]
 #[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct WallNs {
     /// Inclusive wall time; recursion counts the outermost call only. Scaled up to all
@@ -614,13 +615,18 @@ pub fn percentile_label(p: f64) -> String {
     s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
-impl Serialize for Percentiles {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut m = s.serialize_map(Some(self.0.len()))?;
+impl crate::ser::Fields for Percentiles {
+    fn fields<M: SerializeMap>(&self, m: &mut M) -> Result<(), M::Error> {
         for (p, v) in &self.0 {
             m.serialize_entry(&percentile_key(*p), v)?;
         }
-        m.end()
+        Ok(())
+    }
+}
+
+impl Serialize for Percentiles {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        crate::ser::map(self, s)
     }
 }
 
@@ -652,7 +658,7 @@ impl<'de> Deserialize<'de> for Percentiles {
 // ---------------------------------------------------------------------------------------
 
 /// A distribution of durations, ns: the same keys as [`WallNs`] without self time.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, SerializeFields)]
 #[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct DistNs {
     /// Values recorded (timed operations).
@@ -674,7 +680,7 @@ pub struct DistNs {
 }
 
 /// Sends that found their channel full and waited for room.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, SerializeFields)]
 #[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct SendBlocked {
     /// Such sends (every one, timed or not).
@@ -687,7 +693,7 @@ pub struct SendBlocked {
 
 /// One row of the channels section: a `channel!` call site and message type (or one
 /// instance, with `iter = true`).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, SerializeFields)]
 #[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct ChannelEntry {
     /// The label, or `file:line`; `label-2`, ... for later `iter` instances.
@@ -730,7 +736,7 @@ pub struct ChannelEntry {
 }
 
 /// One row of the streams section: a `stream!` call site and item type.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, SerializeFields)]
 #[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct StreamEntry {
     /// The label, or `file:line`.
@@ -763,7 +769,7 @@ pub struct StreamEntry {
 
 /// One row of the futures section: a `future!`, a `#[future_fn]`, or an async
 /// `#[measure(future = true)]`.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, SerializeFields)]
 #[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct FutureEntry {
     /// The enclosing function (`future!`) or the function's path.

@@ -1,14 +1,14 @@
 //! The report's lock, waits and debug parts as data (sections `mutexes`, `rw_locks`,
 //! `waits`, `debug`; see `docs/report-schema.md`).
 
+use hotpath_macros::SerializeFields;
 #[cfg(feature = "read")]
 use serde::Deserialize;
-use serde::Serialize;
 
 use super::model::{Histogram, Percentiles};
 
 /// One `mutex!` call site (and the type it wrapped): a row of the `mutexes` section.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, SerializeFields)]
 #[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct MutexEntry {
     /// The label, or `file:line` of the `mutex!`.
@@ -31,7 +31,7 @@ pub struct MutexEntry {
 }
 
 /// One `rw_lock!` call site: a row of the `rw_locks` section, reads and writes apart.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, SerializeFields)]
 #[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct RwLockEntry {
     /// The label, or `file:line` of the `rw_lock!`.
@@ -70,7 +70,7 @@ impl RwLockEntry {
 
 /// The acquisitions of one lock site in one mode (a mutex's, or an rw-lock's reads,
 /// writes or upgradable reads).
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, SerializeFields)]
 #[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct LockMode {
     /// Acquisitions, counted when released; exact whatever the sampling rate.
@@ -96,7 +96,7 @@ pub struct LockMode {
 }
 
 /// A distribution of durations, ns.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, SerializeFields)]
 #[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct LockDist {
     /// Sum over the timed acquisitions.
@@ -116,7 +116,7 @@ pub struct LockDist {
 }
 
 /// The acquisitions one function made on one lock site in one mode.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, SerializeFields)]
 #[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct LockHolder {
     /// The innermost measured function when the lock was acquired (its label, else its
@@ -136,7 +136,7 @@ pub struct LockHolder {
 /// Where one function's own time went (section `waits`): its wall time less the time of
 /// its measured children, split into computing and each kind of waiting the wrappers
 /// timed while it was the innermost measured function.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, SerializeFields)]
 #[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct FunctionWaits {
     /// Own time: `wall_ns.total` minus the inclusive time of measured children (sync:
@@ -182,7 +182,7 @@ impl FunctionWaits {
 }
 
 /// One debug value (section `debug`).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, SerializeFields)]
 #[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct DebugEntry {
     /// `dbg`, `val` or `gauge`.

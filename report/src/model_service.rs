@@ -2,9 +2,9 @@
 //! and tokio runtimes (sections `sql`, `http`, `server`, `tokio`; see
 //! `docs/report-schema.md`).
 
+use hotpath_macros::SerializeFields;
 #[cfg(feature = "read")]
 use serde::Deserialize;
-use serde::Serialize;
 
 use super::model_locks::LockDist;
 
@@ -12,7 +12,7 @@ use super::model_locks::LockDist;
 pub type Dist = LockDist;
 
 /// One normalised query issued from one function: a row of the `sql` section.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, SerializeFields)]
 #[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct SqlEntry {
     /// The query with its literals, placeholders and `IN` lists folded to `?` and its
@@ -44,7 +44,7 @@ pub struct SqlEntry {
 }
 
 /// One HTTP client endpoint called from one function: a row of the `http` section.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, SerializeFields)]
 #[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct HttpEntry {
     /// `METHOD host:port/path` with ids folded to `{id}` (never the query string), or
@@ -77,7 +77,7 @@ pub struct HttpEntry {
 }
 
 /// Responses by status class.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, SerializeFields)]
 #[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct StatusClasses {
     /// 1xx responses.
@@ -106,7 +106,7 @@ impl StatusClasses {
 }
 
 /// One route of the HTTP server: a row of the `server` section.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, SerializeFields)]
 #[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct ServerEntry {
     /// `METHOD /users/{id}`: the matched route (axum's `MatchedPath`), never the raw
@@ -129,7 +129,7 @@ pub struct ServerEntry {
 }
 
 /// One tokio runtime registered with `tokio_runtime!`: a row of the `tokio` section.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, SerializeFields)]
 #[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct TokioRuntime {
     /// The `label = ...` given, or `null`.
@@ -167,7 +167,7 @@ impl TokioRuntime {
 }
 
 /// A sampled gauge.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, SerializeFields)]
 #[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct TokioGauge {
     /// The last sample.
@@ -181,7 +181,7 @@ pub struct TokioGauge {
 }
 
 /// One worker thread of a runtime.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, SerializeFields)]
 #[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct TokioWorker {
     /// Worker index, from 0.
