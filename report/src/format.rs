@@ -1,5 +1,16 @@
 //! Human-scaled numbers for tables.
 
+/// `src/db.rs:42` → `db.rs:42`: a site named by its place shows its file's name, not the
+/// path; any other name as it is.
+pub fn short_place(name: &str) -> &str {
+    match name.rsplit_once(':') {
+        Some((path, line)) if !line.is_empty() && line.bytes().all(|b| b.is_ascii_digit()) => {
+            path.rfind('/').map_or(name, |i| &name[i + 1..])
+        }
+        _ => name,
+    }
+}
+
 /// `417 ns`, `12.3 µs`, `4.56 ms`, `1.20 s`: three significant digits.
 pub fn duration(ns: u64) -> String {
     const UNITS: [(f64, &str); 3] = [(1e9, "s"), (1e6, "ms"), (1e3, "µs")];
@@ -186,12 +197,39 @@ pub fn per_call(n: f64) -> String {
 
 /// An aligned text table as the report prints it: a header line, a rule of `-`, then the
 /// rows; columns two spaces apart, the first left-aligned and the others right-aligned
-/// unless [`Table::left`] says otherwise; trailing spaces trimmed.
+/// unless [`Table::left`] says otherwise; trailing spaces trimmed. [`Table::fit`] narrows
+/// a table wider than a width: columns without data left out, titles on two lines.
 #[derive(Clone, Debug)]
 pub struct Table {
     header: Vec<String>,
     left: Vec<bool>,
     rows: Vec<Vec<String>>,
+    /// Titles broken onto two header lines (at a space or before a `/`).
+    two_lines: bool,
+}
+
+/// Characters of `s` as a terminal shows them (one per char).
+fn chars(s: &str) -> usize {
+    s.chars().count()
+}
+
+/// `Total bytes` → (`Total`, `bytes`), `Allocs/call` → (`Allocs`, `/call`): the break that
+/// makes the wider half narrowest; `None` for a title with nowhere to break.
+fn two_parts(title: &str) -> Option<(&str, &str)> {
+    title
+        .char_indices()
+        .filter(|&(i, c)| i > 0 && (c == ' ' || c == '/'))
+        .map(|(i, c)| {
+            let rest = if c == ' ' {
+                &title[i + 1..]
+            } else {
+                &title[i..]
+            };
+            (&title[..i], rest)
+        })
+        // Not `%` alone on a line (`% Total`).
+        .filter(|(a, b)| chars(a) > 1 && !b.is_empty())
+        .min_by_key(|(a, b)| chars(a).max(chars(b)))
 }
 
 impl Table {
@@ -202,6 +240,7 @@ impl Table {
             header,
             left,
             rows: Vec::new(),
+            two_lines: false,
         }
     }
 
@@ -218,19 +257,80 @@ impl Table {
         self.rows.push(cells);
     }
 
-    /// Appends the table to `out`.
-    pub fn render(&self, out: &mut String) {
-        let width = |s: &str| s.chars().count();
-        let mut w: Vec<usize> = self.header.iter().map(|h| width(h)).collect();
-        for r in &self.rows {
-            for (i, c) in r.iter().enumerate() {
-                w[i] = w[i].max(width(c));
+    /// The header's lines: one, or two when titles are broken.
+    fn header_lines(&self) -> Vec<Vec<String>> {
+        if !self.two_lines {
+            return vec![self.header.clone()];
+        }
+        let (top, bottom) = self
+            .header
+            .iter()
+            .map(|t| match two_parts(t) {
+                Some((a, b)) => (a.to_string(), b.to_string()),
+                None => (String::new(), t.clone()),
+            })
+            .unzip();
+        vec![top, bottom]
+    }
+
+    /// Each column's width: its widest cell or title line.
+    fn widths(&self) -> Vec<usize> {
+        let mut w = vec![0; self.header.len()];
+        for line in self.header_lines().iter().chain(&self.rows) {
+            for (i, c) in line.iter().enumerate() {
+                w[i] = w[i].max(chars(c));
             }
         }
+        w
+    }
+
+    /// Characters of the table's widest line (its rule).
+    pub fn width(&self) -> usize {
+        let w = self.widths();
+        w.iter().sum::<usize>() + 2 * w.len().saturating_sub(1)
+    }
+
+    /// Narrows a table wider than `width`: first the columns where every row shows `-`
+    /// (nothing to show) are left out, then titles go on two lines. A table that still
+    /// does not fit is left so (its rows are never cut).
+    pub fn fit(&mut self, width: usize) {
+        if self.width() > width {
+            self.drop_columns_without_data();
+        }
+        if self.width() > width {
+            self.two_lines = true;
+        }
+    }
+
+    /// Removes the columns where every row shows `-`, when there are rows.
+    fn drop_columns_without_data(&mut self) {
+        if self.rows.is_empty() {
+            return;
+        }
+        let keep: Vec<bool> = (0..self.header.len())
+            .map(|i| self.rows.iter().any(|r| r.get(i).is_some_and(|c| c != "-")))
+            .collect();
+        fn retain<T>(v: &mut Vec<T>, keep: &[bool]) {
+            let mut i = 0;
+            v.retain(|_| {
+                i += 1;
+                keep[i - 1]
+            });
+        }
+        retain(&mut self.header, &keep);
+        retain(&mut self.left, &keep);
+        for r in &mut self.rows {
+            retain(r, &keep);
+        }
+    }
+
+    /// Appends the table to `out`.
+    pub fn render(&self, out: &mut String) {
+        let w = self.widths();
         let line = |cells: &[String], out: &mut String| {
             let mut s = String::new();
             for (i, c) in cells.iter().enumerate() {
-                let pad = w[i] - width(c);
+                let pad = w[i] - chars(c);
                 if i > 0 {
                     s.push_str("  ");
                 }
@@ -245,9 +345,10 @@ impl Table {
             out.push_str(s.trim_end());
             out.push('\n');
         };
-        line(&self.header, out);
-        let total: usize = w.iter().sum::<usize>() + 2 * (w.len().saturating_sub(1));
-        out.extend(std::iter::repeat_n('-', total));
+        for header in self.header_lines() {
+            line(&header, out);
+        }
+        out.extend(std::iter::repeat_n('-', self.width()));
         out.push('\n');
         for r in &self.rows {
             line(r, out);

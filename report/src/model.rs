@@ -550,6 +550,18 @@ pub struct FunctionAlloc {
     pub hist: Option<Histogram>,
 }
 
+impl Report {
+    /// What tables show for a function named in another section's row (a lock holder, a
+    /// query's caller): its [`Function::display_name`] when `function` is the full name
+    /// or label of a function of the report, else `function` as given.
+    pub fn display_name_of<'a>(&'a self, function: &'a str) -> &'a str {
+        self.functions
+            .iter()
+            .find(|f| f.full_display_name() == function)
+            .map_or(function, Function::display_name)
+    }
+}
+
 impl Function {
     /// What tables show: the label if there is one, else the short name (when the
     /// report has one), else the full name.

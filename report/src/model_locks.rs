@@ -90,8 +90,8 @@ pub struct LockMode {
     pub wait_ns: Option<LockDist>,
     /// How long each timed acquisition held the lock; `null` when none was timed.
     pub hold_ns: Option<LockDist>,
-    /// The functions that acquired: the five that held longest and the five that waited
-    /// longest, by hold; then `<other>` for the rest.
+    /// Every function that acquired, by hold, then wait, then acquisitions; then
+    /// `<other>` for the acquisitions no function was found for.
     pub holders: Vec<LockHolder>,
 }
 

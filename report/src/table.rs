@@ -58,15 +58,21 @@ pub fn render(r: &Report, limit: usize) -> String {
 /// Renders the whole report with a row limit per section.
 pub fn render_with(r: &Report, limits: &Limits) -> String {
     let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "[hotpath] {} | {}",
-        duration(r.elapsed_ns),
-        Section::join(&r.sections, " | ")
+    wrapped(
+        &format!(
+            "[hotpath] {} | {}",
+            duration(r.elapsed_ns),
+            Section::join(&r.sections, " | ")
+        ),
+        &mut out,
     );
-    header_details(r, &mut out);
+    let mut header = String::new();
+    header_details(r, &mut header);
+    for line in header.lines() {
+        wrapped(line, &mut out);
+    }
     for note in &r.notes {
-        let _ = writeln!(out, "note: {note}");
+        wrapped(&format!("note: {note}"), &mut out);
     }
     for section in Section::ALL {
         if !r.has(section) {
@@ -81,6 +87,39 @@ pub fn render_with(r: &Report, limits: &Limits) -> String {
 /// The table of one section, `limit` rows (0: all). Every section has one: a new
 /// section does not compile until it does.
 pub fn section_table(r: &Report, section: Section, limit: usize, out: &mut String) {
+    let mut raw = String::new();
+    section_text(r, section, limit, &mut raw);
+    // Lines of text are wrapped to the width; the lines of a table are kept as they are.
+    for line in raw.lines() {
+        match line.strip_prefix(TABLE_LINE) {
+            Some(row) => {
+                out.push_str(row);
+                out.push('\n');
+            }
+            None => wrapped(line, out),
+        }
+    }
+}
+
+/// Marks a line of a table in a section's text, for [`section_table`].
+const TABLE_LINE: char = '\u{1}';
+
+/// A table of a section, its lines marked as such when rendered.
+struct SectionTable(Table);
+
+impl SectionTable {
+    fn render(&self, out: &mut String) {
+        let mut text = String::new();
+        self.0.render(&mut text);
+        for line in text.lines() {
+            out.push(TABLE_LINE);
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+}
+
+fn section_text(r: &Report, section: Section, limit: usize, out: &mut String) {
     match section {
         Section::Timing => timing::timing(r, limit, out),
         Section::Alloc => alloc::alloc(r, limit, out),
@@ -104,7 +143,8 @@ pub fn section_table(r: &Report, section: Section, limit: usize, out: &mut Strin
 
 /// A text table of `rows` in the exit report's columns of `cols`, with the extra rows
 /// (already formatted, one cell per exit column) at the end.
-fn table<R>(cols: Columns<'_, R>, rows: &[R], extra: Option<Vec<String>>) -> Table {
+/// A table wider than [`WIDTH`] is narrowed by [`Table::fit`].
+fn table<R>(cols: Columns<'_, R>, rows: &[R], extra: Option<Vec<String>>) -> SectionTable {
     let cols: Vec<_> = cols.into_iter().filter(|c| c.show.in_exit()).collect();
     let left: Vec<bool> = cols
         .iter()
@@ -117,7 +157,8 @@ fn table<R>(cols: Columns<'_, R>, rows: &[R], extra: Option<Vec<String>>) -> Tab
     if let Some(extra) = extra {
         t.row(extra);
     }
-    t
+    t.fit(WIDTH);
+    SectionTable(t)
 }
 
 fn header_details(r: &Report, out: &mut String) {
@@ -186,29 +227,59 @@ fn heading(out: &mut String, limit: usize, len: usize, what: &str) -> usize {
 /// [`heading`] with `tail` after the count (`; 1 more allocated and freed nothing`).
 fn heading_then(out: &mut String, limit: usize, len: usize, what: &str, tail: &str) -> usize {
     let n = take(limit, len);
-    let _ = writeln!(out, "{what} {}{tail}", shown(n, len));
+    wrapped(&format!("{what} {}{tail}", shown(n, len)), out);
     n
 }
 
 /// Width the lines under a table are wrapped to.
 const WIDTH: usize = 120;
 
-/// Writes `text` as lines of at most [`WIDTH`] characters, broken after `; ` or `, `
-/// (continuation lines indented by two spaces).
+/// Writes `text` as lines of at most [`WIDTH`] characters (continuation lines indented
+/// by two spaces), broken at a space: preferably one after `;`, `,` or `|` or before `(`
+/// in the second half of the line, else the last that fits. A word longer than a line
+/// stays whole.
 fn wrapped(text: &str, out: &mut String) {
+    let width = |s: &str| s.chars().count();
     let mut line = String::new();
-    for piece in text.split_inclusive(['(', ';', ',']) {
-        let fits = line.chars().count() + piece.chars().count() <= WIDTH;
-        if !fits && !line.trim().is_empty() && piece.starts_with(' ') {
-            out.push_str(line.trim_end());
-            out.push('\n');
-            line = format!("  {}", piece.trim_start());
-        } else {
-            line.push_str(piece);
+    for (i, word) in text.split(' ').enumerate() {
+        if i > 0 {
+            if width(&line) + 1 + width(word) > WIDTH && !line.trim().is_empty() {
+                let rest = match separator_break(&line) {
+                    Some(at) => {
+                        let rest = line[at + 1..].to_string();
+                        line.truncate(at);
+                        rest
+                    }
+                    None => String::new(),
+                };
+                out.push_str(line.trim_end());
+                out.push('\n');
+                line = format!("  {rest}");
+                if !rest.is_empty() {
+                    line.push(' ');
+                }
+            } else {
+                line.push(' ');
+            }
         }
+        line.push_str(word);
     }
     out.push_str(line.trim_end());
     out.push('\n');
+}
+
+/// The byte index of the last space of `line` after `;`, `,` or `|` or before `(`, in
+/// its second half.
+fn separator_break(line: &str) -> Option<usize> {
+    let half = WIDTH / 2;
+    line.char_indices()
+        .filter(|&(i, c)| {
+            c == ' '
+                && line[..i].chars().count() >= half
+                && (line[..i].ends_with([';', ',', '|']) || line[i + 1..].starts_with('('))
+        })
+        .map(|(i, _)| i)
+        .next_back()
 }
 
 /// The line under a table whose rows `limit` cut: how many are hidden, the hidden

@@ -9,9 +9,6 @@ use hotpath_lock::{LockKind, LockSite, Mode};
 use super::Ctx;
 use crate::report::{Histogram, LockDist, LockHolder, LockMode, MutexEntry, Report, RwLockEntry};
 
-/// Holders listed per mode: the longest holders and the longest waiters, each this many.
-const TOP: usize = 5;
-
 /// The function a holder row names.
 fn function_name(f: Option<&'static CallSite>) -> String {
     match f {
@@ -86,21 +83,12 @@ impl<'a> Stats<'a> {
     }
 }
 
-/// The longest holders and waiters (the snapshot lists pairs by hold), then `<other>`
-/// for the rest of the mode's totals.
+/// Every function that made acquisitions of the mode (the snapshot lists the pairs by
+/// hold, then wait, then acquisitions; as many as there are measured functions, so
+/// bounded by call sites), then `<other>` for acquisitions no pair holds (a thread's pair
+/// table full).
 fn holders(all: &[&HolderStats], s: &SiteStats) -> Vec<LockHolder> {
-    let mut picked: Vec<&HolderStats> = all.iter().take(TOP).copied().collect();
-    let mut by_wait: Vec<&HolderStats> = all.to_vec();
-    crate::report::format::sort_vec(&mut by_wait, &|a, b| b.wait_ns.cmp(&a.wait_ns));
-    for h in by_wait.into_iter().take(TOP).filter(|h| h.wait_ns > 0) {
-        if !picked.iter().any(|p| std::ptr::eq(*p, h)) {
-            picked.push(h);
-        }
-    }
-    crate::report::format::sort_vec(&mut picked, &|a, b| {
-        (b.hold_ns, b.wait_ns, b.ops).cmp(&(a.hold_ns, a.wait_ns, a.ops))
-    });
-    let mut rows: Vec<LockHolder> = picked
+    let mut rows: Vec<LockHolder> = all
         .iter()
         .map(|h| LockHolder {
             function: function_name(h.function),

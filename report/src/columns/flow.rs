@@ -47,7 +47,7 @@ fn dist_columns<'a, R: 'a>(
 pub fn channels<'a>(r: &Report) -> Columns<'a, ChannelRow<'a>> {
     let mut c: Columns<'a, ChannelRow<'a>> = vec![
         Column::left("Channel", |(e, name): &ChannelRow<'_>| {
-            Cell::text(name.clone(), e.display_name())
+            Cell::text(crate::format::short_place(name), e.display_name())
         }),
         Column::right("Backend", |(e, _): &ChannelRow<'_>| {
             Cell::text(e.backend.clone(), e.backend.clone())
@@ -101,7 +101,7 @@ pub fn stream_rows(r: &Report) -> Vec<StreamRow<'_>> {
 pub fn streams<'a>(r: &Report) -> Columns<'a, StreamRow<'a>> {
     let mut c: Columns<'a, StreamRow<'a>> = vec![
         Column::left("Stream", |(e, name): &StreamRow<'_>| {
-            Cell::text(name.clone(), e.display_name())
+            Cell::text(crate::format::short_place(name), e.display_name())
         }),
         Column::right("Inst", |(e, _): &StreamRow<'_>| Cell::count(e.instances)),
         Column::right("Done", |(e, _): &StreamRow<'_>| Cell::count(e.completed)),
@@ -136,7 +136,7 @@ pub fn future_rows(r: &Report) -> Vec<FutureRow<'_>> {
 pub fn futures<'a>(r: &Report) -> Columns<'a, FutureRow<'a>> {
     let mut c: Columns<'a, FutureRow<'a>> = vec![
         Column::left("Future", |(e, name): &FutureRow<'_>| {
-            Cell::text(name.clone(), e.display_name())
+            Cell::text(crate::format::short_place(name), e.display_name())
         }),
         Column::right("Calls", |(e, _): &FutureRow<'_>| Cell::count(e.calls)),
         Column::right("Done", |(e, _): &FutureRow<'_>| Cell::count(e.completed)),

@@ -1,7 +1,7 @@
 //! Columns of the `waits`, `mutexes`, `rw_locks` and `debug` tables.
 
 use super::{functions_with, percentile_title, wall, Cell, Column, Columns, Key, Show};
-use crate::format::{duration, percent};
+use crate::format::{duration, percent, short_place};
 use crate::model::{
     DebugEntry, Function, FunctionWaits, LockHolder, LockMode, MutexEntry, Report, RwLockEntry,
 };
@@ -64,10 +64,14 @@ pub fn waits(r: &Report) -> Columns<'_, WaitsRow<'_>> {
 }
 
 /// The holder a table names first: the one that held longest.
-fn top_holder(m: &LockMode) -> Cell {
+fn top_holder(r: &Report, m: &LockMode) -> Cell {
     match m.holders.iter().find(|h| h.function != "<other>") {
         Some(h) => Cell::text(
-            format!("{} ({})", h.function, duration(h.hold_ns)),
+            format!(
+                "{} ({})",
+                r.display_name_of(&h.function),
+                duration(h.hold_ns)
+            ),
             h.function.clone(),
         ),
         None => Cell::missing(),
@@ -76,7 +80,7 @@ fn top_holder(m: &LockMode) -> Cell {
 
 /// The columns of one lock mode's numbers, for rows of type `R`.
 fn mode_columns<'a, R: 'a>(
-    r: &Report,
+    r: &'a Report,
     acq: &str,
     m: impl Fn(&R) -> &LockMode + Copy + 'a,
 ) -> Columns<'a, R> {
@@ -115,7 +119,8 @@ fn mode_columns<'a, R: 'a>(
     c.push(Column::right("Hold max", move |x| {
         Cell::opt(m(x).hold_ns.as_ref().map(|d| d.max), duration)
     }));
-    c.push(Column::left("Top holder (hold)", move |x| top_holder(m(x))));
+    // The exit report lists every holder in the table under this one.
+    c.push(Column::left("Top holder (hold)", move |x| top_holder(r, m(x))).only(Show::Console));
     c
 }
 
@@ -128,7 +133,7 @@ pub fn mutex_rows(r: &Report) -> Vec<&MutexEntry> {
 pub fn mutexes(r: &Report) -> Columns<'_, &MutexEntry> {
     let mut c: Columns<'_, &MutexEntry> = vec![
         Column::left("Mutex", |e: &&MutexEntry| {
-            Cell::text(e.name.clone(), e.name.clone())
+            Cell::text(short_place(&e.name), e.name.clone())
         }),
         Column::right("Inst", |e: &&MutexEntry| Cell::count(e.instances)),
     ];
@@ -157,7 +162,7 @@ pub fn rw_lock_rows(r: &Report) -> Vec<RwLockRow<'_>> {
 pub fn rw_locks(r: &Report) -> Columns<'_, RwLockRow<'_>> {
     let mut c: Columns<'_, RwLockRow<'_>> = vec![
         Column::left("RwLock", |(e, _, _): &RwLockRow<'_>| {
-            Cell::text(e.name.clone(), e.name.clone())
+            Cell::text(short_place(&e.name), e.name.clone())
         }),
         Column::left("Mode", |(_, mode, _): &RwLockRow<'_>| {
             Cell::text(*mode, *mode)
@@ -189,13 +194,13 @@ pub fn holder_rows(r: &Report) -> Vec<HolderRow<'_>> {
 }
 
 /// The holders table: who acquired each lock, waited and held it.
-pub fn holders<'a>() -> Columns<'a, HolderRow<'a>> {
+pub fn holders(r: &Report) -> Columns<'_, HolderRow<'_>> {
     vec![
         Column::left("Lock", |(lock, _): &HolderRow<'_>| {
-            Cell::text(lock.clone(), lock.clone())
+            Cell::text(short_place(lock), lock.clone())
         }),
         Column::left("Function", |(_, h): &HolderRow<'_>| {
-            Cell::text(h.function.clone(), h.function.clone())
+            Cell::text(r.display_name_of(&h.function), h.function.clone())
         }),
         Column::right("Locks", |(_, h): &HolderRow<'_>| {
             Cell::count(h.acquisitions)

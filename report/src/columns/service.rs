@@ -27,12 +27,21 @@ fn dist_columns<'a, R: 'a>(
     c
 }
 
+/// Responses per status class; `-` for none (a table too wide leaves out a class no
+/// row had).
 fn status_columns<'a, R: 'a>(s: impl Fn(&R) -> &StatusClasses + Copy + 'a) -> Columns<'a, R> {
+    let class = |n: u64| {
+        if n == 0 {
+            Cell::missing()
+        } else {
+            Cell::count(n)
+        }
+    };
     vec![
-        Column::right("2xx", move |x: &R| Cell::count(s(x).status_2xx)),
-        Column::right("3xx", move |x: &R| Cell::count(s(x).status_3xx)),
-        Column::right("4xx", move |x: &R| Cell::count(s(x).status_4xx)),
-        Column::right("5xx", move |x: &R| Cell::count(s(x).status_5xx)),
+        Column::right("2xx", move |x: &R| class(s(x).status_2xx)),
+        Column::right("3xx", move |x: &R| class(s(x).status_3xx)),
+        Column::right("4xx", move |x: &R| class(s(x).status_4xx)),
+        Column::right("5xx", move |x: &R| class(s(x).status_5xx)),
     ]
 }
 
@@ -48,7 +57,7 @@ pub fn sql(r: &Report) -> Columns<'_, &SqlEntry> {
             Cell::text(e.query.clone(), e.query.clone())
         }),
         Column::left("Source", |e: &&SqlEntry| match &e.source {
-            Some(s) => Cell::text(s.clone(), s.clone()),
+            Some(s) => Cell::text(r.display_name_of(s), s.clone()),
             None => Cell::missing(),
         }),
         Column::right("Calls", |e: &&SqlEntry| Cell::count(e.calls)),
@@ -76,7 +85,7 @@ pub fn http(r: &Report) -> Columns<'_, &HttpEntry> {
             Cell::text(e.endpoint.clone(), e.endpoint.clone())
         }),
         Column::left("Source", |e: &&HttpEntry| match &e.source {
-            Some(s) => Cell::text(s.clone(), s.clone()),
+            Some(s) => Cell::text(r.display_name_of(s), s.clone()),
             None => Cell::missing(),
         }),
         Column::right("Calls", |e: &&HttpEntry| Cell::count(e.calls)),

@@ -1,7 +1,5 @@
 //! The exit report's `waits`, `mutexes`, `rw_locks` and `debug` sections.
 
-use std::fmt::Write as _;
-
 use super::{heading, heading_then, table};
 use crate::columns;
 
@@ -16,10 +14,10 @@ pub(super) fn waits(r: &Report, limit: usize, out: &mut String) {
         "waits: where each function's own time went, by time waiting",
     );
     table(columns::waits(r), &rows[..n], None).render(out);
-    let _ = writeln!(
-        out,
+    super::wrapped(
         "each: time and share of the function's wall time; Children: in measured functions it \
-         called; Other: neither CPU nor a wrapped wait"
+         called; Other: neither CPU nor a wrapped wait",
+        out,
     );
 }
 
@@ -53,7 +51,7 @@ fn holders(r: &Report, limit: usize, out: &mut String, mutexes: bool) {
         if mutexes { "mutexes" } else { "rw_locks" }
     );
     let n = heading(out, limit, rows.len(), &what);
-    table(columns::holders(), &rows[..n], None).render(out);
+    table(columns::holders(r), &rows[..n], None).render(out);
 }
 
 pub(super) fn mutexes(r: &Report, limit: usize, out: &mut String) {
