@@ -106,8 +106,9 @@ pub mod tokio {
     pub mod sync {
         #[cfg(feature = "hotpath")]
         pub use hotpath_lock::tokio::{
-            MappedMutexGuard, MutexGuard, OwnedMutexGuard, OwnedRwLockReadGuard,
-            OwnedRwLockWriteGuard, RwLockMappedWriteGuard, RwLockReadGuard, RwLockWriteGuard,
+            MappedMutexGuard, MutexGuard, OwnedMappedMutexGuard, OwnedMutexGuard,
+            OwnedRwLockReadGuard, OwnedRwLockWriteGuard, RwLockMappedWriteGuard, RwLockReadGuard,
+            RwLockWriteGuard,
         };
         /// `tokio::sync::Mutex<T>`, measured (`mutex!`).
         #[cfg(feature = "hotpath")]
@@ -118,9 +119,9 @@ pub mod tokio {
 
         #[cfg(not(feature = "hotpath"))]
         pub use ::tokio::sync::{
-            MappedMutexGuard, Mutex, MutexGuard, OwnedMutexGuard, OwnedRwLockReadGuard,
-            OwnedRwLockWriteGuard, RwLock, RwLockMappedWriteGuard, RwLockReadGuard,
-            RwLockWriteGuard,
+            MappedMutexGuard, Mutex, MutexGuard, OwnedMappedMutexGuard, OwnedMutexGuard,
+            OwnedRwLockReadGuard, OwnedRwLockWriteGuard, RwLock, RwLockMappedWriteGuard,
+            RwLockReadGuard, RwLockWriteGuard,
         };
 
         /// `tokio::sync::mpsc` endpoints and permits as `channel!` gives them.
@@ -168,7 +169,8 @@ pub mod tokio {
 pub mod async_lock {
     #[cfg(feature = "hotpath")]
     pub use hotpath_lock::async_lock::{
-        MutexGuard, MutexGuardArc, RwLockReadGuard, RwLockUpgradableReadGuard, RwLockWriteGuard,
+        MutexGuard, MutexGuardArc, RwLockReadGuard, RwLockReadGuardArc, RwLockUpgradableReadGuard,
+        RwLockUpgradableReadGuardArc, RwLockWriteGuard, RwLockWriteGuardArc,
     };
     /// `async_lock::Mutex<T>`, measured (`mutex!`).
     #[cfg(feature = "hotpath")]
@@ -179,8 +181,9 @@ pub mod async_lock {
 
     #[cfg(not(feature = "hotpath"))]
     pub use ::async_lock::{
-        Mutex, MutexGuard, MutexGuardArc, RwLock, RwLockReadGuard, RwLockUpgradableReadGuard,
-        RwLockWriteGuard,
+        Mutex, MutexGuard, MutexGuardArc, RwLock, RwLockReadGuard, RwLockReadGuardArc,
+        RwLockUpgradableReadGuard, RwLockUpgradableReadGuardArc, RwLockWriteGuard,
+        RwLockWriteGuardArc,
     };
 }
 

@@ -6,7 +6,7 @@
 use hotpath_core::op::{now, Here, Sampler, Wait};
 use hotpath_core::CallSite;
 
-use crate::hold::{FromHeld, Held, Hold, CONTENDED, LIVE, RW, SAMPLED, TIMED};
+use crate::hold::{waits_timed, FromHeld, Held, Hold, CONTENDED, LIVE, RW, SAMPLED, TIMED};
 use crate::{Lock, LockSite, Mode};
 
 /// A `try_lock`-style attempt failed because the lock was taken.
@@ -47,12 +47,6 @@ fn begin(sampler: Sampler, site: &'static CallSite) -> Begin {
         flags,
         function: here.function_id(),
     }
-}
-
-/// Whether a contended acquisition is timed: always, unless the rate is 0 (count only).
-#[inline(always)]
-fn contended_timed(sampler: Sampler) -> bool {
-    sampler.fixed() != Some(false)
 }
 
 /// An uncontended acquisition of `site` just made: no clock is read but for a timed
@@ -161,7 +155,7 @@ fn acquire_slow<S, R>(
     state: S,
     slow: impl FnOnce(S) -> R,
 ) -> (R, Held) {
-    let timed = flags & LIVE != 0 && contended_timed(sampler);
+    let timed = flags & LIVE != 0 && waits_timed(sampler);
     let t0 = if timed { now() } else { 0 };
     let r = slow(state);
     if flags & LIVE == 0 {
@@ -336,7 +330,7 @@ where
         Ok(r) => return (r, Hold::new(lock, uncontended(site, b))),
         Err(state) => state,
     };
-    let timed = b.flags & LIVE != 0 && contended_timed(lock.sampler());
+    let timed = b.flags & LIVE != 0 && waits_timed(lock.sampler());
     let t0 = if timed { now() } else { 0 };
     let r = slow(state).await;
     (r, Hold::new(lock, contended(site, timed, t0)))

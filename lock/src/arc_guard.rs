@@ -1,13 +1,14 @@
 //! [`ArcGuard`]: a backend's guard kept beside the `Arc` of the lock it borrows, for
-//! the guards that own their lock (parking_lot's and async-lock's `lock_arc`, tokio's
-//! `lock_owned`).
+//! the guards that own their lock (parking_lot's and async-lock's `_arc` guards, tokio's
+//! owned ones).
 
 use std::sync::Arc;
 
 use crate::{Hold, Lock};
 
 /// A guard that owns an `Arc` of its measured lock (parking_lot's `lock_arc`, tokio's
-/// `lock_owned`, async-lock's `lock_arc`): derefs as the guard `G` it holds.
+/// `lock_owned` and its `map`, async-lock's `lock_arc` and `read_arc`): derefs as the
+/// guard `G` it holds, and prints as it.
 ///
 /// # Soundness
 ///
@@ -29,7 +30,13 @@ use crate::{Hold, Lock};
 ///   `Arc` that does not keep its lock alive (a use after free once that lock's last
 ///   `Arc` goes); with a `G` by value, a guard could outlive every `Arc`. Inside the crate,
 ///   `ArcGuard::new` is the only constructor, given a guard just acquired from the
-///   lock in the `Arc` it is given.
+///   lock in the `Arc` it is given; [`ArcGuard::turn`], [`ArcGuard::turn_into`] and
+///   [`ArcGuard::turn_async`] give the guard, by value, only to a backend's function that
+///   turns it into another guard
+///   of the same lock (tokio's `map`, async-lock's `upgrade` and `downgrade`), and keep
+///   it beside the same `Arc`. The turn owns the guard, so a panic inside it drops the
+///   guard (releasing the lock) in its own frame, before the `Arc` is let go; an awaited
+///   turn cancelled drops its future, declared after the `Arc`, first.
 ///
 /// What checks it: miri would, but needs a nightly toolchain, which the machines
 /// building this crate do not have. Instead the doc tests below fail to compile where
@@ -37,7 +44,8 @@ use crate::{Hold, Lock};
 /// error codes; with `guard` made `pub` all three compile, so they fail for its
 /// privacy), and the tests of the `_arc` and `_owned` guards (`lock/tests/arc_guards.rs`:
 /// the last `Arc` dropped while and after a guard holds, guards moved to other threads
-/// and swapped, an owned acquisition cancelled while it waits) run clean under
+/// and swapped, an owned acquisition cancelled while it waits, guards mapped, upgraded
+/// and downgraded, a `map` that panics, an upgrade cancelled while it waits) run clean under
 /// valgrind's memcheck, which reports invalid reads in them when `lock` is declared
 /// before `guard`:
 ///
@@ -109,6 +117,46 @@ impl<L: ?Sized, G> ArcGuard<L, G> {
     pub fn lock(s: &Self) -> &Arc<Lock<L>> {
         &s.lock
     }
+
+    /// This guard turned by `f` into a guard `G2` of the same lock (a backend's `map`,
+    /// `downgrade`, `try_upgrade`), with its hold (ended and restarted by `f` when the
+    /// mode changes); or, when `f` gives the guard back, this guard as it was. `f` must
+    /// give a guard borrowing nothing but the lock it was given.
+    #[cfg_attr(not(any(feature = "tokio", feature = "async-lock")), allow(dead_code))]
+    pub(crate) fn turn<G2>(
+        s: Self,
+        f: impl FnOnce(G, Hold) -> Result<(G2, Hold), (G, Hold)>,
+    ) -> Result<ArcGuard<L, G2>, Self> {
+        // `f` owns the guard: if it panics, the guard is dropped (the lock released) in
+        // its frame, before `lock` here.
+        let ArcGuard { lock, guard, hold } = s;
+        match f(guard, hold) {
+            Ok((guard, hold)) => Ok(ArcGuard { guard, hold, lock }),
+            Err((guard, hold)) => Err(ArcGuard { guard, hold, lock }),
+        }
+    }
+
+    /// As [`ArcGuard::turn`], for a turn that cannot fail (`map`, `downgrade`).
+    #[cfg_attr(not(any(feature = "tokio", feature = "async-lock")), allow(dead_code))]
+    pub(crate) fn turn_into<G2>(s: Self, f: impl FnOnce(G, Hold) -> (G2, Hold)) -> ArcGuard<L, G2> {
+        let ArcGuard { lock, guard, hold } = s;
+        let (guard, hold) = f(guard, hold);
+        ArcGuard { guard, hold, lock }
+    }
+
+    /// As [`ArcGuard::turn`], awaiting the turn (async-lock's `upgrade`). If the future
+    /// is dropped while it waits, the turn's future (holding the guard) is dropped before
+    /// the `Arc`: it is declared after it.
+    #[cfg(feature = "async-lock")]
+    pub(crate) async fn turn_async<G2, F>(s: Self, f: impl FnOnce(G, Hold) -> F) -> ArcGuard<L, G2>
+    where
+        F: std::future::Future<Output = (G2, Hold)>,
+    {
+        let ArcGuard { lock, guard, hold } = s;
+        let turning = f(guard, hold);
+        let (guard, hold) = turning.await;
+        ArcGuard { guard, hold, lock }
+    }
 }
 
 impl<L: ?Sized, G: std::ops::Deref> std::ops::Deref for ArcGuard<L, G> {
@@ -127,6 +175,13 @@ impl<L: ?Sized, G: std::ops::DerefMut> std::ops::DerefMut for ArcGuard<L, G> {
 }
 
 impl<L: ?Sized, G: std::fmt::Debug> std::fmt::Debug for ArcGuard<L, G> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.guard.fmt(f)
+    }
+}
+
+impl<L: ?Sized, G: std::fmt::Display> std::fmt::Display for ArcGuard<L, G> {
+    /// As the backend's owned guard prints itself: as the data.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         self.guard.fmt(f)
     }

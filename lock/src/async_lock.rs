@@ -3,11 +3,11 @@
 //! Awaited acquisitions try first without waiting (as async-lock's own `lock` does),
 //! then await; the wait runs from the first poll to `Ready`. `_blocking` methods block
 //! the thread. Upgradable reads are a mode of their own; an upgrade ends the upgradable
-//! hold and starts a write acquisition. `lock_arc` guards own an `Arc` of the measured
-//! mutex and need `T: 'static`.
+//! hold and starts a write acquisition. The `_arc` guards (`lock_arc`, `read_arc`,
+//! `write_arc`, `upgradable_read_arc`) own an `Arc` of the measured lock and need
+//! `T: 'static`; they upgrade and downgrade as the borrowing ones do.
 //!
-//! Not offered: `MutexGuard::source` (it hands out the raw lock) and the read-write
-//! lock's `_arc` methods.
+//! Not offered: `MutexGuard::source` (it hands out the raw lock).
 
 use std::sync::Arc;
 
@@ -39,6 +39,13 @@ guard!(
 
 /// `lock_arc`'s guard: owns an `Arc` of the measured mutex.
 pub type MutexGuardArc<T> = ArcGuard<AMutex<T>, async_lock::MutexGuard<'static, T>>;
+/// `read_arc`'s guard: owns an `Arc` of the measured lock.
+pub type RwLockReadGuardArc<T> = ArcGuard<ARwLock<T>, async_lock::RwLockReadGuard<'static, T>>;
+/// `write_arc`'s guard: owns an `Arc` of the measured lock.
+pub type RwLockWriteGuardArc<T> = ArcGuard<ARwLock<T>, async_lock::RwLockWriteGuard<'static, T>>;
+/// `upgradable_read_arc`'s guard: owns an `Arc` of the measured lock.
+pub type RwLockUpgradableReadGuardArc<T> =
+    ArcGuard<ARwLock<T>, async_lock::RwLockUpgradableReadGuard<'static, T>>;
 
 forward!(new async_lock::Mutex => Mutex, "mutex", "hotpath::mutex!");
 
@@ -190,6 +197,158 @@ impl<T: ?Sized> Lock<ARwLock<T>> {
     forward! {
         /// The data, through a unique borrow of the lock.
         fn get_mut(&mut self) -> &mut T;
+    }
+}
+
+/// A guard of the read-write lock inside `lock` (`$guard`, from its measured guard
+/// `$g`) turned into one that owns the `Arc`.
+macro_rules! rw_arc {
+    ($lock:expr, $g:expr, $guard:ident) => {{
+        let $guard { inner, hold } = $g;
+        // SAFETY: `inner` borrows only the lock inside `**$lock`; the `ArcGuard` keeps a
+        // clone of the `Arc`, drops `inner` before it, and never hands out the guard's
+        // lifetime (see `ArcGuard`'s Soundness).
+        #[allow(unsafe_code)]
+        let guard = unsafe {
+            std::mem::transmute::<async_lock::$guard<'_, T>, async_lock::$guard<'static, T>>(inner)
+        };
+        ArcGuard::new(guard, hold, $lock.clone())
+    }};
+}
+
+impl<T: ?Sized + 'static> Lock<ARwLock<T>> {
+    /// Acquires shared read access through an `Arc`, waiting until it is available, for
+    /// a guard that owns it.
+    pub async fn read_arc(self: &Arc<Self>) -> RwLockReadGuardArc<T> {
+        let g = self.read().await;
+        rw_arc!(self, g, RwLockReadGuard)
+    }
+
+    /// Acquires shared read access through an `Arc`, blocking the thread.
+    pub fn read_arc_blocking(self: &Arc<Self>) -> RwLockReadGuardArc<T> {
+        let g = self.read_blocking();
+        rw_arc!(self, g, RwLockReadGuard)
+    }
+
+    /// Acquires shared read access through an `Arc` if it is available now.
+    pub fn try_read_arc(self: &Arc<Self>) -> Option<RwLockReadGuardArc<T>> {
+        let g = self.try_read()?;
+        Some(rw_arc!(self, g, RwLockReadGuard))
+    }
+
+    /// Acquires upgradable read access through an `Arc`, waiting until it is available.
+    pub async fn upgradable_read_arc(self: &Arc<Self>) -> RwLockUpgradableReadGuardArc<T> {
+        let g = self.upgradable_read().await;
+        rw_arc!(self, g, RwLockUpgradableReadGuard)
+    }
+
+    /// Acquires upgradable read access through an `Arc`, blocking the thread.
+    pub fn upgradable_read_arc_blocking(self: &Arc<Self>) -> RwLockUpgradableReadGuardArc<T> {
+        let g = self.upgradable_read_blocking();
+        rw_arc!(self, g, RwLockUpgradableReadGuard)
+    }
+
+    /// Acquires upgradable read access through an `Arc` if it is available now.
+    pub fn try_upgradable_read_arc(self: &Arc<Self>) -> Option<RwLockUpgradableReadGuardArc<T>> {
+        let g = self.try_upgradable_read()?;
+        Some(rw_arc!(self, g, RwLockUpgradableReadGuard))
+    }
+
+    /// Acquires exclusive write access through an `Arc`, waiting until it is available.
+    pub async fn write_arc(self: &Arc<Self>) -> RwLockWriteGuardArc<T> {
+        let g = self.write().await;
+        rw_arc!(self, g, RwLockWriteGuard)
+    }
+
+    /// Acquires exclusive write access through an `Arc`, blocking the thread.
+    pub fn write_arc_blocking(self: &Arc<Self>) -> RwLockWriteGuardArc<T> {
+        let g = self.write_blocking();
+        rw_arc!(self, g, RwLockWriteGuard)
+    }
+
+    /// Acquires exclusive write access through an `Arc` if it is available now.
+    pub fn try_write_arc(self: &Arc<Self>) -> Option<RwLockWriteGuardArc<T>> {
+        let g = self.try_write()?;
+        Some(rw_arc!(self, g, RwLockWriteGuard))
+    }
+}
+
+impl<T: ?Sized + 'static> RwLockWriteGuardArc<T> {
+    /// Turns the write access into read access: the write hold ends, a read hold starts.
+    pub fn downgrade(guard: Self) -> RwLockReadGuardArc<T> {
+        ArcGuard::turn_into(guard, |inner, hold| {
+            downgrade(
+                inner,
+                hold,
+                Mode::Read,
+                async_lock::RwLockWriteGuard::downgrade,
+            )
+        })
+    }
+
+    /// Turns the write access into upgradable read access.
+    pub fn downgrade_to_upgradable(guard: Self) -> RwLockUpgradableReadGuardArc<T> {
+        ArcGuard::turn_into(guard, |inner, hold| {
+            downgrade(
+                inner,
+                hold,
+                Mode::Upgradable,
+                async_lock::RwLockWriteGuard::downgrade_to_upgradable,
+            )
+        })
+    }
+}
+
+impl<T: ?Sized + 'static> RwLockUpgradableReadGuardArc<T> {
+    /// Turns the upgradable access into plain read access.
+    pub fn downgrade(guard: Self) -> RwLockReadGuardArc<T> {
+        ArcGuard::turn_into(guard, |inner, hold| {
+            downgrade(
+                inner,
+                hold,
+                Mode::Read,
+                async_lock::RwLockUpgradableReadGuard::downgrade,
+            )
+        })
+    }
+
+    /// Upgrades to write access if no reader is there; gives the guard back otherwise.
+    pub fn try_upgrade(guard: Self) -> Result<RwLockWriteGuardArc<T>, Self> {
+        ArcGuard::turn(guard, |inner, hold| {
+            try_upgrade(
+                inner,
+                hold,
+                async_lock::RwLockUpgradableReadGuard::try_upgrade,
+            )
+        })
+    }
+
+    /// Upgrades to write access, waiting for the readers to leave: the upgradable hold
+    /// ends and a write acquisition starts.
+    pub async fn upgrade(guard: Self) -> RwLockWriteGuardArc<T> {
+        ArcGuard::turn_async(guard, |inner, hold| {
+            acquire_async(
+                hold.end(),
+                Mode::Write,
+                inner,
+                async_lock::RwLockUpgradableReadGuard::try_upgrade,
+                async_lock::RwLockUpgradableReadGuard::upgrade,
+            )
+        })
+        .await
+    }
+
+    /// Upgrades to write access, blocking the thread until the readers leave.
+    pub fn upgrade_blocking(guard: Self) -> RwLockWriteGuardArc<T> {
+        ArcGuard::turn_into(guard, |inner, hold| {
+            acquire_by(
+                hold.end(),
+                Mode::Write,
+                inner,
+                async_lock::RwLockUpgradableReadGuard::try_upgrade,
+                async_lock::RwLockUpgradableReadGuard::upgrade_blocking,
+            )
+        })
     }
 }
 

@@ -45,6 +45,21 @@ const fn bits(function: u32, site: u32, flags: u8) -> u64 {
     function as u64 | ((site as u64) & 0xFF_FFFF) << 32 | (flags as u64) << 56
 }
 
+/// The id of the call site in `bits`.
+#[inline(always)]
+const fn site_of(bits: u64) -> u32 {
+    (bits >> 32) as u32 & 0xFF_FFFF
+}
+
+/// Whether waits are timed (a contended acquisition's, a condition variable's): always,
+/// unless the rate of `sampler` is 0 (count only). A wait is what the lock costs the
+/// program, and the slow path already: it is timed whether or not the acquisition's
+/// hold was sampled.
+#[inline(always)]
+pub(crate) fn waits_timed(sampler: Sampler) -> bool {
+    sampler.fixed() != Some(false)
+}
+
 impl Held {
     /// Nothing to record (the thread was tearing down, or the hold was ended).
     pub(crate) const NONE: Held = Held {
@@ -72,7 +87,7 @@ impl Held {
     /// The id of the mode's call site.
     #[inline(always)]
     fn site(&self) -> u32 {
-        (self.bits >> 32) as u32 & 0xFF_FFFF
+        site_of(self.bits)
     }
 
     /// Records the acquisition (the lock was just released): out of line, so that a
@@ -87,31 +102,37 @@ impl Held {
 
     /// Records the hold so far as one acquisition and stops holding (the lock is
     /// released for a while: a condition variable's wait, `unlocked`): returns what
-    /// [`Held::resume`] needs.
+    /// [`Held::resume`] needs. A condition variable's wait is timed whether or not the
+    /// hold was (see [`waits_timed`]).
     fn pause(&mut self, condvar: bool) -> Paused {
         let flags = self.flags();
-        let paused = Paused {
-            bits: bits(
-                self.bits as u32,
-                self.site(),
-                flags & (LIVE | TIMED | SAMPLED | RW),
-            ),
-            at: if flags & TIMED != 0 { now() } else { 0 },
-        };
+        let live = flags & LIVE != 0;
+        // Condition variables wait on mutex guards only.
+        let charge = live && condvar && waits_timed(Sampler::Mutexes);
+        let bits = bits(
+            self.bits as u32,
+            self.site(),
+            flags & (LIVE | TIMED | SAMPLED | RW),
+        );
         self.release();
         *self = Held::NONE;
-        if flags & LIVE != 0 && condvar {
-            if let Some(slot) = Here::get().and_then(|h| h.slot_of(paused.site())) {
+        if live && condvar {
+            if let Some(slot) = Here::get().and_then(|h| h.slot_of(site_of(bits))) {
                 slot.c.condvar_waits.add(1);
             }
         }
-        paused
+        Paused {
+            bits,
+            // Read last: the wait starts after the profiler's own recording.
+            at: if charge { now() } else { 0 },
+            charge,
+        }
     }
 
-    /// Holds again after a pause (an uncontended acquisition); with `charge`, the time
-    /// since the pause is charged to the innermost measured function as lock waiting (a
-    /// condition variable's wait).
-    fn resume(p: Paused, charge: bool) -> Held {
+    /// Holds again after a pause (an uncontended acquisition, timed if the hold before
+    /// the pause was); a condition variable's wait is charged to the innermost measured
+    /// function as lock waiting.
+    fn resume(p: Paused) -> Held {
         let flags = (p.bits >> 56) as u8;
         if flags & LIVE == 0 {
             return Held::NONE;
@@ -119,17 +140,13 @@ impl Held {
         let Some(here) = Here::get() else {
             return Held::NONE;
         };
-        let start = if flags & TIMED != 0 {
-            let t = now();
-            if charge && !here.in_op() {
-                here.charge(Wait::Lock, t.saturating_sub(p.at));
-            }
-            t
-        } else {
-            0
-        };
+        let timed = flags & TIMED != 0;
+        let t = if timed || p.charge { now() } else { 0 };
+        if p.charge && !here.in_op() {
+            here.charge(Wait::Lock, t.saturating_sub(p.at));
+        }
         Held {
-            start,
+            start: if timed { t } else { 0 },
             wait: 0,
             bits: p.bits,
         }
@@ -141,7 +158,7 @@ impl Held {
     fn released<U>(&mut self, release_for: impl FnOnce() -> U) -> U {
         let p = self.pause(false);
         let u = release_for();
-        *self = Held::resume(p, false);
+        *self = Held::resume(p);
         u
     }
 
@@ -150,7 +167,7 @@ impl Held {
     pub(crate) fn condvar_wait<U>(&mut self, wait: impl FnOnce() -> U) -> U {
         let p = self.pause(true);
         let u = wait();
-        *self = Held::resume(p, true);
+        *self = Held::resume(p);
         u
     }
 }
@@ -296,17 +313,12 @@ impl FromHeld for Hold {
 }
 
 /// A hold paused while the lock is released: its function, site and flags (timed,
-/// live), and when the pause began.
+/// live); whether the pause is a wait to charge (a condition variable's, timed), and
+/// when it began (0 if not).
 struct Paused {
     bits: u64,
     at: u64,
-}
-
-impl Paused {
-    #[inline(always)]
-    fn site(&self) -> u32 {
-        (self.bits >> 32) as u32 & 0xFF_FFFF
-    }
+    charge: bool,
 }
 
 #[cfg(test)]
@@ -355,11 +367,7 @@ mod tests {
             let h = Held::new(11, 22, function, site, flags);
             assert_eq!(fields(&h), (function, site, flags));
             assert_eq!((h.start, h.wait), (11, 22));
-            let p = Paused {
-                bits: h.bits,
-                at: 0,
-            };
-            assert_eq!(p.site(), site);
+            assert_eq!(site_of(h.bits), site);
         }
     }
 

@@ -31,8 +31,9 @@
 //! in 16 by default, after each site's first 256 acquisitions, which are all timed):
 //! an untimed uncontended acquisition reads no clock, and a sampled one stands for 16
 //! in the hold sums and percentiles. A contended acquisition is always timed (wait and
-//! hold) unless the rate is 0. A guard that is never dropped (`mem::forget`, held at
-//! exit) is not counted.
+//! hold) unless the rate is 0, and so is a condition variable's wait, whether or not the
+//! acquisition before it was: waits are what a lock costs the program. A guard that is
+//! never dropped (`mem::forget`, held at exit) is not counted.
 //!
 //! ## Cost
 //!

@@ -5,11 +5,14 @@
 //! lock; the wait runs from the first poll to `Ready`, the order of waiters is tokio's
 //! FIFO. A guard held across `.await` holds the lock while suspended: its hold includes
 //! that time. Owned guards (`lock_owned`, `read_owned`, `write_owned`) keep an `Arc` of
-//! the measured lock and need `T: 'static`. `const_new` locks share one call site per
-//! type of lock; label them with `mutex!`/`rw_lock!` to tell them apart.
+//! the measured lock and need `T: 'static`; `OwnedMutexGuard::map` and `try_map` narrow
+//! one to an [`OwnedMappedMutexGuard`] (whose `U` must be `'static` too), the hold going
+//! on, and `OwnedMutexGuard::mutex` gives the `Arc` of the measured mutex. `const_new`
+//! locks share one call site per type of lock; label them with `mutex!`/`rw_lock!` to
+//! tell them apart.
 //!
-//! Not offered: the guards' accessors of the raw lock (`MutexGuard::mutex`), which
-//! would let acquisitions escape the count.
+//! Not offered: the borrowing guards' accessor of the raw lock (`MutexGuard::mutex`),
+//! which would let acquisitions escape the count.
 
 use std::sync::Arc;
 
@@ -62,6 +65,9 @@ guard!(
 
 /// `lock_owned`'s guard: owns an `Arc` of the measured mutex.
 pub type OwnedMutexGuard<T> = ArcGuard<TMutex<T>, tokio::sync::MutexGuard<'static, T>>;
+/// `OwnedMutexGuard::map`'s guard: a part `U` of the data of an owned guard.
+pub type OwnedMappedMutexGuard<T, U = T> =
+    ArcGuard<TMutex<T>, tokio::sync::MappedMutexGuard<'static, U>>;
 /// `read_owned`'s guard.
 pub type OwnedRwLockReadGuard<T> = ArcGuard<TRwLock<T>, tokio::sync::RwLockReadGuard<'static, T>>;
 /// `write_owned`'s guard.
@@ -168,6 +174,66 @@ impl<'a, T: ?Sized + 'a> MutexGuard<'a, T> {
             Ok(inner) => Ok(MappedMutexGuard { inner, hold }),
             Err(inner) => Err(MutexGuard { inner, hold }),
         }
+    }
+}
+
+impl<T: ?Sized + 'static> OwnedMutexGuard<T> {
+    /// Narrows the guard to a part of the data; the hold goes on.
+    pub fn map<U, F>(this: Self, f: F) -> OwnedMappedMutexGuard<T, U>
+    where
+        U: ?Sized + 'static,
+        F: FnOnce(&mut T) -> &mut U,
+    {
+        ArcGuard::turn_into(this, |inner, hold| {
+            (tokio::sync::MutexGuard::map(inner, f), hold)
+        })
+    }
+
+    /// Narrows the guard if `f` finds the part; gives the guard back otherwise.
+    pub fn try_map<U, F>(this: Self, f: F) -> Result<OwnedMappedMutexGuard<T, U>, Self>
+    where
+        U: ?Sized + 'static,
+        F: FnOnce(&mut T) -> Option<&mut U>,
+    {
+        ArcGuard::turn(this, |inner, hold| {
+            match tokio::sync::MutexGuard::try_map(inner, f) {
+                Ok(mapped) => Ok((mapped, hold)),
+                Err(inner) => Err((inner, hold)),
+            }
+        })
+    }
+
+    /// The measured mutex this guard holds.
+    pub fn mutex(this: &Self) -> &Arc<Lock<TMutex<T>>> {
+        ArcGuard::lock(this)
+    }
+}
+
+impl<T: ?Sized + 'static, U: ?Sized + 'static> OwnedMappedMutexGuard<T, U> {
+    /// Narrows the guard further; the hold goes on.
+    pub fn map<S, F>(this: Self, f: F) -> OwnedMappedMutexGuard<T, S>
+    where
+        S: 'static,
+        F: FnOnce(&mut U) -> &mut S,
+    {
+        ArcGuard::turn_into(this, |inner, hold| {
+            (tokio::sync::MappedMutexGuard::map(inner, f), hold)
+        })
+    }
+
+    /// Narrows the guard further if `f` finds the part; gives the guard back otherwise.
+    pub fn try_map<S, F>(this: Self, f: F) -> Result<OwnedMappedMutexGuard<T, S>, Self>
+    where
+        S: 'static,
+        F: FnOnce(&mut U) -> Option<&mut S>,
+    {
+        ArcGuard::turn(
+            this,
+            |inner, hold| match tokio::sync::MappedMutexGuard::try_map(inner, f) {
+                Ok(mapped) => Ok((mapped, hold)),
+                Err(inner) => Err((inner, hold)),
+            },
+        )
     }
 }
 

@@ -252,12 +252,56 @@ mod tokio_owned {
         watch_a.freed();
         watch_b.freed();
     }
+    #[test]
+    fn a_mapped_owned_guard_keeps_the_mutex_after_the_last_other_arc() {
+        let (m, watch) = watched(M::new);
+        let g = m.clone().blocking_lock_owned();
+        drop(m);
+        let mut items = hotpath_lock::tokio::OwnedMutexGuard::map(g, |t| &mut t.items);
+        assert_eq!(arcs(&items), 1);
+        items.push("mapped".to_string());
+        let found = hotpath_lock::tokio::OwnedMappedMutexGuard::try_map(items, |v| v.get_mut(1));
+        let mut second = found.expect("item 1");
+        second.push('!');
+        let second = std::thread::spawn(move || {
+            watch.alive();
+            let s = second.clone();
+            drop(second);
+            watch.freed();
+            s
+        });
+        assert_eq!(second.join().unwrap(), "mapped!");
+    }
+
+    #[test]
+    fn a_map_that_panics_releases_the_guard_before_the_last_arc() {
+        let (m, watch) = watched(M::new);
+        let g = m.clone().blocking_lock_owned();
+        drop(m);
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            hotpath_lock::tokio::OwnedMutexGuard::map(g, |_| -> &mut u8 { panic!("in map") })
+        }));
+        assert!(r.is_err());
+        watch.freed();
+        let (m, watch) = watched(M::new);
+        let g = m.clone().blocking_lock_owned();
+        drop(m);
+        let g = match hotpath_lock::tokio::OwnedMutexGuard::try_map(g, |_| None::<&mut u8>) {
+            Ok(_) => unreachable!("nothing to find"),
+            Err(g) => g,
+        };
+        assert_eq!(arcs(&g), 1);
+        drop(g);
+        watch.freed();
+    }
 }
 
 #[cfg(feature = "async-lock")]
 mod async_lock_arc {
     use super::*;
     use hotpath_lock::Lock;
+    use std::future::Future;
+    use std::task::{Context, Waker};
 
     type M = Lock<async_lock::Mutex<Tracked>>;
 
@@ -294,6 +338,74 @@ mod async_lock_arc {
             g.push("tried");
             assert_eq!(g.items, ["first", "awaited", "tried"]);
         });
+        watch.freed();
+    }
+
+    type R = Lock<async_lock::RwLock<Tracked>>;
+    type Upgradable = hotpath_lock::async_lock::RwLockUpgradableReadGuardArc<Tracked>;
+    type Write = hotpath_lock::async_lock::RwLockWriteGuardArc<Tracked>;
+
+    #[test]
+    fn rw_arc_guards_keep_the_lock_through_upgrades_and_downgrades() {
+        let (l, watch) = watched(R::new);
+        let u = l.upgradable_read_arc_blocking();
+        let r = l.try_read_arc().expect("shared");
+        let u = Upgradable::try_upgrade(u).err().expect("a reader is there");
+        drop(r);
+        drop(l);
+        assert_eq!(arcs(&u), 1);
+        let mut w = Upgradable::upgrade_blocking(u);
+        w.push("upgraded");
+        let u = Write::downgrade_to_upgradable(w);
+        let r = Upgradable::downgrade(u);
+        assert_eq!((arcs(&r), r.items.len()), (1, 2));
+        watch.alive();
+        std::thread::spawn(move || drop(r)).join().unwrap();
+        watch.freed();
+
+        let (l, watch) = watched(R::new);
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let mut w = l.write_arc().await;
+            w.push("written");
+            let r = Write::downgrade(w);
+            let u = l.upgradable_read_arc().await;
+            drop(l);
+            drop(r);
+            let mut w = Upgradable::upgrade(u).await;
+            assert_eq!(arcs(&w), 1);
+            w.push("awaited");
+            let r = Write::downgrade(w);
+            assert_eq!(r.items, ["first", "written", "awaited"]);
+        });
+        watch.freed();
+    }
+
+    #[test]
+    fn an_upgrade_cancelled_while_readers_stay_lets_the_lock_go() {
+        let (l, watch) = watched(R::new);
+        let reader = l.read_arc_blocking();
+        let u = l
+            .try_upgradable_read_arc()
+            .expect("free to an upgradable read");
+        drop(l);
+        let mut upgrading = Box::pin(Upgradable::upgrade(u));
+        let mut cx = Context::from_waker(Waker::noop());
+        assert!(upgrading.as_mut().poll(&mut cx).is_pending());
+        drop(upgrading);
+        assert_eq!(arcs(&reader), 1);
+        watch.alive();
+        drop(reader);
+        watch.freed();
+        let (l, watch) = watched(R::new);
+        let w = l.try_write_arc().expect("free");
+        assert!(l.try_read_arc().is_none() && l.try_upgradable_read_arc().is_none());
+        drop(w);
+        let r = l.read_arc_blocking();
+        drop(l);
+        drop(r);
         watch.freed();
     }
 }

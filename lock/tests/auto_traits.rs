@@ -139,6 +139,8 @@ mod tokio_types {
     pub type OurTOwned<T> = hotpath_lock::tokio::OwnedMutexGuard<T>;
     pub type TRead<T> = tokio::sync::RwLockReadGuard<'static, T>;
     pub type OurTRead<T> = hotpath_lock::tokio::RwLockReadGuard<'static, T>;
+    pub type TOwnedMapped<T> = tokio::sync::OwnedMappedMutexGuard<T>;
+    pub type OurTOwnedMapped<T> = hotpath_lock::tokio::OwnedMappedMutexGuard<T>;
 
     #[test]
     fn tokio_locks_and_guards() {
@@ -150,6 +152,15 @@ mod tokio_types {
             (traits!(TOwned<u8>), traits!(OurTOwned<u8>)),
             (traits!(TOwned<Cell<u8>>), traits!(OurTOwned<Cell<u8>>)),
             (traits!(TOwned<Rc<u8>>), traits!(OurTOwned<Rc<u8>>)),
+            (traits!(TOwnedMapped<u8>), traits!(OurTOwnedMapped<u8>)),
+            (
+                traits!(TOwnedMapped<Cell<u8>>),
+                traits!(OurTOwnedMapped<Cell<u8>>),
+            ),
+            (
+                traits!(TOwnedMapped<Rc<u8>>),
+                traits!(OurTOwnedMapped<Rc<u8>>),
+            ),
         ] {
             assert_eq!(a[..2], b[..2]);
         }
@@ -177,6 +188,12 @@ mod async_lock_types {
     pub type OurAGuard<T> = hotpath_lock::async_lock::MutexGuard<'static, T>;
     pub type AUpg<T> = async_lock::RwLockUpgradableReadGuard<'static, T>;
     pub type OurAUpg<T> = hotpath_lock::async_lock::RwLockUpgradableReadGuard<'static, T>;
+    pub type AReadArc<T> = async_lock::RwLockReadGuardArc<T>;
+    pub type OurAReadArc<T> = hotpath_lock::async_lock::RwLockReadGuardArc<T>;
+    pub type AWriteArc<T> = async_lock::RwLockWriteGuardArc<T>;
+    pub type OurAWriteArc<T> = hotpath_lock::async_lock::RwLockWriteGuardArc<T>;
+    pub type AUpgArc<T> = async_lock::RwLockUpgradableReadGuardArc<T>;
+    pub type OurAUpgArc<T> = hotpath_lock::async_lock::RwLockUpgradableReadGuardArc<T>;
 
     #[test]
     fn async_lock_locks_and_guards() {
@@ -184,5 +201,27 @@ mod async_lock_types {
         same!(ARwLock, OurARwLock);
         same!(AGuard, OurAGuard);
         same!(AUpg, OurAUpg);
+    }
+
+    /// The `_arc` guards: `Send` and `Sync` as the raw ones. Unwind safety is not
+    /// compared: of `u8` the raw guards are unwind-safe and ours are not (neither the
+    /// `Arc` of the measured lock nor the borrowing guard they keep is), as with tokio's
+    /// owned guards above.
+    #[test]
+    fn async_lock_arc_guards_send_and_sync_as_the_raw_ones() {
+        macro_rules! send_sync {
+            ($raw:ident, $ours:ident) => {
+                for (a, b) in [
+                    (traits!($raw<u8>), traits!($ours<u8>)),
+                    (traits!($raw<Cell<u8>>), traits!($ours<Cell<u8>>)),
+                    (traits!($raw<Rc<u8>>), traits!($ours<Rc<u8>>)),
+                ] {
+                    assert_eq!(a[..2], b[..2], "{}", stringify!($ours));
+                }
+            };
+        }
+        send_sync!(AReadArc, OurAReadArc);
+        send_sync!(AWriteArc, OurAWriteArc);
+        send_sync!(AUpgArc, OurAUpgArc);
     }
 }

@@ -125,10 +125,7 @@ impl<T> Receiver<T> {
             let _value = self.inner.borrow();
             self.inst.sends()
         };
-        self.inst.observed();
-        self.inst
-            .missed(version.saturating_sub(self.seen).saturating_sub(1));
-        self.seen = self.seen.max(version);
+        observed(&self.inst, &mut self.seen, version);
     }
 
     forward! { Receiver(inner):
@@ -150,24 +147,32 @@ impl<T> Receiver<T> {
         r
     }
 
-    /// `Receiver::wait_for`: counted as an observation when it returns a value.
+    /// `Receiver::wait_for`: counted as an observation when it returns a value. The value
+    /// is tokio's own `Ref`, the one the predicate accepted (still read-locked, so that
+    /// no send comes between), with tokio's `has_changed`.
     pub async fn wait_for(&mut self, f: impl FnMut(&T) -> bool) -> Result<Ref<'_, T>, RecvError> {
-        let ok = recv_waiting(self.inner.wait_for(f)).await.is_ok();
-        if ok {
-            self.observe();
-            Ok(self.inner.borrow())
-        } else {
-            Err(self
-                .inner
-                .has_changed()
-                .expect_err("wait_for failed: the sender is gone"))
+        let Receiver { inner, inst, seen } = self;
+        let r = recv_waiting(inner.wait_for(f)).await;
+        if r.is_ok() {
+            // The `Ref` holds the value's read lock and a send bumps the version under
+            // its write lock: the version read now is the value's.
+            observed(inst, seen, inst.sends());
         }
+        r
     }
 
     /// `Receiver::same_channel`.
     pub fn same_channel(&self, other: &Self) -> bool {
         self.inner.same_channel(&other.inner)
     }
+}
+
+/// An observation of the value at `version` by a receiver that had seen `seen`: counts
+/// it and the sends it skipped.
+fn observed(inst: &Inst, seen: &mut u64, version: u64) {
+    inst.observed();
+    inst.missed(version.saturating_sub(*seen).saturating_sub(1));
+    *seen = (*seen).max(version);
 }
 
 clone_endpoints!(Sender);

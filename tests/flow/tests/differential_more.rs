@@ -257,9 +257,12 @@ fn watch_is_transparent() {
     let mut log = String::new();
     let (tx, rx) = hotpath::channel!(tokio::sync::watch::channel(0u64));
     let mut rxs = vec![rx];
-    for i in 0..5_000u64 {
+    for i in 0..7_000u64 {
         let k = next() as usize;
-        let line = match k % 8 {
+        // `wait_for` (arms 8 and 9) from op 5,000 on, so that the lines before it stay as
+        // they were.
+        let arms = if i < 5_000 { 8 } else { 10 };
+        let line = match k % arms {
             0 => format!("send {:?}", tx.send(i)),
             1 => format!("replace {}", tx.send_replace(i)),
             2 => {
@@ -287,6 +290,15 @@ fn watch_is_transparent() {
             7 if !rxs.is_empty() => {
                 rxs.remove(k / 8 % rxs.len());
                 format!("drop {} {}", tx.receiver_count(), tx.is_closed())
+            }
+            8 | 9 if !rxs.is_empty() => {
+                let j = k / 10 % rxs.len();
+                let want = (k / 64 % 3) as u64;
+                let w = rxs[j]
+                    .wait_for(|v| v % 3 == want)
+                    .now_or_never()
+                    .map(|r| r.map(|v| (*v, v.has_changed())));
+                format!("wait_for[{j}] {want} {w:?}")
             }
             _ => format!("borrow {}", *tx.borrow()),
         };

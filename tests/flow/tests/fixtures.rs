@@ -150,14 +150,14 @@ fn channels_count_exactly() {
     assert_eq!((c8.count, c8.min), (1, c8.max));
     assert!(c8.min >= 5 * MS && c8.min <= bound, "{} vs {bound}", c8.min);
 
-    // Broadcast: 6 missed; watch: 9 coalesced.
+    // Broadcast: 6 missed; watch: 9 coalesced before `changed`, 4 before `wait_for`.
     let bc = channel(&r, "bc");
     assert_eq!((bc.kind.as_str(), bc.capacity), ("broadcast", Some(4)));
     assert_eq!((bc.sent, bc.received, bc.lagged), (10, 4, 6));
     let wt = channel(&r, "wt");
     assert_eq!(
         (wt.kind.as_str(), wt.sent, wt.received, wt.lagged),
-        ("watch", 10, 1, 9)
+        ("watch", 15, 2, 13)
     );
     assert!(wt.latency_ns.is_none());
 

@@ -194,7 +194,8 @@ fn broadcast_lags() {
     assert_eq!(got, [6, 7, 8, 9]);
 }
 
-/// Tokio watch: ten sends, then one observation: nine coalesced.
+/// Tokio watch: ten sends, then one observation: nine coalesced; five more, then a
+/// `wait_for` that takes the fifth: four more coalesced.
 fn watch_coalesces() {
     let (tx, mut rx) = hotpath::channel!(tokio::sync::watch::channel(0u32), label = "wt");
     for i in 1..=10 {
@@ -202,6 +203,11 @@ fn watch_coalesces() {
     }
     rx.changed().now_or_never().unwrap().unwrap();
     assert_eq!(*rx.borrow_and_update(), 10);
+    for i in 11..=15 {
+        tx.send(i).unwrap();
+    }
+    let v = rx.wait_for(|v| *v == 15).now_or_never().unwrap().unwrap();
+    assert_eq!((*v, v.has_changed()), (15, true));
 }
 
 /// Tokio mpsc: `reserve`/`Permit::send`, `recv_many` of 8.
