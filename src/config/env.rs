@@ -123,17 +123,27 @@ fn env<T>(
     current: &str,
     parse: impl Fn(&str) -> Option<T>,
 ) -> Option<T> {
-    let raw = std::env::var_os(name)?;
-    let value = raw.to_string_lossy();
-    match raw.to_str().and_then(|s| parse(s.trim())) {
-        Some(v) => Some(v),
-        None => {
-            warn(&format!(
-                "{name}={value:?} is not valid (accepted: {accepted}); using {current}"
-            ));
-            None
-        }
+    // The generic part is the parse only: this runs once per variable, and each of its
+    // ~40 uses compiled the reading and the warning again into every profiled program.
+    let raw = var(name)?;
+    let parsed = raw.to_str().and_then(|s| parse(s.trim()));
+    if parsed.is_none() {
+        invalid(name, &raw, accepted, current);
     }
+    parsed
+}
+
+#[inline(never)]
+fn var(name: &str) -> Option<std::ffi::OsString> {
+    std::env::var_os(name)
+}
+
+#[inline(never)]
+fn invalid(name: &str, raw: &std::ffi::OsStr, accepted: &str, current: &str) {
+    let value = raw.to_string_lossy();
+    warn(&format!(
+        "{name}={value:?} is not valid (accepted: {accepted}); using {current}"
+    ));
 }
 
 /// An IP address (v4 or v6), or a host name: dot-separated labels of ASCII letters,
