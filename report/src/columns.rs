@@ -31,7 +31,7 @@ pub use locks::{
 pub use service::{http, server, sql, sql_rows, tokio, tokio_rows, TokioRow};
 pub use stacks::{stack_name, stack_rows, stacks, StackRow};
 pub use threads::threads;
-pub use timing::timing;
+pub use timing::{overlapped, share_of_run, timing};
 
 use super::format::{bytes, count, duration, twin_names, Twin};
 use super::model::{percentile_label, Function, Report};

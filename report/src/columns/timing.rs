@@ -36,10 +36,45 @@ pub fn timing(r: &Report) -> Columns<'_, Function> {
     c.push(Column::right("% Total", move |f: &Function| {
         if timed(f) {
             let t = f.total_with_running() as f64;
-            Cell::num(percent(t, elapsed), t)
+            Cell::num(share_of_run(t, elapsed), t)
         } else {
             Cell::missing()
         }
     }));
     c
+}
+
+/// A row's Total as a share of the run (`36.3%`), or, when its calls overlapped (on
+/// several threads or tasks) to more than the run, how many ran at a time on average
+/// (`×43.7`): a share above 100 % reads as an error.
+pub fn share_of_run(total: f64, elapsed: f64) -> String {
+    if elapsed > 0.0 && total > elapsed {
+        let n = total / elapsed;
+        if n < 10.0 {
+            format!("×{n:.2}")
+        } else {
+            format!("×{n:.1}")
+        }
+    } else {
+        percent(total, elapsed)
+    }
+}
+
+/// Whether a row's calls overlapped to more than the run (see [`share_of_run`]).
+pub fn overlapped(f: &Function, elapsed: u64) -> bool {
+    (f.wall_ns.is_some() || f.running.is_some()) && f.total_with_running() > elapsed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::share_of_run;
+
+    #[test]
+    fn a_total_above_the_run_is_calls_at_a_time() {
+        assert_eq!(share_of_run(50.0, 200.0), "25.0%");
+        assert_eq!(share_of_run(200.0, 200.0), "100.0%");
+        assert_eq!(share_of_run(300.0, 200.0), "×1.50");
+        assert_eq!(share_of_run(8730.0, 200.0), "×43.6");
+        assert_eq!(share_of_run(0.0, 0.0), crate::format::percent(0.0, 0.0));
+    }
 }

@@ -36,6 +36,16 @@ pub(super) fn timing(r: &Report, limit: usize, out: &mut String) {
     {
         let _ = writeln!(out, "-: calls counted, none timed (time sampling rate 0)");
     }
+    if shown_rows
+        .iter()
+        .any(|f| columns::overlapped(f, r.elapsed_ns))
+    {
+        let _ = writeln!(
+            out,
+            "×N in % Total: the calls overlapped (threads or tasks) to more than the run; \
+             N of them ran at a time on average"
+        );
+    }
     if shown_rows.iter().any(|f| f.running.is_some()) {
         let _ = writeln!(
             out,
