@@ -309,6 +309,15 @@ fn hidden_functions(hidden: &[&Function], out: &mut String) {
 
 /// The line under a table of other rows that `limit` cut.
 fn hidden_rows(hidden: usize, what: &str, out: &mut String) {
+    let one;
+    let what = match (hidden, what.strip_suffix("ies"), what.strip_suffix('s')) {
+        (1, Some(stem), _) => {
+            one = format!("{stem}y");
+            one.as_str()
+        }
+        (1, None, Some(stem)) => stem,
+        _ => what,
+    };
     if hidden > 0 {
         let _ = writeln!(
             out,

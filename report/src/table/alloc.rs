@@ -27,6 +27,7 @@ pub(super) fn alloc(r: &Report, limit: usize, out: &mut String) {
         columns::alloc_unattributed(r),
     )
     .render(out);
+    super::hidden_rows(rows.len() - n, "rows", out);
     if let Some(total) = &r.alloc_total {
         let _ = writeln!(
             out,

@@ -14,6 +14,7 @@ pub(super) fn channels(r: &Report, limit: usize, out: &mut String) {
         "channels: messages per channel, by messages sent",
     );
     table(columns::channels(r), &rows[..n], None).render(out);
+    super::hidden_rows(rows.len() - n, "rows", out);
     wrapped(
         "Latency: from the send call to the receive (includes waiting for room); Blocked: time sends waited for room",
         out,
@@ -42,6 +43,7 @@ pub(super) fn streams(r: &Report, limit: usize, out: &mut String) {
         "streams: items per stream, by items",
     );
     table(columns::streams(r), &rows[..n], None).render(out);
+    super::hidden_rows(rows.len() - n, "rows", out);
     wrapped(
         "Busy: time inside the polls; First item: from an instance's first poll to its first item",
         out,
@@ -58,6 +60,7 @@ pub(super) fn futures(r: &Report, limit: usize, out: &mut String) {
         "futures: calls per future, by calls",
     );
     table(columns::futures(r), &rows[..n], None).render(out);
+    super::hidden_rows(rows.len() - n, "rows", out);
     wrapped(
         "Lifetime: first poll to Ready or drop; Busy: time inside the polls of one call",
         out,

@@ -14,6 +14,7 @@ pub(super) fn waits(r: &Report, limit: usize, out: &mut String) {
         "waits: where each function's own time went, by time waiting",
     );
     table(columns::waits(r), &rows[..n], None).render(out);
+    super::hidden_rows(rows.len() - n, "rows", out);
     super::wrapped(
         "each: time and share of the function's wall time; Children: in measured functions it \
          called; Other: neither CPU nor a wrapped wait",
@@ -52,6 +53,7 @@ fn holders(r: &Report, limit: usize, out: &mut String, mutexes: bool) {
     );
     let n = heading(out, limit, rows.len(), &what);
     table(columns::holders(r), &rows[..n], None).render(out);
+    super::hidden_rows(rows.len() - n, "rows", out);
 }
 
 pub(super) fn mutexes(r: &Report, limit: usize, out: &mut String) {
@@ -64,6 +66,7 @@ pub(super) fn mutexes(r: &Report, limit: usize, out: &mut String) {
         &sampling(r.mutexes_time_sampling_rate),
     );
     table(columns::mutexes(r), &rows[..n], None).render(out);
+    super::hidden_rows(rows.len() - n, "rows", out);
     holders(r, limit, out, true);
 }
 
@@ -77,6 +80,7 @@ pub(super) fn rw_locks(r: &Report, limit: usize, out: &mut String) {
         &sampling(r.rw_locks_time_sampling_rate),
     );
     table(columns::rw_locks(r), &rows[..n], None).render(out);
+    super::hidden_rows(rows.len() - n, "rows", out);
     holders(r, limit, out, false);
 }
 
@@ -89,4 +93,5 @@ pub(super) fn debug(r: &Report, limit: usize, out: &mut String) {
         "debug: last values of dbg!, val! and gauge!",
     );
     table(columns::debug(), &rows[..n], None).render(out);
+    super::hidden_rows(rows.len() - n, "rows", out);
 }

@@ -19,6 +19,7 @@ pub(super) fn sql(r: &Report, limit: usize, out: &mut String) {
         &format!("; {} calls, {}", count(calls), duration(total)),
     );
     table(columns::sql(r), &rows[..n], None).render(out);
+    super::hidden_rows(rows.len() - n, "rows", out);
     if rows.iter().any(|e| e.backend == "sqlx") {
         let _ = writeln!(
             out,
@@ -37,6 +38,7 @@ pub(super) fn http(r: &Report, limit: usize, out: &mut String) {
         "http: client requests by total time to the response head",
     );
     table(columns::http(r), &rows[..n], None).render(out);
+    super::hidden_rows(rows.len() - n, "rows", out);
 }
 
 pub(super) fn server(r: &Report, limit: usize, out: &mut String) {
@@ -48,6 +50,7 @@ pub(super) fn server(r: &Report, limit: usize, out: &mut String) {
         "server: requests per route by total time to the end of the body",
     );
     table(columns::server(r), &rows[..n], None).render(out);
+    super::hidden_rows(rows.len() - n, "rows", out);
 }
 
 pub(super) fn tokio(r: &Report, limit: usize, out: &mut String) {
@@ -67,4 +70,5 @@ pub(super) fn tokio(r: &Report, limit: usize, out: &mut String) {
     let rows = columns::tokio_rows(r);
     let n = take(limit, rows.len());
     table(columns::tokio(r), &rows[..n], None).render(out);
+    super::hidden_rows(rows.len() - n, "rows", out);
 }
