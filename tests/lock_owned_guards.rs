@@ -8,6 +8,7 @@
 //! cargo test --test lock_owned_guards --features tokio,async-lock
 //! cargo test --test lock_owned_guards --features hotpath,tokio,async-lock
 //! ```
+#![cfg(any(feature = "tokio", feature = "async-lock"))]
 
 use std::future::Future;
 use std::sync::Arc;

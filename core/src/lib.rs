@@ -98,6 +98,46 @@ pub fn internal<R>(f: impl FnOnce() -> R) -> R {
     }
 }
 
+/// Distinct entries one site may open at run time before later ones fold into one
+/// overflow entry (`HOTPATH_ENTRIES_LIMIT`, default 1000): SQL queries and HTTP
+/// endpoints per kind, instances of an `iter = true` channel or stream. Keeps memory
+/// bounded by call sites, not by instances or keys.
+pub fn entries_limit() -> usize {
+    static LIMIT: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *LIMIT.get_or_init(|| {
+        internal(|| {
+            std::env::var("HOTPATH_ENTRIES_LIMIT")
+                .ok()
+                .and_then(|v| v.trim().parse().ok())
+                .unwrap_or(1000)
+        })
+    })
+}
+
+/// The name of the `n`th entry (from 1) a wrapper site opens: its label or `file:line`;
+/// with `iter` (an entry per instance) `label-2`, `label-3`, ..., and past
+/// [`entries_limit`] `label-<other>`, the one entry the later instances share (then
+/// `true`).
+pub fn entry_name(
+    label: Option<&str>,
+    file: &str,
+    line: u32,
+    iter: bool,
+    n: u64,
+) -> (String, bool) {
+    let base = match label {
+        Some(l) => l.to_string(),
+        None => format!("{file}:{line}"),
+    };
+    if iter && n as usize > entries_limit() {
+        (format!("{base}-<other>"), true)
+    } else if iter && n > 1 {
+        (format!("{base}-{n}"), false)
+    } else {
+        (base, false)
+    }
+}
+
 /// Writes one warning line on stderr, prefixed `[hotpath] warning:`: what every crate of
 /// hotpath says about a setting it cannot apply (and what it does instead).
 pub fn warn(msg: &str) {

@@ -112,16 +112,18 @@ pub(crate) fn entry<T>(
             }
         }
         let n = site.created.fetch_add(1, Relaxed) + 1;
-        let base = match site.label {
-            Some(l) => l.to_string(),
-            None => format!("{}:{}", site.file, site.line),
-        };
-        let name: &'static str = if site.iter && n > 1 {
-            format!("{base}-{n}")
-        } else {
-            base
+        let (name, overflow) =
+            hotpath_core::entry_name(site.label, site.file, site.line, site.iter, n);
+        // Past the limit, `iter` instances share one entry: memory is bounded by call
+        // sites, not by instances.
+        let key = if overflow { (key.0 + 1, key.1) } else { key };
+        if overflow {
+            if let Some(e) = reg.by_key.get(&key) {
+                e.instances.fetch_add(1, Relaxed);
+                return *e;
+            }
         }
-        .leak();
+        let name: &'static str = name.leak();
         let site_kind = match what {
             What::Channel => SiteKind::Channel,
             What::Stream => SiteKind::Stream,
@@ -142,7 +144,7 @@ pub(crate) fn entry<T>(
             instances: AtomicU64::new(1),
             site: call_site,
         }));
-        if !site.iter {
+        if !site.iter || overflow {
             reg.by_key.insert(key, e);
         }
         reg.all.push(e);
@@ -200,6 +202,25 @@ mod tests {
         let other = channel::<String>(&SITE, None);
         assert!(!std::ptr::eq(first, other));
         assert_eq!(other.capacity.load(Relaxed), u64::MAX);
+    }
+
+    #[test]
+    fn iter_instances_past_the_entries_limit_share_one_entry() {
+        static SITE: FlowSite = FlowSite::new("src/d.rs", 2, Some("conn"), true);
+        let limit = hotpath_core::entries_limit();
+        let made = limit + 4_000;
+        let last: Vec<&'static Entry> = (0..made).map(|_| channel::<u8>(&SITE, None)).collect();
+        let of_site: Vec<&Entry> = entries()
+            .into_iter()
+            .filter(|e| e.name.starts_with("conn"))
+            .collect();
+        // One entry per instance up to the limit, then one for all the others.
+        assert_eq!(of_site.len(), limit + 1);
+        let overflow = last[made - 1];
+        assert_eq!(overflow.name, "conn-<other>");
+        assert!(std::ptr::eq(overflow, last[limit]));
+        assert_eq!(overflow.instances.load(Relaxed), 4_000);
+        assert_eq!(last[limit - 1].name, format!("conn-{limit}"));
     }
 
     #[test]

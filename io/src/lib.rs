@@ -143,16 +143,18 @@ pub fn entry<T>(site: &'static IoSite) -> &'static IoEntry {
             }
         }
         let n = site.created.fetch_add(1, Relaxed) + 1;
-        let base = match site.label {
-            Some(l) => l.to_string(),
-            None => format!("{}:{}", site.file, site.line),
-        };
-        let name: &'static str = if site.iter && n > 1 {
-            format!("{base}-{n}")
-        } else {
-            base
+        let (name, overflow) =
+            hotpath_core::entry_name(site.label, site.file, site.line, site.iter, n);
+        // Past the limit, `iter` instances share one entry: memory is bounded by call
+        // sites, not by instances.
+        let key = if overflow { (key.0 + 1, key.1) } else { key };
+        if overflow {
+            if let Some(e) = reg.by_key.get(&key) {
+                e.instances.fetch_add(1, Relaxed);
+                return *e;
+            }
         }
-        .leak();
+        let name: &'static str = name.leak();
         let e: &'static IoEntry = Box::leak(Box::new(IoEntry {
             name,
             label: site.label,
@@ -166,7 +168,7 @@ pub fn entry<T>(site: &'static IoSite) -> &'static IoEntry {
             shutdown: leak_site(name, site.label, site),
             seek: leak_site(name, site.label, site),
         }));
-        if !site.iter {
+        if !site.iter || overflow {
             reg.by_key.insert(key, e);
         }
         reg.all.push(e);

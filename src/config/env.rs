@@ -32,7 +32,8 @@ const READ_ELSEWHERE: &[&str] = &[
     "HOTPATH_TUI_AUTO_EXPAND_LOGS",
     // src/export.rs: the CLI that writes `svg` and `pprof` exports at exit
     "HOTPATH_CLI",
-    // src/service/mod.rs: distinct SQL, HTTP and server keys before `<other>`
+    // core/src/lib.rs: distinct SQL, HTTP and server keys, and `iter = true` instances
+    // of one io!, channel! or stream! site, before `<other>`
     "HOTPATH_ENTRIES_LIMIT",
 ];
 

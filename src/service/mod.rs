@@ -78,13 +78,7 @@ fn interned() -> std::sync::MutexGuard<'static, Interned> {
 
 /// Distinct keys per kind before they fold into `<other>` (`HOTPATH_ENTRIES_LIMIT`).
 fn entries_limit() -> usize {
-    static LIMIT: OnceLock<usize> = OnceLock::new();
-    *LIMIT.get_or_init(|| {
-        std::env::var("HOTPATH_ENTRIES_LIMIT")
-            .ok()
-            .and_then(|v| v.trim().parse().ok())
-            .unwrap_or(1000)
-    })
+    hotpath_core::entries_limit()
 }
 
 /// Where `site` came from: its backend, source function and label.
