@@ -67,6 +67,8 @@ struct State {
     polls: u64,
     busy: u64,
     self_busy: u64,
+    /// Time suspended in measured child futures awaited to completion inside the polls.
+    awaited: u64,
     /// The meters over the polls, inclusive and self.
     m_incl: Delta,
     m_self: Delta,
@@ -145,7 +147,10 @@ impl<F: Future> MeasuredFuture<F> {
                 return first_poll_slow(this.site, this.inner, cx, st);
             }
             TIMED => match scope::enter_timed(this.site, st.path) {
-                Some(e) => e,
+                Some(e) => {
+                    clear_awaited(&e);
+                    e
+                }
                 None => return this.inner.poll(cx),
             },
             COUNTED => {
@@ -164,6 +169,9 @@ impl<F: Future> MeasuredFuture<F> {
         st.polls += 1;
         st.busy += left.incl;
         st.self_busy += left.self_;
+        if left.own {
+            st.awaited += awaited(&e);
+        }
         st.m_incl = st.m_incl.plus(left.m_incl);
         st.m_self = st.m_self.plus(left.m_self);
         if e.extra != 0 {
@@ -185,8 +193,43 @@ impl<F: Future> MeasuredFuture<F> {
         if r.is_ready() {
             st.mode = DONE;
             st.record(left.slot, left.end, st.outer);
+            if left.own {
+                // The parent's poll (the frame below) waited for this call's suspended
+                // time: its wait was in this child.
+                let suspended = left.end.saturating_sub(st.first).saturating_sub(st.busy);
+                add_awaited(&e, suspended);
+            }
         }
         r
+    }
+}
+
+/// Starts the count of awaited time of the poll whose frame `e` was just pushed.
+#[inline(always)]
+fn clear_awaited(e: &scope::Entered) {
+    if let Some(f) = e.shard.stack.frame(e.depth as usize) {
+        f.awaited.set(0);
+    }
+}
+
+/// The awaited time counted in the frame of `e`, just popped on its own thread.
+#[inline(always)]
+fn awaited(e: &scope::Entered) -> u64 {
+    e.shard
+        .stack
+        .frame(e.depth as usize)
+        .map_or(0, |f| f.awaited.get())
+}
+
+/// Adds `suspended` to the awaited time of the frame below `e`'s (its parent's poll, or
+/// a synchronous function, which does not read it).
+#[inline(always)]
+fn add_awaited(e: &scope::Entered, suspended: u64) {
+    if let Some(parent) = (e.depth as usize)
+        .checked_sub(1)
+        .and_then(|d| e.shard.stack.frame(d))
+    {
+        parent.awaited.add(suspended);
     }
 }
 
@@ -235,6 +278,7 @@ fn first_poll<F: Future>(
     st: &mut State,
 ) -> Poll<F::Output> {
     let first = e.start;
+    clear_awaited(&e);
     // If the poll unwinds, the drop counts a cancelled call.
     st.mode = TIMED;
     if e.extra != 0 {
@@ -296,12 +340,14 @@ fn first_poll_done<T>(
             left.m_self.cpu_ns(),
         );
     }
+    let awaited_now = if left.own { awaited(e) } else { 0 };
     if r.is_ready() {
         // Ready on the first poll (most async fns that do not wait): one poll, recorded
         // as a sync call, no state kept.
         st.mode = DONE;
         left.slot.c.polls.add(1);
         left.slot.c.busy.add(left.incl);
+        left.slot.c.awaited.add(awaited_now);
         if st.flow {
             left.slot.record2(left.incl);
         }
@@ -320,6 +366,7 @@ fn first_poll_done<T>(
         st.polls = 1;
         st.busy = left.incl;
         st.self_busy = left.self_;
+        st.awaited = awaited_now;
         st.m_incl = left.m_incl;
         st.m_self = left.m_self;
     }
@@ -468,6 +515,7 @@ impl State {
         if self.weight > 1 {
             // Picked by the futures' sampling countdown: stands for `weight` calls.
             slot.c.busy.add(self.busy.wrapping_mul(self.weight));
+            slot.c.awaited.add(self.awaited.wrapping_mul(self.weight));
             slot.record2_n(self.busy, self.weight);
             slot.record_n(
                 end.saturating_sub(self.first),
@@ -480,6 +528,7 @@ impl State {
             return;
         }
         slot.c.busy.add(self.busy);
+        slot.c.awaited.add(self.awaited);
         if self.flow {
             slot.record2(self.busy);
         }

@@ -95,6 +95,9 @@ pub struct SiteStats {
     pub busy_ns: u64,
     /// Async functions: futures dropped before completing.
     pub cancelled: u64,
+    /// Async functions: time the timed futures spent suspended in measured child futures
+    /// they awaited to completion, ns.
+    pub awaited_ns: u64,
     /// I/O sites: bytes moved (every operation, timed or not).
     pub io_bytes: u64,
     /// I/O sites: bytes moved by the timed operations.
@@ -425,6 +428,7 @@ pub fn snapshot() -> Snapshot {
                     polls: c.polls,
                     busy_ns: ns(c.busy),
                     cancelled: c.cancelled,
+                    awaited_ns: ns(c.awaited),
                     io_bytes: c.io_bytes,
                     io_timed_bytes: c.io_timed_bytes,
                     io_errors: c.io_errors,

@@ -140,7 +140,8 @@ pub struct LockHolder {
 #[cfg_attr(feature = "read", derive(Deserialize))]
 pub struct FunctionWaits {
     /// Own time: `wall_ns.total` minus the inclusive time of measured children (sync:
-    /// `wall_ns.self`; async: first poll to `Ready` minus children, suspension included).
+    /// `wall_ns.self`; async: first poll to `Ready` minus the children's time inside its
+    /// polls and minus its suspension in measured child futures awaited to completion).
     pub own_ns: u64,
     /// CPU time not spent in measured children (`cpu.self_cpu_ns`); `null` without the
     /// `cpu` section.

@@ -13,10 +13,15 @@ pub(super) fn function(ctx: &Ctx<'_>, s: &SiteStats, f: &Function) -> Option<Fun
         return None;
     }
     // Own time: wall time less measured children. Async: first poll to Ready less the
-    // children's time inside the polls (busy − self); the suspended time is its own.
+    // children's time inside the polls (busy − self) and less the time it was suspended
+    // in measured child futures it awaited to completion (their waits are theirs, and
+    // shown in their rows); what is left of the suspended time is its own. Never less
+    // than its own poll time, when overlapping children (`join!`) add up to more.
     let own = if s.site.kind() == SiteKind::AsyncFunction {
         s.total_ns
             .saturating_sub(s.busy_ns.saturating_sub(s.self_ns))
+            .saturating_sub(s.awaited_ns)
+            .max(s.self_ns.min(s.total_ns))
     } else {
         s.self_ns
     };

@@ -48,6 +48,9 @@ pub(crate) struct Frame {
     /// Clock reading at entry (a scope that has not returned is reported with its time
     /// so far).
     pub(crate) start: Cnt,
+    /// Async polls only (set to 0 when the poll's frame is pushed, read at its pop):
+    /// time measured child futures that completed inside the poll spent suspended.
+    pub(crate) awaited: Cnt,
 }
 
 impl Frame {
@@ -59,6 +62,7 @@ impl Frame {
             site: AtomicU32::new(0),
             ctx: AtomicU32::new(0),
             start: Cnt::new(),
+            awaited: Cnt::new(),
         }
     }
 }

@@ -17,7 +17,7 @@ pub(super) fn waits(r: &Report, limit: usize, out: &mut String) {
     super::hidden_rows(rows.len() - n, "rows", out);
     super::wrapped(
         "each: time and share of the function's wall time; Children: in measured functions it \
-         called; Other: neither CPU nor a wrapped wait",
+         called or awaited; Other: neither CPU nor a wrapped wait",
         out,
     );
 }

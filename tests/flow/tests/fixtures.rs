@@ -73,7 +73,7 @@ fn channels_count_exactly() {
         &[("HOTPATH_CHANNELS_TIME_SAMPLING_RATE", "1")],
     );
     assert!(r.has(Section::Channels));
-    assert_eq!(r.schema_version, 5);
+    assert_eq!(r.schema_version, hotpath::report::SCHEMA_VERSION);
 
     // C1: bounded(10), 1000 messages, a consumer sleeping 1 ms after each, taking a
     // message only while the producer sleeps in its send.
