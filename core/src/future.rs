@@ -147,10 +147,7 @@ impl<F: Future> MeasuredFuture<F> {
                 return first_poll_slow(this.site, this.inner, cx, st);
             }
             TIMED => match scope::enter_timed(this.site, st.path) {
-                Some(e) => {
-                    clear_awaited(&e);
-                    e
-                }
+                Some(e) => e,
                 None => return this.inner.poll(cx),
             },
             COUNTED => {
@@ -204,21 +201,14 @@ impl<F: Future> MeasuredFuture<F> {
     }
 }
 
-/// Starts the count of awaited time of the poll whose frame `e` was just pushed.
-#[inline(always)]
-fn clear_awaited(e: &scope::Entered) {
-    if let Some(f) = e.shard.stack.frame(e.depth as usize) {
-        f.awaited.set(0);
-    }
-}
-
-/// The awaited time counted in the frame of `e`, just popped on its own thread.
+/// The awaited time counted in the frame of `e`, just popped on its own thread: what
+/// children added during this push of the frame.
 #[inline(always)]
 fn awaited(e: &scope::Entered) -> u64 {
-    e.shard
-        .stack
-        .frame(e.depth as usize)
-        .map_or(0, |f| f.awaited.get())
+    match e.shard.stack.frame(e.depth as usize) {
+        Some(f) if f.awaited_seq.get() == e.seq => f.awaited.get(),
+        _ => 0,
+    }
 }
 
 /// Adds `suspended` to the awaited time of the frame below `e`'s (its parent's poll, or
@@ -229,7 +219,13 @@ fn add_awaited(e: &scope::Entered, suspended: u64) {
         .checked_sub(1)
         .and_then(|d| e.shard.stack.frame(d))
     {
-        parent.awaited.add(suspended);
+        let seq = parent.seq.load(std::sync::atomic::Ordering::Relaxed);
+        if parent.awaited_seq.get() == seq {
+            parent.awaited.add(suspended);
+        } else {
+            parent.awaited.set(suspended);
+            parent.awaited_seq.set(seq);
+        }
     }
 }
 
@@ -278,7 +274,6 @@ fn first_poll<F: Future>(
     st: &mut State,
 ) -> Poll<F::Output> {
     let first = e.start;
-    clear_awaited(&e);
     // If the poll unwinds, the drop counts a cancelled call.
     st.mode = TIMED;
     if e.extra != 0 {
@@ -340,14 +335,13 @@ fn first_poll_done<T>(
             left.m_self.cpu_ns(),
         );
     }
-    let awaited_now = if left.own { awaited(e) } else { 0 };
     if r.is_ready() {
         // Ready on the first poll (most async fns that do not wait): one poll, recorded
-        // as a sync call, no state kept.
+        // as a sync call, no state kept. No awaited time to read: a child suspended
+        // inside it would have made it wait (Pending) too.
         st.mode = DONE;
         left.slot.c.polls.add(1);
         left.slot.c.busy.add(left.incl);
-        left.slot.c.awaited.add(awaited_now);
         if st.flow {
             left.slot.record2(left.incl);
         }
@@ -366,7 +360,7 @@ fn first_poll_done<T>(
         st.polls = 1;
         st.busy = left.incl;
         st.self_busy = left.self_;
-        st.awaited = awaited_now;
+        st.awaited = if left.own { awaited(e) } else { 0 };
         st.m_incl = left.m_incl;
         st.m_self = left.m_self;
     }

@@ -48,9 +48,13 @@ pub(crate) struct Frame {
     /// Clock reading at entry (a scope that has not returned is reported with its time
     /// so far).
     pub(crate) start: Cnt,
-    /// Async polls only (set to 0 when the poll's frame is pushed, read at its pop):
-    /// time measured child futures that completed inside the poll spent suspended.
+    /// Time measured child futures that completed inside this frame's poll spent
+    /// suspended, when `awaited_seq` is the frame's `seq` (a child starts the count for
+    /// the push it finds; nothing clears it at a push, so no call pays for it). Read by
+    /// async polls at their pop.
     pub(crate) awaited: Cnt,
+    /// The `seq` of the push `awaited` counts for.
+    pub(crate) awaited_seq: Cnt,
 }
 
 impl Frame {
@@ -63,6 +67,7 @@ impl Frame {
             ctx: AtomicU32::new(0),
             start: Cnt::new(),
             awaited: Cnt::new(),
+            awaited_seq: Cnt::new(),
         }
     }
 }
