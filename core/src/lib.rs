@@ -114,27 +114,27 @@ pub fn entries_limit() -> usize {
     })
 }
 
+/// Whether the next instance of a wrapper site goes to its overflow entry: with `iter`
+/// (an entry per instance), once `created` entries reached [`entries_limit`]. Past it the
+/// instances share that one entry as a plain site's instances share theirs.
+pub fn iter_overflow(iter: bool, created: u64) -> bool {
+    iter && created as usize >= entries_limit()
+}
+
 /// The name of the `n`th entry (from 1) a wrapper site opens: its label or `file:line`;
-/// with `iter` (an entry per instance) `label-2`, `label-3`, ..., and past
-/// [`entries_limit`] `label-<other>`, the one entry the later instances share (then
-/// `true`).
-pub fn entry_name(
-    label: Option<&str>,
-    file: &str,
-    line: u32,
-    iter: bool,
-    n: u64,
-) -> (String, bool) {
+/// with `iter` `label-2`, `label-3`, ..., and `label-<other>` for the one entry past
+/// [`entries_limit`] (see [`iter_overflow`]).
+pub fn entry_name(label: Option<&str>, file: &str, line: u32, iter: bool, n: u64) -> String {
     let base = match label {
         Some(l) => l.to_string(),
         None => format!("{file}:{line}"),
     };
     if iter && n as usize > entries_limit() {
-        (format!("{base}-<other>"), true)
+        format!("{base}-<other>")
     } else if iter && n > 1 {
-        (format!("{base}-{n}"), false)
+        format!("{base}-{n}")
     } else {
-        (base, false)
+        base
     }
 }
 

@@ -135,25 +135,23 @@ pub fn entry<T>(site: &'static IoSite) -> &'static IoEntry {
             by_key: HashMap::new(),
             all: Vec::new(),
         });
-        let key = (site as *const IoSite as usize, type_name);
-        if !site.iter {
+        // Instances share an entry per site and type; with `iter` each has its own, and
+        // past the limit the rest share one more (keyed apart: a site is never at an odd
+        // address), so memory is bounded by call sites, not by instances.
+        let overflow = hotpath_core::iter_overflow(site.iter, site.created.load(Relaxed));
+        let shared = !site.iter || overflow;
+        let key = (
+            site as *const IoSite as usize + overflow as usize,
+            type_name,
+        );
+        if shared {
             if let Some(e) = reg.by_key.get(&key) {
                 e.instances.fetch_add(1, Relaxed);
                 return *e;
             }
         }
         let n = site.created.fetch_add(1, Relaxed) + 1;
-        let (name, overflow) =
-            hotpath_core::entry_name(site.label, site.file, site.line, site.iter, n);
-        // Past the limit, `iter` instances share one entry: memory is bounded by call
-        // sites, not by instances.
-        let key = if overflow { (key.0 + 1, key.1) } else { key };
-        if overflow {
-            if let Some(e) = reg.by_key.get(&key) {
-                e.instances.fetch_add(1, Relaxed);
-                return *e;
-            }
-        }
+        let name = hotpath_core::entry_name(site.label, site.file, site.line, site.iter, n);
         let name: &'static str = name.leak();
         let e: &'static IoEntry = Box::leak(Box::new(IoEntry {
             name,
@@ -168,7 +166,7 @@ pub fn entry<T>(site: &'static IoSite) -> &'static IoEntry {
             shutdown: leak_site(name, site.label, site),
             seek: leak_site(name, site.label, site),
         }));
-        if !site.iter || overflow {
+        if shared {
             reg.by_key.insert(key, e);
         }
         reg.all.push(e);

@@ -215,6 +215,29 @@ fn one_site_one_row_and_iter_gives_each_its_own() {
     assert!(!std::ptr::eq(c.entry(), shared));
 }
 
+/// Past `HOTPATH_ENTRIES_LIMIT` (1000) instances of an `iter = true` site, the rest
+/// share one row, `label-<other>`, with their operations.
+#[test]
+fn iter_instances_past_the_limit_share_one_row() {
+    static MANY: IoSite = IoSite::new(file!(), line!(), Some("many"), true);
+    for i in 0..1_200u32 {
+        let mut w = wrap(Vec::new(), &MANY);
+        w.write_all(&i.to_le_bytes()).unwrap();
+    }
+    let rows = hotpath_io::entries()
+        .into_iter()
+        .filter(|e| e.name.starts_with("many"))
+        .count();
+    assert_eq!(rows, 1_001);
+    assert_eq!(obe(entry_named("many-1000").write), (1, 4, 0));
+    let other = entry_named("many-<other>");
+    assert_eq!(
+        other.instances.load(std::sync::atomic::Ordering::Relaxed),
+        200
+    );
+    assert_eq!(obe(other.write), (200, 800, 0));
+}
+
 #[test]
 fn the_wrapper_is_the_value() {
     let mut w = wrap(io::Cursor::new(vec![1u8, 2, 3]), site!("deref"));
