@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use hotpath_cli::client::{Client, Error, Unreachable};
-use hotpath_report::{ApiError, ReadError};
+use hotpath_report::{ApiError, ReadError, SCHEMA_VERSION};
 
 const REPORT: &str = r#"{"schema_version":1,"caller":"app::main","elapsed_ns":1500000000,
 "sections":["timing"],"percentiles":[50.0,99.0],"overhead_per_call_ns":24.6,"overhead_ns":1000,
@@ -212,7 +212,7 @@ fn status_404_carries_the_api_error() {
 #[test]
 fn another_schema_version_is_incompatible() {
     let server = TestServer::start(|url| match url {
-        "/report" => (200, r#"{"schema_version":7,"caller":"app::main"}"#),
+        "/report" => (200, r#"{"schema_version":999,"caller":"app::main"}"#),
         _ => (200, "<html>not json</html>"),
     });
     let client = Client::new("127.0.0.1", server.port, None);
@@ -220,15 +220,17 @@ fn another_schema_version_is_incompatible() {
     assert!(
         matches!(
             &e,
-            Error::Incompatible { route, source: ReadError::SchemaVersion { found: 7 } }
+            Error::Incompatible { route, source: ReadError::SchemaVersion { found: 999 } }
                 if route == "/report"
         ),
         "{e:?}"
     );
     assert_eq!(
         e.to_string(),
-        "/report: report has schema_version 7; this build reads versions 1 to 6 (re-create the \
-         report with a matching hotpath version)"
+        format!(
+            "/report: report has schema_version 999; this build reads versions 1 to {SCHEMA_VERSION} \
+             (re-create the report with a matching hotpath version)"
+        )
     );
     let e = client.fetch_status().unwrap_err();
     assert!(

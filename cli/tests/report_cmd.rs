@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use hotpath_report::{Function, Percentiles, Report, WallNs};
+use hotpath_report::{Function, Percentiles, Report, WallNs, SCHEMA_VERSION};
 
 mod common;
 
@@ -184,13 +184,14 @@ fn report_of_a_missing_or_other_version_file_exits_2() {
     let v3 = write(
         &d,
         "v3.json",
-        &report(300)
-            .to_json()
-            .replace("\"schema_version\":6", "\"schema_version\":7"),
+        &report(300).to_json().replace(
+            &format!("\"schema_version\":{SCHEMA_VERSION}"),
+            "\"schema_version\":999",
+        ),
     );
     let out = hotpath(&["report", s(&v3)]);
     let stderr = refused(&out);
-    assert!(stderr.contains("schema_version 7"), "{stderr}");
+    assert!(stderr.contains("schema_version 999"), "{stderr}");
 
     let garbage = write(&d, "garbage.json", "not json");
     let out = hotpath(&["report", s(&garbage)]);
@@ -270,16 +271,17 @@ fn diff_exits_2_on_a_missing_file_another_schema_version_or_a_bad_threshold() {
     let v3 = write(
         &d,
         "v3.json",
-        &report(300)
-            .to_json_pretty()
-            .replace("\"schema_version\": 6", "\"schema_version\": 7"),
+        &report(300).to_json_pretty().replace(
+            &format!("\"schema_version\": {SCHEMA_VERSION}"),
+            "\"schema_version\": 999",
+        ),
     );
     let out = hotpath(&["diff", s(&v3), s(&b)]);
     assert_eq!(
         refused(&out),
         format!(
-            "hotpath: {}: report has schema_version 7; this build reads versions 1 to 6 \
-             (re-create the report with a matching hotpath version)\n",
+            "hotpath: {}: report has schema_version 999; this build reads versions 1 to \
+             {SCHEMA_VERSION} (re-create the report with a matching hotpath version)\n",
             v3.display()
         )
     );

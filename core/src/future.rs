@@ -147,7 +147,10 @@ impl<F: Future> MeasuredFuture<F> {
                 return first_poll_slow(this.site, this.inner, cx, st);
             }
             TIMED => match scope::enter_timed(this.site, st.path) {
-                Some(e) => e,
+                Some(e) => {
+                    call_started(&e, st.first);
+                    e
+                }
                 None => return this.inner.poll(cx),
             },
             COUNTED => {
@@ -198,6 +201,16 @@ impl<F: Future> MeasuredFuture<F> {
             }
         }
         r
+    }
+}
+
+/// Tells the frame of `e`, a later poll of a call whose first poll was at `first`, when
+/// its call started (what an I/O operation resumed in it may charge it).
+#[inline(always)]
+fn call_started(e: &scope::Entered, first: u64) {
+    if let Some(f) = e.shard.stack.frame(e.depth as usize) {
+        f.call_start.set(first);
+        f.call_seq.set(e.seq);
     }
 }
 

@@ -121,6 +121,19 @@ impl Here {
         self.0.slot(self.0.stack.innermost_site()?)
     }
 
+    /// The part of the span from `start` to `end` (clock readings) inside the current
+    /// call of the innermost measured function on this thread: the wait to charge it.
+    /// An operation resumed after being abandoned (a read whose future a `select!`
+    /// dropped) started before this call did, in another call or in none.
+    #[inline(always)]
+    pub fn within_call(self, start: u64, end: u64) -> u64 {
+        let from = match self.0.stack.innermost() {
+            Some(f) => start.max(f.call_start()),
+            None => start,
+        };
+        end.saturating_sub(from)
+    }
+
     /// The id of the innermost measured function (or block) on this thread's scope
     /// stack, or 0 outside every measured function: who a lock acquisition is
     /// attributed to ([`Here::holder`]). One load of the stack.

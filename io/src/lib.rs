@@ -26,7 +26,9 @@
 //! * Synchronous operations are timed around the call; asynchronous ones from their first
 //!   poll to `Ready`, so their durations include waiting for readiness. A future dropped
 //!   in the middle of an operation leaves it pending: the next operation in the same
-//!   direction resumes it, and its duration includes the abandoned wait.
+//!   direction resumes it, and its duration includes the abandoned wait. The measured
+//!   function it completes in is charged only the part inside its current call, so a
+//!   function's I/O never exceeds its wall time.
 //! * `read_exact`, `read_to_end`, `write_all` and the like count as the reads and writes
 //!   they make. Through `BufRead`, `fill_buf` is a read operation and `consume` adds the
 //!   bytes the application took; `read_line` and `read_until` are one read each.

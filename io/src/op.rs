@@ -87,8 +87,11 @@ fn record(
         }
     };
     if outer {
+        // The function is charged the part of the operation inside its current call: an
+        // operation resumed after a `select!` dropped it began in an earlier call (or
+        // none), and a function's waits never exceed its wall time.
         let io_ticks = if start != 0 {
-            end.saturating_sub(start)
+            here.within_call(start, end)
         } else {
             0
         };

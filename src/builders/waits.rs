@@ -37,10 +37,12 @@ pub(super) fn function(ctx: &Ctx<'_>, s: &SiteStats, f: &Function) -> Option<Fun
         http_ns: scaled(s.wait_http_ns),
         other_ns: 0,
     };
-    w.other_ns = w
-        .own_ns
-        .saturating_sub(w.cpu_ns.unwrap_or(0))
-        .saturating_sub(w.waited_ns());
+    // The parts add up to the own time: CPU time spent inside a wait (a syscall's
+    // copying inside an `io!` write, a spinning lock) is that wait's, and sampled CPU
+    // time can exceed a short function's wall (10 ms per sample).
+    let outside_waits = w.own_ns.saturating_sub(w.waited_ns());
+    w.cpu_ns = w.cpu_ns.map(|c| c.min(outside_waits));
+    w.other_ns = outside_waits.saturating_sub(w.cpu_ns.unwrap_or(0));
     Some(w)
 }
 

@@ -55,6 +55,12 @@ pub(crate) struct Frame {
     pub(crate) awaited: Cnt,
     /// The `seq` of the push `awaited` counts for.
     pub(crate) awaited_seq: Cnt,
+    /// When the call this frame is a poll of started (its first poll), when `call_seq`
+    /// is the frame's `seq`; otherwise the call started at `start`. Written by the later
+    /// polls of a future only, so a synchronous call pays nothing for it.
+    pub(crate) call_start: Cnt,
+    /// The `seq` of the push `call_start` is for.
+    pub(crate) call_seq: Cnt,
 }
 
 impl Frame {
@@ -68,6 +74,18 @@ impl Frame {
             start: Cnt::new(),
             awaited: Cnt::new(),
             awaited_seq: Cnt::new(),
+            call_start: Cnt::new(),
+            call_seq: Cnt::new(),
+        }
+    }
+
+    /// When the call this frame belongs to started: its first poll for a future polled
+    /// again, its entry otherwise.
+    pub(crate) fn call_start(&self) -> u64 {
+        if self.call_seq.get() == self.seq.load(Relaxed) {
+            self.call_start.get()
+        } else {
+            self.start.get()
         }
     }
 }
@@ -196,6 +214,16 @@ impl Stack {
             return None;
         }
         Some(self.frame(depth - 1)?.site.load(Relaxed))
+    }
+
+    /// The innermost live frame on the stack, if any.
+    #[inline(always)]
+    pub(crate) fn innermost(&self) -> Option<&Frame> {
+        let depth = self.depth.load(Relaxed) as usize;
+        if depth == 0 || depth > MAX_DEPTH {
+            return None;
+        }
+        self.frame(depth - 1)
     }
 
     /// Forgets the frames' nodes in the calling-context tree (it was reset, or the
