@@ -57,39 +57,39 @@ impl<F> std::fmt::Debug for MeasuredFuture<F> {
 }
 
 #[derive(Default)]
-struct State {
-    mode: u8,
+pub(crate) struct State {
+    pub(crate) mode: u8,
     /// A future of the futures section (`future!`, `#[future_fn]`, `#[measure(future =
     /// true)]`): also records its busy time per call and the futures never polled.
-    flow: bool,
-    outer: bool,
-    first: u64,
-    polls: u64,
-    busy: u64,
-    self_busy: u64,
+    pub(crate) flow: bool,
+    pub(crate) outer: bool,
+    pub(crate) first: u64,
+    pub(crate) polls: u64,
+    pub(crate) busy: u64,
+    pub(crate) self_busy: u64,
     /// Time suspended in measured child futures awaited to completion inside the polls.
-    awaited: u64,
+    pub(crate) awaited: u64,
     /// The meters over the polls, inclusive and self.
-    m_incl: Delta,
-    m_self: Delta,
+    pub(crate) m_incl: Delta,
+    pub(crate) m_self: Delta,
     /// The path of the first poll (stacks on): later polls push it, the call records
     /// on it.
-    path: Option<CtxRef>,
+    pub(crate) path: Option<CtxRef>,
     /// The first poll's `stacks::{STACKS, TRACE, FOLDED}` bits.
-    extra: u32,
+    pub(crate) extra: u32,
     /// How many calls this one stands for when timed by the futures' sampling
     /// countdown (0 or 1: itself).
-    weight: u64,
+    pub(crate) weight: u64,
 }
 
 /// Not polled yet.
 const NEW: u8 = 0;
 /// Timed: every poll is a frame.
-const TIMED: u8 = 1;
+pub(crate) const TIMED: u8 = 1;
 /// Counted only (sampling).
 const COUNTED: u8 = 2;
 /// Recorded (or not recordable); polls pass through.
-const DONE: u8 = 3;
+pub(crate) const DONE: u8 = 3;
 
 impl<F: Future> MeasuredFuture<F> {
     /// Wraps `inner` as one call of `site`.
@@ -207,7 +207,7 @@ impl<F: Future> MeasuredFuture<F> {
 /// Tells the frame of `e`, a later poll of a call whose first poll was at `first`, when
 /// its call started (what an I/O operation resumed in it may charge it).
 #[inline(always)]
-fn call_started(e: &scope::Entered, first: u64) {
+pub(crate) fn call_started(e: &scope::Entered, first: u64) {
     if let Some(f) = e.shard.stack.frame(e.depth as usize) {
         f.call_start.set(first);
         f.call_seq.set(e.seq);
@@ -217,7 +217,7 @@ fn call_started(e: &scope::Entered, first: u64) {
 /// The awaited time counted in the frame of `e`, just popped on its own thread: what
 /// children added during this push of the frame.
 #[inline(always)]
-fn awaited(e: &scope::Entered) -> u64 {
+pub(crate) fn awaited(e: &scope::Entered) -> u64 {
     match e.shard.stack.frame(e.depth as usize) {
         Some(f) if f.awaited_seq.get() == e.seq => f.awaited.get(),
         _ => 0,
@@ -384,7 +384,7 @@ fn first_poll_done<T>(
 /// is `ready`, the call from `first` on its path (self time `self_busy`, exact-mode self
 /// CPU `cpu_ns`) and in the trace.
 #[inline(never)]
-fn poll_extras(
+pub(crate) fn poll_extras(
     e: &scope::Entered,
     left: &scope::Left,
     ready: bool,
@@ -517,7 +517,7 @@ impl State {
 
     /// Records the future as one call ending at clock reading `end`: wall time from the
     /// first poll; self time and the meters summed over its polls.
-    fn record(&self, slot: &'static Slot, end: u64, outer: bool) {
+    pub(crate) fn record(&self, slot: &'static Slot, end: u64, outer: bool) {
         slot.c.polls.add(self.polls);
         if self.weight > 1 {
             // Picked by the futures' sampling countdown: stands for `weight` calls.

@@ -58,6 +58,8 @@ mod shard;
 mod site;
 mod slot;
 mod snapshot;
+/// `tracing` spans measured as calls.
+pub mod span;
 #[allow(unsafe_code)]
 pub mod stacks;
 pub mod state;
