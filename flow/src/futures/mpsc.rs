@@ -39,21 +39,24 @@ pub struct TrySendError<T> {
 }
 
 /// A `SendError` of each kind (full, disconnected), made once by a real channel:
-/// futures-channel does not let other crates build one.
+/// futures-channel does not let other crates build one. That channel is the profiler's
+/// (made under `internal`), not the program's whose send was refused.
 fn kinds() -> &'static (SendError, SendError) {
     static KINDS: OnceLock<(SendError, SendError)> = OnceLock::new();
-    KINDS.get_or_init(|| {
-        let (mut tx, rx) = raw::channel::<()>(0);
-        // One slot per sender: the second send finds the channel full.
-        let _ = tx.try_send(());
-        let full = tx.try_send(()).map_err(|e| e.into_send_error());
-        drop(rx);
-        let gone = tx.try_send(()).map_err(|e| e.into_send_error());
-        match (full, gone) {
-            (Err(full), Err(gone)) => (full, gone),
-            _ => unreachable!("futures-channel: a full and a closed channel refuse sends"),
-        }
-    })
+    KINDS.get_or_init(|| hotpath_core::internal(kinds_made))
+}
+
+fn kinds_made() -> (SendError, SendError) {
+    let (mut tx, rx) = raw::channel::<()>(0);
+    // One slot per sender: the second send finds the channel full.
+    let _ = tx.try_send(());
+    let full = tx.try_send(()).map_err(|e| e.into_send_error());
+    drop(rx);
+    let gone = tx.try_send(()).map_err(|e| e.into_send_error());
+    match (full, gone) {
+        (Err(full), Err(gone)) => (full, gone),
+        _ => unreachable!("futures-channel: a full and a closed channel refuse sends"),
+    }
 }
 
 impl<T> TrySendError<T> {
