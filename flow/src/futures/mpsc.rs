@@ -3,11 +3,12 @@
 //! beyond the buffer, so one sender can queue `n + 1`.
 
 use std::pin::Pin;
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 use std::task::{Context, Poll};
 
 use futures_channel::mpsc as raw;
 use futures_channel::mpsc::{RecvError, SendError, TryRecvError};
+use hotpath_core::InternalArc;
 
 use crate::chan::{Inst, SendOp, Stamped, TrySend};
 use crate::depth::Depth;
@@ -17,7 +18,7 @@ use crate::wait::{recv_waiting, wait_start};
 /// `futures_channel::mpsc::Sender`, instrumented; a `Sink<T>`.
 pub struct Sender<T> {
     inner: raw::Sender<Stamped<T>>,
-    inst: Arc<Inst>,
+    inst: InternalArc<Inst>,
     /// Clock reading when `poll_ready` first returned `Pending` (the channel full).
     waiting: Option<u64>,
 }
