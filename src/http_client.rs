@@ -16,22 +16,16 @@
 //!
 //! Without the `hotpath` feature the middleware only forwards the request.
 
-/// A request in progress: its source and start.
+/// A request in progress: its endpoint's site (looked up before the request is sent,
+/// from the request's parts, so that nothing of the request is copied), its source and
+/// its start.
 pub(crate) struct Start {
+    #[cfg(feature = "hotpath")]
+    site: Option<&'static hotpath_core::CallSite>,
     #[cfg(feature = "hotpath")]
     source: Option<&'static hotpath_core::CallSite>,
     #[cfg(feature = "hotpath")]
     t0: u64,
-}
-
-/// Starts timing a request made by the innermost measured function on this thread.
-pub(crate) fn start() -> Start {
-    Start {
-        #[cfg(feature = "hotpath")]
-        source: crate::service::innermost(),
-        #[cfg(feature = "hotpath")]
-        t0: hotpath_core::op::now(),
-    }
 }
 
 /// The parts of a request's URL a key is made of (never the query string).
@@ -43,16 +37,52 @@ pub(crate) struct Target<'a> {
     pub path: &'a str,
 }
 
+/// Starts timing a request made by the innermost measured function on this thread to
+/// `t`, by `client` (`label`: the `http!` label).
+#[cfg(not(feature = "hotpath"))]
+pub(crate) fn start(_: &'static str, _: Option<&'static str>, _: Target<'_>) -> Start {
+    Start {}
+}
+
+/// Starts timing a request made by the innermost measured function on this thread to
+/// `t`, by `client` (`label`: the `http!` label). Finding its endpoint's site (a key made
+/// and interned at its first request) is the profiler's work: nothing of it is charged
+/// to the caller, and nothing is timed.
+#[cfg(feature = "hotpath")]
+pub(crate) fn start(client: &'static str, label: Option<&'static str>, t: Target<'_>) -> Start {
+    use crate::service as svc;
+    use hotpath_core::SiteKind;
+    let source = svc::innermost();
+    let site = hotpath_core::op::Here::get().map(|_| {
+        hotpath_core::internal(|| {
+            let port = t.port.map(|p| p.to_string()).unwrap_or_default();
+            svc::site(
+                SiteKind::HttpClient,
+                &[client, t.method, label.unwrap_or(""), t.host, &port, t.path],
+                source,
+                || svc::Info {
+                    backend: client,
+                    source,
+                    label,
+                },
+                || match label {
+                    Some(l) => format!("{} {l}", t.method),
+                    None => svc::normalize::endpoint(t.method, t.host, t.port, t.path),
+                },
+            )
+        })
+    });
+    Start {
+        site,
+        source,
+        t0: hotpath_core::op::now(),
+    }
+}
+
 /// Records a request's head: `status` is `None` when no response came. Returns what
 /// the end of its body is recorded with.
 #[cfg(not(feature = "hotpath"))]
-pub(crate) fn finish(
-    _: Start,
-    _: &'static str,
-    _: Option<&'static str>,
-    _: Target<'_>,
-    _: Option<u16>,
-) -> Option<BodyRec> {
+pub(crate) fn finish(_: Start, _: Option<u16>) -> Option<BodyRec> {
     None
 }
 
@@ -120,35 +150,13 @@ impl BodyRec {
 /// Records a request's head: `status` is `None` when no response came. Returns what
 /// the end of its body is recorded with.
 #[cfg(feature = "hotpath")]
-pub(crate) fn finish(
-    s: Start,
-    client: &'static str,
-    label: Option<&'static str>,
-    t: Target<'_>,
-    status: Option<u16>,
-) -> Option<BodyRec> {
+pub(crate) fn finish(s: Start, status: Option<u16>) -> Option<BodyRec> {
     use crate::service as svc;
     use hotpath_core::op::{Here, Wait};
-    use hotpath_core::SiteKind;
     let dt = hotpath_core::op::now().saturating_sub(s.t0);
+    let site = s.site?;
     let here = Here::get()?;
-    let source = s.source;
-    let port = t.port.map(|p| p.to_string()).unwrap_or_default();
-    let site = svc::site(
-        SiteKind::HttpClient,
-        &[client, t.method, label.unwrap_or(""), t.host, &port, t.path],
-        source,
-        || svc::Info {
-            backend: client,
-            source,
-            label,
-        },
-        || match label {
-            Some(l) => format!("{} {l}", t.method),
-            None => svc::normalize::endpoint(t.method, t.host, t.port, t.path),
-        },
-    );
-    let slot = here.slot(site)?;
+    let slot = hotpath_core::internal(|| here.slot(site))?;
     slot.record_op(dt);
     match status.and_then(svc::status_class) {
         Some(0) => slot.c.status_1xx.add(1),
@@ -158,7 +166,7 @@ pub(crate) fn finish(
         Some(_) => slot.c.status_5xx.add(1),
         None => slot.c.errors.add(1),
     }
-    svc::charge(here, source, Wait::Http, dt);
+    svc::charge(here, s.source, Wait::Http, dt);
     status.map(|_| BodyRec {
         site,
         t0: s.t0,
@@ -260,28 +268,20 @@ macro_rules! reqwest_middleware_impl {
                     extensions: &mut http::Extensions,
                     next: Next<'_>,
                 ) -> Result<Response> {
-                    let start = super::start();
-                    let method = req.method().as_str().to_string();
                     let url = req.url();
-                    let (host, port, path) = (
-                        url.host_str().unwrap_or("").to_string(),
-                        url.port(),
-                        url.path().to_string(),
-                    );
-                    let r = next.run(req, extensions).await;
-                    let status = r.as_ref().ok().map(|r| r.status().as_u16());
-                    let rec = super::finish(
-                        start,
+                    let start = super::start(
                         "reqwest",
                         self.label,
                         super::Target {
-                            method: &method,
-                            host: &host,
-                            port,
-                            path: &path,
+                            method: req.method().as_str(),
+                            host: url.host_str().unwrap_or(""),
+                            port: url.port(),
+                            path: url.path(),
                         },
-                        status,
                     );
+                    let r = next.run(req, extensions).await;
+                    let status = r.as_ref().ok().map(|r| r.status().as_u16());
+                    let rec = super::finish(start, status);
                     match (r, rec) {
                         (Ok(resp), Some(rec)) if self.bodies => Ok(time_body(resp, rec)),
                         (r, _) => r,
@@ -367,13 +367,16 @@ pub mod ureq_3 {
             request: http::Request<SendBody>,
             next: MiddlewareNext,
         ) -> Result<http::Response<Body>, ureq::Error> {
-            let start = super::start();
-            let method = request.method().as_str().to_string();
             let uri = request.uri();
-            let (host, port, path) = (
-                uri.host().unwrap_or("").to_string(),
-                uri.port_u16(),
-                uri.path().to_string(),
+            let start = super::start(
+                "ureq",
+                self.label,
+                super::Target {
+                    method: request.method().as_str(),
+                    host: uri.host().unwrap_or(""),
+                    port: uri.port_u16(),
+                    path: uri.path(),
+                },
             );
             let r = next.handle(request);
             let status = match &r {
@@ -383,18 +386,7 @@ pub mod ureq_3 {
                 Err(ureq::Error::StatusCode(code)) => Some(*code),
                 Err(_) => None,
             };
-            let _ = super::finish(
-                start,
-                "ureq",
-                self.label,
-                super::Target {
-                    method: &method,
-                    host: &host,
-                    port,
-                    path: &path,
-                },
-                status,
-            );
+            let _ = super::finish(start, status);
             r
         }
     }

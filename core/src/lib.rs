@@ -49,6 +49,8 @@ pub mod holders;
 #[allow(unsafe_code)]
 pub mod hook;
 #[allow(unsafe_code)]
+mod internal_arc;
+#[allow(unsafe_code)]
 pub mod meter;
 pub mod op;
 mod registry;
@@ -71,6 +73,7 @@ mod zeroed;
 pub use cell::Cnt;
 pub use future::MeasuredFuture;
 pub use hist::{AtomicHist, Hist};
+pub use internal_arc::InternalArc;
 #[cfg(feature = "cpu")]
 pub use registry::credit_cpu_sample;
 pub use registry::{begin_epoch, thread_counts};

@@ -1,7 +1,7 @@
 //! async-channel: `bounded(n)` and `unbounded()`. Queue depth from `len()`.
 
+use hotpath_core::InternalArc;
 use std::pin::Pin;
-use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use async_channel as raw;
@@ -25,7 +25,7 @@ pin_project_lite::pin_project! {
     pub struct Receiver<T> {
         #[pin]
         inner: raw::Receiver<Stamped<T>>,
-        inst: Arc<Inst>,
+        inst: InternalArc<Inst>,
     }
 
     impl<T> PinnedDrop for Receiver<T> {

@@ -11,8 +11,8 @@
 //! waits, is decided here once: [`Inst::try_send_with`], [`Inst::send_with`],
 //! [`Inst::send_async_with`] and [`Inst::recv_with`].
 
+use hotpath_core::InternalArc;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use std::sync::Arc;
 
 use hotpath_core::op::{now, Here, Sampler, Wait};
 
@@ -129,7 +129,7 @@ pub(crate) struct Inst {
 
 impl Inst {
     /// A new instance of `site`'s entry for messages of type `T`.
-    pub(crate) fn new<T>(site: &'static FlowSite, shape: Shape) -> Arc<Inst> {
+    pub(crate) fn new<T>(site: &'static FlowSite, shape: Shape) -> InternalArc<Inst> {
         let entry = crate::registry::entry::<T>(
             site,
             What::Channel,
@@ -141,7 +141,8 @@ impl Inst {
             (Some(c), false) => c as u64,
             _ => u64::MAX,
         };
-        Arc::new(Inst {
+        // The profiler's state, not the program's: allocated and freed as its own work.
+        InternalArc::new(Inst {
             entry,
             id: entry.site.id(),
             depth: shape.depth,
@@ -567,7 +568,7 @@ mod tests {
         }};
     }
 
-    fn counters() -> Arc<Inst> {
+    fn counters() -> InternalArc<Inst> {
         inst!(Shape::sized("test", Some(4), Depth::Counters))
     }
 

@@ -234,7 +234,7 @@ macro_rules! endpoints {
         $(#[$m])*
         pub struct $ty<T> {
             inner: $raw,
-            inst: std::sync::Arc<$crate::chan::Inst>,
+            inst: hotpath_core::InternalArc<$crate::chan::Inst>,
         }
     )*};
 }

@@ -189,7 +189,8 @@ pub fn future_fn(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// and one at the receive (when timed), single-writer stores into the thread's slot, and
 /// for std, tokio mpsc and futures-channel a count on the instance's send counter (a
 /// plain store on the first thread that sent, a relaxed atomic add on others). Per
-/// channel: one small allocation shared by its endpoints.
+/// channel: one small allocation shared by its endpoints, made and freed as the profiler's
+/// own (`hotpath-alloc` charges it to no function).
 #[proc_macro]
 pub fn channel(input: TokenStream) -> TokenStream {
     match attr::flow_call(input, attr::FlowMacro::Channel) {

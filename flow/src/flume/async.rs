@@ -1,9 +1,9 @@
 //! flume's async adapters (`flume::r#async`), instrumented: the send future and sink,
 //! the receive future and stream. Each polls flume's own adapter exactly once per poll.
 
+use hotpath_core::InternalArc;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use flume::r#async as raw_async;
@@ -15,7 +15,7 @@ use crate::wait::{poll_waiting, wait_start};
 /// `flume::r#async::SendFut`, instrumented.
 pub struct SendFut<'a, T> {
     inner: raw_async::SendFut<'a, Stamped<T>>,
-    inst: Arc<Inst>,
+    inst: InternalArc<Inst>,
     op: SendOp,
     waiting: Option<u64>,
 }
@@ -23,13 +23,13 @@ pub struct SendFut<'a, T> {
 /// `flume::r#async::SendSink`, instrumented: a `Sink<T>`.
 pub struct SendSink<'a, T> {
     inner: raw_async::SendSink<'a, Stamped<T>>,
-    inst: Arc<Inst>,
+    inst: InternalArc<Inst>,
 }
 
 /// `flume::r#async::RecvFut`, instrumented.
 pub struct RecvFut<'a, T> {
     inner: raw_async::RecvFut<'a, Stamped<T>>,
-    inst: Arc<Inst>,
+    inst: InternalArc<Inst>,
     /// Made by `into_recv_async`: it holds a receiver endpoint.
     owner: bool,
     waiting: Option<u64>,
@@ -38,7 +38,7 @@ pub struct RecvFut<'a, T> {
 /// `flume::r#async::RecvStream`, instrumented: the messages as a `Stream`.
 pub struct RecvStream<'a, T> {
     inner: raw_async::RecvStream<'a, Stamped<T>>,
-    inst: Arc<Inst>,
+    inst: InternalArc<Inst>,
     /// Made by `into_stream` or a clone: it holds a receiver endpoint.
     owner: bool,
 }
@@ -46,7 +46,7 @@ pub struct RecvStream<'a, T> {
 impl<'a, T> SendFut<'a, T> {
     /// The send of `item` as `send` makes flume's future of it, stamped.
     pub(super) fn new(
-        inst: Arc<Inst>,
+        inst: InternalArc<Inst>,
         send: impl FnOnce(Stamped<T>) -> raw_async::SendFut<'a, Stamped<T>>,
         item: T,
     ) -> Self {
@@ -97,7 +97,7 @@ impl<T> futures_core::FusedFuture for SendFut<'_, T> {
 }
 
 impl<'a, T> SendSink<'a, T> {
-    pub(super) fn new(inner: raw_async::SendSink<'a, Stamped<T>>, inst: Arc<Inst>) -> Self {
+    pub(super) fn new(inner: raw_async::SendSink<'a, Stamped<T>>, inst: InternalArc<Inst>) -> Self {
         SendSink { inner, inst }
     }
 
@@ -147,7 +147,7 @@ impl<T> futures_sink::Sink<T> for SendSink<'_, T> {
 impl<'a, T> RecvFut<'a, T> {
     pub(super) fn new(
         inner: raw_async::RecvFut<'a, Stamped<T>>,
-        inst: Arc<Inst>,
+        inst: InternalArc<Inst>,
         owner: bool,
     ) -> Self {
         RecvFut {
@@ -189,7 +189,7 @@ impl<T> Drop for RecvFut<'_, T> {
 impl<'a, T> RecvStream<'a, T> {
     pub(super) fn new(
         inner: raw_async::RecvStream<'a, Stamped<T>>,
-        inst: Arc<Inst>,
+        inst: InternalArc<Inst>,
         owner: bool,
     ) -> Self {
         RecvStream { inner, inst, owner }

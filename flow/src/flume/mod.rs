@@ -6,7 +6,7 @@
 //! sink, so there is no instrumented `Sender` to lend without a second sender, which
 //! would change `sender_count` and when the channel disconnects.
 
-use std::sync::Arc;
+use hotpath_core::InternalArc;
 
 use flume::{RecvError, RecvTimeoutError, SendError, SendTimeoutError, TryRecvError, TrySendError};
 
@@ -43,7 +43,7 @@ endpoints! {
 pub struct Receiver<T> {
     // `None` only once an `into_*` method took it.
     inner: Option<flume::Receiver<Stamped<T>>>,
-    inst: Arc<Inst>,
+    inst: InternalArc<Inst>,
 }
 
 instrument! {
@@ -100,7 +100,7 @@ impl<T> Receiver<T> {
     }
 
     /// Gives up the raw receiver to an owning adapter, which then counts what it leaves.
-    fn take(mut self) -> (flume::Receiver<Stamped<T>>, Arc<Inst>) {
+    fn take(mut self) -> (flume::Receiver<Stamped<T>>, InternalArc<Inst>) {
         let rx = self.inner.take().expect("not taken yet");
         (rx, self.inst.clone())
     }

@@ -3,11 +3,12 @@
 //! beyond the buffer, so one sender can queue `n + 1`.
 
 use std::pin::Pin;
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 use std::task::{Context, Poll};
 
 use futures_channel::mpsc as raw;
 use futures_channel::mpsc::{RecvError, SendError, TryRecvError};
+use hotpath_core::InternalArc;
 
 use crate::chan::{Inst, SendOp, Stamped, TrySend};
 use crate::depth::Depth;
@@ -17,7 +18,7 @@ use crate::wait::{recv_waiting, wait_start};
 /// `futures_channel::mpsc::Sender`, instrumented; a `Sink<T>`.
 pub struct Sender<T> {
     inner: raw::Sender<Stamped<T>>,
-    inst: Arc<Inst>,
+    inst: InternalArc<Inst>,
     /// Clock reading when `poll_ready` first returned `Pending` (the channel full).
     waiting: Option<u64>,
 }
@@ -39,21 +40,24 @@ pub struct TrySendError<T> {
 }
 
 /// A `SendError` of each kind (full, disconnected), made once by a real channel:
-/// futures-channel does not let other crates build one.
+/// futures-channel does not let other crates build one. That channel is the profiler's
+/// (made under `internal`), not the program's whose send was refused.
 fn kinds() -> &'static (SendError, SendError) {
     static KINDS: OnceLock<(SendError, SendError)> = OnceLock::new();
-    KINDS.get_or_init(|| {
-        let (mut tx, rx) = raw::channel::<()>(0);
-        // One slot per sender: the second send finds the channel full.
-        let _ = tx.try_send(());
-        let full = tx.try_send(()).map_err(|e| e.into_send_error());
-        drop(rx);
-        let gone = tx.try_send(()).map_err(|e| e.into_send_error());
-        match (full, gone) {
-            (Err(full), Err(gone)) => (full, gone),
-            _ => unreachable!("futures-channel: a full and a closed channel refuse sends"),
-        }
-    })
+    KINDS.get_or_init(|| hotpath_core::internal(kinds_made))
+}
+
+fn kinds_made() -> (SendError, SendError) {
+    let (mut tx, rx) = raw::channel::<()>(0);
+    // One slot per sender: the second send finds the channel full.
+    let _ = tx.try_send(());
+    let full = tx.try_send(()).map_err(|e| e.into_send_error());
+    drop(rx);
+    let gone = tx.try_send(()).map_err(|e| e.into_send_error());
+    match (full, gone) {
+        (Err(full), Err(gone)) => (full, gone),
+        _ => unreachable!("futures-channel: a full and a closed channel refuse sends"),
+    }
 }
 
 impl<T> TrySendError<T> {

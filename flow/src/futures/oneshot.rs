@@ -1,8 +1,8 @@
 //! `futures_channel::oneshot`.
 
+use hotpath_core::InternalArc;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use futures_channel::oneshot as raw;
@@ -20,7 +20,7 @@ endpoints! {
 /// `futures_channel::oneshot::Receiver`, instrumented: a future of the value.
 pub struct Receiver<T> {
     inner: raw::Receiver<Stamped<T>>,
-    inst: Arc<Inst>,
+    inst: InternalArc<Inst>,
     waiting: Option<u64>,
 }
 

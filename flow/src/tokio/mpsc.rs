@@ -1,6 +1,6 @@
 //! `tokio::sync::mpsc`.
 
-use std::sync::Arc;
+use hotpath_core::InternalArc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -26,7 +26,7 @@ endpoints! {
 /// `tokio::sync::mpsc::Receiver`, instrumented.
 pub struct Receiver<T> {
     inner: raw::Receiver<Stamped<T>>,
-    inst: Arc<Inst>,
+    inst: InternalArc<Inst>,
     /// Reused by `recv_many`; in a `Mutex` only so that the receiver is `Sync`
     /// exactly when tokio's is (it is only reached through `&mut self`, unlocked).
     scratch: Scratch<T>,
@@ -35,7 +35,7 @@ pub struct Receiver<T> {
 /// `tokio::sync::mpsc::UnboundedReceiver`, instrumented.
 pub struct UnboundedReceiver<T> {
     inner: raw::UnboundedReceiver<Stamped<T>>,
-    inst: Arc<Inst>,
+    inst: InternalArc<Inst>,
     scratch: Scratch<T>,
 }
 
@@ -54,7 +54,7 @@ pub struct PermitIterator<'a, T> {
 /// `tokio::sync::mpsc::OwnedPermit`.
 pub struct OwnedPermit<T> {
     inner: raw::OwnedPermit<Stamped<T>>,
-    inst: Arc<Inst>,
+    inst: InternalArc<Inst>,
 }
 
 instrument! {

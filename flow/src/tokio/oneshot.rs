@@ -1,8 +1,8 @@
 //! `tokio::sync::oneshot`.
 
+use hotpath_core::InternalArc;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use tokio::sync::oneshot as raw;
@@ -21,7 +21,7 @@ endpoints! {
 pub struct Receiver<T> {
     // `None` only after `blocking_recv` took it.
     inner: Option<raw::Receiver<Stamped<T>>>,
-    inst: Arc<Inst>,
+    inst: InternalArc<Inst>,
     // Clock reading when a poll first returned `Pending` (0: not waiting, or untimed).
     waiting: Option<u64>,
 }

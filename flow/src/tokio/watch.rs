@@ -2,7 +2,7 @@
 //! often than the sender sends sees only the newest (the others are counted as
 //! coalesced, in the entry's `lagged`). Messages are not stamped (no latency).
 
-use std::sync::Arc;
+use hotpath_core::InternalArc;
 
 use tokio::sync::watch as raw;
 use tokio::sync::watch::error::{RecvError, SendError};
@@ -21,7 +21,7 @@ endpoints! {
 /// `tokio::sync::watch::Receiver`, instrumented.
 pub struct Receiver<T> {
     inner: raw::Receiver<T>,
-    inst: Arc<Inst>,
+    inst: InternalArc<Inst>,
     /// The version (sends so far) this receiver last observed.
     seen: u64,
 }
