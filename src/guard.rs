@@ -253,6 +253,25 @@ impl HotpathGuardBuilder {
         self
     }
 
+    /// Which `tracing` spans `hotpath::tracing::layer()` measures (feature `tracing`):
+    /// tracing's target filter syntax, e.g. `"info,my_crate=debug"`; the default is every
+    /// span at `INFO` or above. A filter that does not parse is left out with a warning.
+    /// `HOTPATH_TRACING` overrides it.
+    #[cfg(feature = "tracing")]
+    #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
+    pub fn tracing_filter(mut self, filter: &str) -> Self {
+        #[cfg(feature = "hotpath")]
+        match crate::tracing::on::parse(filter) {
+            Ok(t) => self.cfg.tracing_filter = Some(t),
+            Err(e) => crate::config::warn(&format!(
+                "tracing_filter({filter:?}) is not a filter ({e}); left out"
+            )),
+        }
+        #[cfg(not(feature = "hotpath"))]
+        let _ = filter;
+        self
+    }
+
     /// Keeps the calling-context tree: calls and wall time (and CPU with `hotpath-cpu`)
     /// per path of measured functions, the report's `stacks` section, for flame graphs
     /// (`hotpath export`). Times every call (a time sampling rate is ignored).

@@ -145,6 +145,9 @@ mod threads;
 #[cfg(all(feature = "hotpath", feature = "tokio"))]
 #[doc(hidden)]
 pub mod tokio_rt;
+#[cfg(feature = "tracing")]
+#[path = "tracing_layer.rs"]
+pub mod tracing;
 #[cfg(feature = "diesel")]
 pub use service_api::instrument_diesel_sql;
 #[cfg(feature = "sqlx")]

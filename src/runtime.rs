@@ -83,6 +83,8 @@ impl Session {
             return None;
         }
         cfg.apply_env();
+        #[cfg(feature = "tracing")]
+        crate::tracing::on::set_filter(cfg.tracing_filter.clone());
         crate::host::register_process_hooks();
         hotpath_core::clock::init();
         let mut notes = Vec::new();

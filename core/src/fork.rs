@@ -49,6 +49,8 @@ use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 pub enum Rank {
     /// The sqlx layer's span table (the facade; taken before the SQL rows it interns).
     SqlxSpans,
+    /// The `tracing` layer's filter and call sites, by span callsite (the facade).
+    TracingSites,
     /// The SQL and HTTP rows (the facade's service integrations).
     ServiceRows,
     /// The tokio runtimes registered with `tokio_runtime!`.
@@ -89,8 +91,9 @@ pub enum Rank {
 
 impl Rank {
     /// Every rank, in lock order.
-    pub const ALL: [Rank; 18] = [
+    pub const ALL: [Rank; 19] = [
         Rank::SqlxSpans,
+        Rank::TracingSites,
         Rank::ServiceRows,
         Rank::TokioRuntimes,
         Rank::LockLocations,

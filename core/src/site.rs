@@ -59,6 +59,9 @@ pub enum SiteKind {
     AsyncFunction,
     /// A block (`measure_block!`).
     Block,
+    /// A `tracing` span callsite (`hotpath::tracing::layer()`): measured as an `async fn`
+    /// is, its enters as polls, wall time from the span's creation to its close.
+    Span,
     /// The profiler's own calibration scope; never reported.
     Internal,
     /// One direction of an I/O entry (`io!`): read, write, flush, shutdown or seek
@@ -99,6 +102,7 @@ impl SiteKind {
                 | SiteKind::AsyncFunction
                 | SiteKind::Block
                 | SiteKind::AsyncFunctionFuture
+                | SiteKind::Span
         )
     }
 
@@ -111,7 +115,10 @@ impl SiteKind {
     pub fn is_async(self) -> bool {
         matches!(
             self,
-            SiteKind::AsyncFunction | SiteKind::Future | SiteKind::AsyncFunctionFuture
+            SiteKind::AsyncFunction
+                | SiteKind::Future
+                | SiteKind::AsyncFunctionFuture
+                | SiteKind::Span
         )
     }
 
@@ -120,7 +127,8 @@ impl SiteKind {
     pub const fn overflow_row(self) -> usize {
         match self {
             SiteKind::Function | SiteKind::Internal => 0,
-            SiteKind::AsyncFunction | SiteKind::AsyncFunctionFuture => 1,
+            // Spans are measured as async functions are.
+            SiteKind::AsyncFunction | SiteKind::AsyncFunctionFuture | SiteKind::Span => 1,
             SiteKind::Block => 2,
             SiteKind::Io => 3,
             SiteKind::Lock => 4,

@@ -44,6 +44,13 @@ impl std::fmt::Debug for SpanEnter {
     }
 }
 
+impl SpanEnter {
+    /// Whether this enter was made on the calling thread.
+    pub fn is_here(&self) -> bool {
+        registry::is_current(self.0.shard)
+    }
+}
+
 impl SpanCall {
     /// A call of `site` starting now (a span created). Pushes nothing: what runs until
     /// the span is entered (the span's own creation included) belongs to the caller.

@@ -209,11 +209,13 @@ pub fn percentile_title(p: f64) -> String {
 }
 
 /// A function's name as tables show it: the label or name, ` (async)` for an async
-/// function, ` *` when its times come from a sample of its calls, and ` (running)` when
+/// function, ` (span)` for a `tracing` span, ` *` when its times come from a sample of its calls, and ` (running)` when
 /// a call had not returned.
 pub fn function_name(f: &Function) -> String {
     let mut name = f.display_name().to_string();
-    if f.is_async {
+    if f.span {
+        name.push_str(" (span)");
+    } else if f.is_async {
         name.push_str(" (async)");
     }
     if f.sampled {

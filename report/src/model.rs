@@ -204,9 +204,14 @@ pub struct Function {
     pub calls: u64,
     /// Calls whose time was measured (less than `calls` when sampling).
     pub timed_calls: u64,
-    /// An `async fn`.
+    /// An `async fn`, or a `tracing` span (`span`), measured per poll or enter.
     #[serde(rename = "async")]
     pub is_async: bool,
+    /// A `tracing` span callsite (`hotpath::tracing::layer()`), named `target::name`:
+    /// its enters are `polls`, `busy_ns` the time entered, its wall time runs from the
+    /// span's creation to its close, and `async` is true. Absent when false.
+    #[serde(default, skip_serializing_if = "crate::ser::is_false")]
+    pub span: bool,
     /// Times are estimated from a sample of the calls.
     pub sampled: bool,
     /// Wall time; `null` when no call was timed (count-only mode).

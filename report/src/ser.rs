@@ -16,3 +16,8 @@ pub(crate) fn map<T: Fields, S: Serializer>(v: &T, s: S) -> Result<S::Ok, S::Err
     v.fields(&mut m)?;
     m.end()
 }
+
+/// `skip_serializing_if` of flags written only when set.
+pub(crate) fn is_false(b: &bool) -> bool {
+    !*b
+}

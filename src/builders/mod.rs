@@ -231,6 +231,7 @@ fn snapshot_notes(snap: &Snapshot) -> Vec<String> {
                 | SiteKind::AsyncFunction
                 | SiteKind::Block
                 | SiteKind::AsyncFunctionFuture
+                | SiteKind::Span
                 | SiteKind::Internal => continue,
                 SiteKind::Io => "I/O operations",
                 SiteKind::Lock => "lock acquisitions",

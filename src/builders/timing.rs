@@ -39,6 +39,7 @@ pub(super) fn functions(ctx: &Ctx<'_>) -> Vec<Function> {
                     file: r.site.file().to_string(),
                     line: r.site.line(),
                     is_async: r.site.kind().is_async(),
+                    span: r.site.kind() == SiteKind::Span,
                     running: Some(running),
                     ..Function::default()
                 },
@@ -58,7 +59,7 @@ pub(super) fn functions(ctx: &Ctx<'_>) -> Vec<Function> {
 fn function(ctx: &Ctx<'_>, s: &SiteStats) -> Function {
     let is_async = matches!(
         s.site.kind(),
-        SiteKind::AsyncFunction | SiteKind::AsyncFunctionFuture
+        SiteKind::AsyncFunction | SiteKind::AsyncFunctionFuture | SiteKind::Span
     );
     let sampled = s.timed < s.calls;
     let wall_ns = (s.timed > 0).then(|| WallNs {
@@ -83,6 +84,7 @@ fn function(ctx: &Ctx<'_>, s: &SiteStats) -> Function {
         calls: s.calls,
         timed_calls: s.timed,
         is_async,
+        span: s.site.kind() == SiteKind::Span,
         sampled,
         polls: is_async.then_some(s.polls),
         busy_ns: is_async.then_some(s.busy_ns),

@@ -17,7 +17,7 @@ pub(super) fn function(ctx: &Ctx<'_>, s: &SiteStats, f: &Function) -> Option<Fun
     // in measured child futures it awaited to completion (their waits are theirs, and
     // shown in their rows); what is left of the suspended time is its own. Never less
     // than its own poll time, when overlapping children (`join!`) add up to more.
-    let own = if s.site.kind() == SiteKind::AsyncFunction {
+    let own = if matches!(s.site.kind(), SiteKind::AsyncFunction | SiteKind::Span) {
         s.total_ns
             .saturating_sub(s.busy_ns.saturating_sub(s.self_ns))
             .saturating_sub(s.awaited_ns)

@@ -105,6 +105,7 @@ const APPLIED: &[&str] = &[
     "HOTPATH_METRICS_LIMIT",
     "HOTPATH_STACKS",
     "HOTPATH_STACKS_NODES",
+    "HOTPATH_TRACING",
     "HOTPATH_TRACE",
     "HOTPATH_TRACE_CAPACITY",
     "HOTPATH_EXPORT",
@@ -183,6 +184,7 @@ impl Config {
         self.apply_metrics();
         self.apply_stacks();
         self.apply_mcp();
+        self.apply_tracing();
         check_names();
     }
 
@@ -448,6 +450,29 @@ impl Config {
             |s| s.parse::<usize>().ok().filter(|l| *l > 0),
         ) {
             self.metrics_limit = l;
+        }
+    }
+
+    /// `HOTPATH_TRACING`: the spans `hotpath::tracing::layer()` measures.
+    fn apply_tracing(&mut self) {
+        #[cfg(feature = "tracing")]
+        {
+            let current = self
+                .tracing_filter
+                .as_ref()
+                .map_or("info".to_string(), |t| t.to_string());
+            if let Some(t) = env(
+                "HOTPATH_TRACING",
+                "tracing's target filter, e.g. info,my_crate=debug",
+                &current,
+                |s| crate::tracing::on::parse(s).ok(),
+            ) {
+                self.tracing_filter = Some(t);
+            }
+        }
+        #[cfg(not(feature = "tracing"))]
+        if var("HOTPATH_TRACING").is_some() {
+            warn("HOTPATH_TRACING is set but hotpath was built without its `tracing` feature: no span is measured");
         }
     }
 

@@ -227,6 +227,10 @@ mod on {
         pub mcp_port: Option<u16>,
         pub mcp_host: String,
         pub mcp_token: Option<String>,
+        /// The spans `hotpath::tracing::layer()` measures (`HOTPATH_TRACING`); `None`:
+        /// every span at `INFO` or above.
+        #[cfg(feature = "tracing")]
+        pub tracing_filter: Option<tracing_subscriber::filter::Targets>,
     }
 
     impl Config {
@@ -267,6 +271,8 @@ mod on {
                 mcp_port: None,
                 mcp_host: "127.0.0.1".into(),
                 mcp_token: None,
+                #[cfg(feature = "tracing")]
+                tracing_filter: None,
             }
         }
 

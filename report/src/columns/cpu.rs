@@ -17,7 +17,9 @@ pub fn cpu(r: &Report) -> Columns<'_, CpuRow<'_>> {
     let mut c: Columns<'_, CpuRow<'_>> = vec![
         Column::left("Function", |(f, _): &CpuRow<'_>| {
             let mut name = f.display_name().to_string();
-            if f.is_async {
+            if f.span {
+                name.push_str(" (span)");
+            } else if f.is_async {
                 name.push_str(" (async)");
             }
             Cell::text(name, f.display_name())

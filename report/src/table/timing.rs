@@ -18,10 +18,16 @@ pub(super) fn timing(r: &Report, limit: usize, out: &mut String) {
     let rest: Vec<&Function> = r.functions[n..].iter().collect();
     hidden_functions(&rest, out);
     let shown_rows = &r.functions[..n];
-    if shown_rows.iter().any(|f| f.is_async) {
+    if shown_rows.iter().any(|f| f.is_async && !f.span) {
         let _ = writeln!(
             out,
             "(async): Total is wall time from first poll to Ready; Self is poll time minus measured children"
+        );
+    }
+    if shown_rows.iter().any(|f| f.span) {
+        let _ = writeln!(
+            out,
+            "(span): a tracing span; Total is wall time from creation to close; Self is time entered minus measured children"
         );
     }
     if shown_rows.iter().any(|f| f.sampled) {
