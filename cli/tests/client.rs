@@ -212,7 +212,7 @@ fn status_404_carries_the_api_error() {
 #[test]
 fn another_schema_version_is_incompatible() {
     let server = TestServer::start(|url| match url {
-        "/report" => (200, r#"{"schema_version":7,"caller":"app::main"}"#),
+        "/report" => (200, r#"{"schema_version":8,"caller":"app::main"}"#),
         _ => (200, "<html>not json</html>"),
     });
     let client = Client::new("127.0.0.1", server.port, None);
@@ -220,14 +220,14 @@ fn another_schema_version_is_incompatible() {
     assert!(
         matches!(
             &e,
-            Error::Incompatible { route, source: ReadError::SchemaVersion { found: 7 } }
+            Error::Incompatible { route, source: ReadError::SchemaVersion { found: 8 } }
                 if route == "/report"
         ),
         "{e:?}"
     );
     assert_eq!(
         e.to_string(),
-        "/report: report has schema_version 7; this build reads versions 1 to 6 (re-create the \
+        "/report: report has schema_version 8; this build reads versions 1 to 7 (re-create the \
          report with a matching hotpath version)"
     );
     let e = client.fetch_status().unwrap_err();

@@ -186,11 +186,11 @@ fn report_of_a_missing_or_other_version_file_exits_2() {
         "v3.json",
         &report(300)
             .to_json()
-            .replace("\"schema_version\":6", "\"schema_version\":7"),
+            .replace("\"schema_version\":7", "\"schema_version\":8"),
     );
     let out = hotpath(&["report", s(&v3)]);
     let stderr = refused(&out);
-    assert!(stderr.contains("schema_version 7"), "{stderr}");
+    assert!(stderr.contains("schema_version 8"), "{stderr}");
 
     let garbage = write(&d, "garbage.json", "not json");
     let out = hotpath(&["report", s(&garbage)]);
@@ -272,13 +272,13 @@ fn diff_exits_2_on_a_missing_file_another_schema_version_or_a_bad_threshold() {
         "v3.json",
         &report(300)
             .to_json_pretty()
-            .replace("\"schema_version\": 6", "\"schema_version\": 7"),
+            .replace("\"schema_version\": 7", "\"schema_version\": 8"),
     );
     let out = hotpath(&["diff", s(&v3), s(&b)]);
     assert_eq!(
         refused(&out),
         format!(
-            "hotpath: {}: report has schema_version 7; this build reads versions 1 to 6 \
+            "hotpath: {}: report has schema_version 8; this build reads versions 1 to 7 \
              (re-create the report with a matching hotpath version)\n",
             v3.display()
         )
