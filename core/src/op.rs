@@ -85,18 +85,24 @@ impl Here {
     /// around it. Record it with the `_n` methods of [`Slot`].
     #[inline(always)]
     pub fn sample(self, kind: Sampler, site: &'static CallSite) -> u64 {
+        self.sample_or_off(kind, site).unwrap_or(0)
+    }
+
+    /// [`Here::sample`], but `None` when the rate times no event of `kind` (count only),
+    /// so that a caller can tell "not picked" (`Some(0)`) from "never timed" with one
+    /// read of the rate.
+    #[inline(always)]
+    pub fn sample_or_off(self, kind: Sampler, site: &'static CallSite) -> Option<u64> {
         match kind.period() {
-            1 => 1,
-            0 => 0,
-            p => {
-                if site.warming() {
-                    1
-                } else if self.0.sampling.countdown_weighted(kind) {
-                    p
-                } else {
-                    0
-                }
-            }
+            1 => Some(1),
+            0 => None,
+            p => Some(if site.warming() {
+                1
+            } else if self.0.sampling.countdown_weighted(kind) {
+                p
+            } else {
+                0
+            }),
         }
     }
 

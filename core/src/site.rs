@@ -226,6 +226,16 @@ impl CallSite {
         }
     }
 
+    /// The site's number if it has one (0 never is), without assigning one: for
+    /// bookkeeping about sites already in use.
+    #[inline(always)]
+    pub fn assigned_id(&self) -> Option<u32> {
+        match self.id.load(Relaxed) {
+            0 => None,
+            id => Some(id),
+        }
+    }
+
     #[cold]
     #[inline(never)]
     fn register(&'static self) -> u32 {

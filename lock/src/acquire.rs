@@ -6,7 +6,10 @@
 use hotpath_core::op::{now, Here, Sampler, Wait};
 use hotpath_core::CallSite;
 
-use crate::hold::{waits_timed, FromHeld, Held, Hold, CONTENDED, LIVE, RW, SAMPLED, TIMED};
+use crate::blocked;
+use crate::hold::{
+    waits_timed, FromHeld, Held, Hold, CONTENDED, LIVE, RW, SAMPLED, TIMED, WATCHED,
+};
 use crate::{Lock, LockSite, Mode};
 
 /// A `try_lock`-style attempt failed because the lock was taken.
@@ -22,11 +25,14 @@ pub(crate) fn try_failed(site: &'static CallSite) {
 /// countdown) in the flags (0 when the thread cannot record: it is tearing down), and
 /// the innermost measured function, to which it is attributed. A contended acquisition
 /// is timed whatever the countdown said (unless the rate is 0): it is about to wait,
-/// and its wait is what the lock costs the program.
+/// and its wait is what the lock costs the program. An acquisition whose hold may go
+/// untimed or stand for more than itself is [`WATCHED`]: `seen` is the site's count of
+/// waits begun, read before the lock is tried (see [`blocked`]).
 #[derive(Clone, Copy)]
 struct Begin {
     flags: u8,
     function: u32,
+    seen: u32,
 }
 
 #[inline(always)]
@@ -35,29 +41,43 @@ fn begin(sampler: Sampler, site: &'static CallSite) -> Begin {
         return Begin {
             flags: 0,
             function: 0,
+            seen: 0,
         };
     };
-    let flags = match here.sample(sampler, site) {
-        0 => LIVE,
-        1 => LIVE | TIMED,
-        _ if sampler == Sampler::RwLocks => LIVE | TIMED | SAMPLED | RW,
-        _ => LIVE | TIMED | SAMPLED,
+    let flags = match here.sample_or_off(sampler, site) {
+        // Count only: no clock, no watching.
+        None => LIVE,
+        Some(0) => LIVE | WATCHED,
+        // Every one timed, or the site's warm-up: each stands for itself already.
+        Some(1) => LIVE | TIMED,
+        Some(_) if sampler == Sampler::RwLocks => LIVE | TIMED | SAMPLED | RW | WATCHED,
+        Some(_) => LIVE | TIMED | SAMPLED | WATCHED,
+    };
+    let seen = if flags & WATCHED != 0 {
+        blocked::seen(site.id())
+    } else {
+        0
     };
     Begin {
         flags,
         function: here.function_id(),
+        seen,
     }
 }
 
-/// An uncontended acquisition of `site` just made: no clock is read but for a timed
-/// one's hold.
+/// An uncontended acquisition of `site` just made: the clock is read for a timed or
+/// watched one's hold (none at the rate 0).
 #[inline(always)]
 fn uncontended(site: &'static CallSite, b: Begin) -> Held {
     if b.flags == 0 {
         return Held::NONE;
     }
-    let start = if b.flags & TIMED != 0 { now() } else { 0 };
-    Held::new(start, 0, b.function, site.id(), b.flags)
+    let start = if b.flags & (TIMED | WATCHED) != 0 {
+        now()
+    } else {
+        0
+    };
+    Held::new(start, u64::from(b.seen), b.function, site.id(), b.flags)
 }
 
 /// A hold of `mode` starting now without waiting (a write guard downgraded to a read).
@@ -100,14 +120,7 @@ pub(crate) fn acquire<'a, L: ?Sized, R, H: FromHeld>(
     slow: impl FnOnce(&'a L) -> R,
 ) -> (R, H) {
     lock.register();
-    let site = lock.site;
-    let (r, held) = acquire_at(
-        site.mode(mode),
-        site.sampler(),
-        &lock.inner,
-        |l| fast(l).ok_or(l),
-        slow,
-    );
+    let (r, held) = acquire_at(lock.site, mode, &lock.inner, |l| fast(l).ok_or(l), slow);
     // `lock.site` read again rather than `site` kept in a register across the
     // acquisition: that spilled it (two more instructions per std `read`, callgrind).
     (r, H::from_held(lock.site, held))
@@ -128,40 +141,46 @@ pub(crate) fn acquire_by<S, R>(
     fast: impl FnOnce(S) -> Result<R, S>,
     slow: impl FnOnce(S) -> R,
 ) -> (R, Hold) {
-    let (r, held) = acquire_at(lock.mode(mode), lock.sampler(), state, fast, slow);
+    let (r, held) = acquire_at(lock, mode, state, fast, slow);
     (r, Hold::new(lock, held))
 }
 
 #[inline(always)]
 fn acquire_at<S, R>(
-    site: &'static CallSite,
-    sampler: Sampler,
+    lock: &'static LockSite,
+    mode: Mode,
     state: S,
     fast: impl FnOnce(S) -> Result<R, S>,
     slow: impl FnOnce(S) -> R,
 ) -> (R, Held) {
-    let b = begin(sampler, site);
+    let site = lock.mode(mode);
+    let b = begin(lock.sampler(), site);
     match fast(state) {
         Ok(r) => (r, uncontended(site, b)),
-        Err(state) => acquire_slow(site, sampler, b.flags, state, slow),
+        Err(state) => acquire_slow(lock, mode, b.flags, state, slow),
     }
 }
 
+/// The lock was taken: the holds that can make this acquisition wait are timed when
+/// they end ([`blocked`]), and the wait is timed (unless the rate is 0).
 #[inline(never)]
 fn acquire_slow<S, R>(
-    site: &'static CallSite,
-    sampler: Sampler,
+    lock: &'static LockSite,
+    mode: Mode,
     flags: u8,
     state: S,
     slow: impl FnOnce(S) -> R,
 ) -> (R, Held) {
-    let timed = flags & LIVE != 0 && waits_timed(sampler);
+    let timed = flags & LIVE != 0 && waits_timed(lock.sampler());
+    if timed {
+        blocked::begin_wait(lock, mode);
+    }
     let t0 = if timed { now() } else { 0 };
     let r = slow(state);
     if flags & LIVE == 0 {
         return (r, Held::NONE);
     }
-    (r, contended(site, timed, t0))
+    (r, contended(lock.mode(mode), timed, t0))
 }
 
 /// A `try_lock`-style acquisition of `mode`: `None` (and a failed attempt counted) when
@@ -331,6 +350,9 @@ where
         Err(state) => state,
     };
     let timed = b.flags & LIVE != 0 && waits_timed(lock.sampler());
+    if timed {
+        blocked::begin_wait(lock, mode);
+    }
     let t0 = if timed { now() } else { 0 };
     let r = slow(state).await;
     (r, Hold::new(lock, contended(site, timed, t0)))

@@ -4,7 +4,7 @@
 
 use hotpath_core::op::{now, Here, Sampler, Wait};
 
-use crate::LockSite;
+use crate::{blocked, LockSite};
 
 /// The hold is timed: `start` is a clock reading.
 pub(crate) const TIMED: u8 = 1;
@@ -17,6 +17,11 @@ pub(crate) const LIVE: u8 = 4;
 pub(crate) const SAMPLED: u8 = 8;
 /// A read-write lock's acquisition (whose period [`SAMPLED`] uses).
 pub(crate) const RW: u8 = 16;
+/// Watched for waits (not contended itself, and the hold may be untimed or stand for
+/// more than itself): `start` is a clock reading and `wait` the site's count of waits
+/// begun when it was acquired ([`blocked::seen`]). If a wait began while it held, its
+/// hold is timed and stands for itself ([`blocked`]).
+pub(crate) const WATCHED: u8 = 32;
 
 // The id of a call site fits the 24 bits [`Held`] keeps it in.
 const _: () = assert!(hotpath_core::MAX_SITES < 1 << 24);
@@ -30,9 +35,10 @@ const _: () = assert!(hotpath_core::MAX_SITES < 1 << 24);
 /// several ns per acquisition).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Held {
-    /// Clock reading when the lock was acquired (timed acquisitions).
+    /// Clock reading when the lock was acquired (timed and watched acquisitions).
     start: u64,
-    /// Ticks waited (timed contended acquisitions).
+    /// Ticks waited (timed contended acquisitions), or the count of waits begun on the
+    /// site at acquisition ([`WATCHED`] ones).
     wait: u64,
     /// The innermost measured function at acquisition (0: none) in bits 0..32, the id of
     /// the mode's call site in bits 32..56, the flags in bits 56..64 (none: nothing to
@@ -69,7 +75,8 @@ impl Held {
     };
 
     /// An acquisition of the call site `site` by the function `function` (0: none),
-    /// held since the clock read `start`, after waiting `wait`.
+    /// held since the clock read `start`, after waiting `wait` (or, [`WATCHED`], when
+    /// `wait` waits had begun on the site).
     #[inline(always)]
     pub(crate) const fn new(start: u64, wait: u64, function: u32, site: u32, flags: u8) -> Held {
         Held {
@@ -112,7 +119,7 @@ impl Held {
         let bits = bits(
             self.bits as u32,
             self.site(),
-            flags & (LIVE | TIMED | SAMPLED | RW),
+            flags & (LIVE | TIMED | SAMPLED | RW | WATCHED),
         );
         self.release();
         *self = Held::NONE;
@@ -130,8 +137,8 @@ impl Held {
     }
 
     /// Holds again after a pause (an uncontended acquisition, timed if the hold before
-    /// the pause was); a condition variable's wait is charged to the innermost measured
-    /// function as lock waiting.
+    /// the pause was, watched if it was); a condition variable's wait is charged to the
+    /// innermost measured function as lock waiting.
     fn resume(p: Paused) -> Held {
         let flags = (p.bits >> 56) as u8;
         if flags & LIVE == 0 {
@@ -140,14 +147,19 @@ impl Held {
         let Some(here) = Here::get() else {
             return Held::NONE;
         };
-        let timed = flags & TIMED != 0;
-        let t = if timed || p.charge { now() } else { 0 };
+        let stamped = flags & (TIMED | WATCHED) != 0;
+        let seen = if flags & WATCHED != 0 {
+            blocked::seen(site_of(p.bits))
+        } else {
+            0
+        };
+        let t = if stamped || p.charge { now() } else { 0 };
         if p.charge && !here.in_op() {
             here.charge(Wait::Lock, t.saturating_sub(p.at));
         }
         Held {
-            start: if timed { t } else { 0 },
-            wait: 0,
+            start: if stamped { t } else { 0 },
+            wait: u64::from(seen),
             bits: p.bits,
         }
     }
@@ -173,22 +185,31 @@ impl Held {
 }
 
 /// Records an acquisition (see [`Held`] for the arguments) released just now into the
-/// calling thread's slot and holder table; the clock is read first.
+/// calling thread's slot and holder table; the clock is read first (after the load that
+/// says whether a watched hold made another acquisition wait, which times it).
 #[inline(never)]
 fn record(start: u64, wait: u64, bits: u64) {
     let flags = (bits >> 56) as u8;
-    let timed = flags & TIMED != 0;
+    let site = site_of(bits);
+    // How many acquisitions the hold stands for; 0: untimed. One that made another wait
+    // is timed whatever the countdown said, and stands for itself.
+    let w = if flags & WATCHED != 0 && blocked::since(site, wait as u32) {
+        1
+    } else if flags & TIMED != 0 {
+        weight(flags)
+    } else {
+        0
+    };
+    let timed = w != 0;
     let end = if timed { now() } else { 0 };
     let Some(here) = Here::get() else {
         return;
     };
-    let site = (bits >> 32) as u32 & 0xFF_FFFF;
     let Some(slot) = here.slot_of(site) else {
         return;
     };
     let contended = flags & CONTENDED != 0;
     let hold = end.saturating_sub(start);
-    let w = weight(flags);
     if timed {
         slot.record_op_n(hold, w);
         if contended {
@@ -354,7 +375,7 @@ mod tests {
 
     #[test]
     fn fields_round_trip_at_their_limits() {
-        let all = LIVE | TIMED | CONTENDED | SAMPLED | RW;
+        let all = LIVE | TIMED | CONTENDED | SAMPLED | RW | WATCHED;
         for (function, site, flags) in [
             (0, 0, 0),
             (u32::MAX, 0xFF_FFFF, 0xFF),
@@ -373,8 +394,8 @@ mod tests {
 
     #[test]
     fn the_flags_are_distinct_bits() {
-        let flags = [TIMED, CONTENDED, LIVE, SAMPLED, RW];
-        assert_eq!(flags.iter().fold(0, |a, f| a | f), 0b1_1111);
+        let flags = [TIMED, CONTENDED, LIVE, SAMPLED, RW, WATCHED];
+        assert_eq!(flags.iter().fold(0, |a, f| a | f), 0b11_1111);
         assert_eq!(Held::NONE.flags(), 0);
         assert_eq!(fields(&Held::NONE), (0, 0, 0));
     }

@@ -32,19 +32,24 @@
 //! an untimed uncontended acquisition reads no clock, and a sampled one stands for 16
 //! in the hold sums and percentiles. A contended acquisition is always timed (wait and
 //! hold) unless the rate is 0, and so is a condition variable's wait, whether or not the
-//! acquisition before it was: waits are what a lock costs the program. A guard that is
-//! never dropped (`mem::forget`, held at exit) is not counted.
+//! acquisition before it was: waits are what a lock costs the program. So is a hold that
+//! made another acquisition wait (its holder is charged with all of it, and it stands for
+//! itself): every acquisition reads the clock when it gets the lock (unless the rate is
+//! 0), and its release times the hold if a wait began on the site meanwhile (`blocked.rs`).
+//! A guard that is never dropped (`mem::forget`, held at exit) is not counted.
 //!
 //! ## Cost
 //!
 //! Uncontended and timed: two clock reads and single-writer stores into the releasing
-//! thread's slot and holder table; no lock, allocation or shared read-modify-write. See
-//! the facade's Performance section for measured numbers.
+//! thread's slot and holder table; no lock, allocation or shared read-modify-write.
+//! Uncontended and untimed (sampling): one clock read and two plain loads of the site's
+//! count of waits. See the facade's Performance section for measured numbers.
 //!
 //! ## Modules
 //!
 //! One idea a file: [`LockSite`] and its registry in `site.rs`; the hold of one
-//! acquisition and what its release records in `hold.rs`; the acquisition algorithms
+//! acquisition and what its release records in `hold.rs`; the holds that made others
+//! wait in `blocked.rs`; the acquisition algorithms
 //! (blocking, trying, awaited) in `acquire.rs`; [`ArcGuard`] in `arc_guard.rs`; the
 //! guard and pass-through macros every backend uses in `macros.rs`; a file per backend.
 #![deny(missing_docs)]
@@ -57,6 +62,7 @@ mod macros;
 
 mod acquire;
 mod arc_guard;
+mod blocked;
 mod hold;
 mod site;
 

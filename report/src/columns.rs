@@ -25,8 +25,8 @@ pub use io::{
     io_rows, io_writes, io_writes_any, DirectionRow, IoFunctionRow, IoRow,
 };
 pub use locks::{
-    debug, holder_rows, holders, mutex_rows, mutexes, rw_lock_rows, rw_locks, waits, waits_rows,
-    HolderRow, RwLockRow, WaitsRow,
+    any_sampled, debug, holder_rows, holders, mutex_rows, mutexes, rw_lock_rows, rw_locks, waits,
+    waits_rows, HolderRow, RwLockRow, WaitsRow, SAMPLED_LEGEND, SAMPLED_MARK,
 };
 pub use service::{http, server, sql, sql_rows, tokio, tokio_rows, TokioRow};
 pub use stacks::{stack_name, stack_rows, stacks, StackRow};

@@ -24,7 +24,7 @@ use super::section::Section;
 
 /// Version of the JSON layout; bumped on any incompatible change.
 pub const SCHEMA_VERSION: u32 = 7;
-/// Oldest layout version readers accept: versions 2 to 6 only added keys and sections to
+/// Oldest layout version readers accept: versions 2 to 7 only added keys and sections to
 /// version 1 (or, in 4, marked sampled times as such), so a version-1 report reads as a
 /// later one without them.
 pub const OLDEST_SCHEMA_VERSION: u32 = 1;

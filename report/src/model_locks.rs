@@ -80,8 +80,16 @@ pub struct LockMode {
     /// `try_lock`-style attempts that failed because the lock was taken (not
     /// acquisitions).
     pub try_failed: u64,
-    /// Acquisitions whose wait and hold were timed (`acquisitions` unless sampling).
+    /// Acquisitions whose wait and hold were timed (`acquisitions` unless sampling): the
+    /// size of the sample `wait_ns` and `hold_ns` describe.
     pub timed: u64,
+    /// Whether the `min`, `max` and percentiles of `wait_ns` and `hold_ns` are taken over
+    /// a sample: the `timed` acquisitions, fewer than `acquisitions`. A longer hold may
+    /// then have gone untimed, but not one that made another acquisition wait (those are
+    /// always timed), and every nonzero wait is timed. Absent before schema version 7:
+    /// read as `timed < acquisitions`.
+    #[serde(default)]
+    pub sampled: bool,
     /// Condition-variable waits made while holding (each ends one hold; the wait itself
     /// is neither wait nor hold here, and is charged to the function as lock waiting).
     pub condvar_waits: u64,

@@ -41,7 +41,27 @@ impl Report {
     /// Reads a JSON report of schema version [`OLDEST_SCHEMA_VERSION`] to
     /// [`SCHEMA_VERSION`], refusing others.
     pub fn from_json(text: &str) -> Result<Report, ReadError> {
-        read_versioned(text)
+        let mut r: Report = read_versioned(text)?;
+        r.mark_sampled_lock_dists();
+        Ok(r)
+    }
+
+    /// Before version 7 a [`LockMode`](crate::LockMode) did not say whether its
+    /// distributions were taken over a sample: they were when fewer acquisitions were
+    /// timed than made.
+    fn mark_sampled_lock_dists(&mut self) {
+        if self.schema_version >= 7 {
+            return;
+        }
+        let mutexes = self.mutexes.iter_mut().flatten().map(|e| &mut e.lock);
+        let rw_locks = self.rw_locks.iter_mut().flatten().flat_map(|e| {
+            [&mut e.read, &mut e.write]
+                .into_iter()
+                .chain(e.upgradable.as_mut())
+        });
+        for m in mutexes.chain(rw_locks) {
+            m.sampled = m.timed < m.acquisitions;
+        }
     }
 }
 
@@ -88,8 +108,9 @@ impl Fragment {
             unreachable!("a report serializes to a JSON object")
         };
         report.extend(all);
-        let part =
+        let mut part: Report =
             serde_json::from_value(serde_json::Value::Object(report)).map_err(ReadError::Json)?;
+        part.mark_sampled_lock_dists();
         Ok(Fragment {
             schema_version: h.schema_version,
             section: h.section,
@@ -121,4 +142,67 @@ fn read_versioned<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, ReadE
         return Err(ReadError::SchemaVersion { found });
     }
     serde_json::from_value(v).map_err(ReadError::Json)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::model::{LockMode, MutexEntry, Report, RwLockEntry};
+
+    /// A report of schema `version` with a mutex and an rw_lock's read mode timed `timed`
+    /// times of 10 acquisitions, written without `sampled` (as versions before 7 were).
+    fn written_without_sampled(version: u32, timed: u64) -> String {
+        let mode = LockMode {
+            acquisitions: 10,
+            timed,
+            ..LockMode::default()
+        };
+        let r = Report {
+            schema_version: version,
+            mutexes: Some(vec![MutexEntry {
+                name: "m".into(),
+                label: None,
+                file: "f.rs".into(),
+                line: 1,
+                backend: "std".into(),
+                type_name: "std::sync::Mutex<u8>".into(),
+                instances: 1,
+                lock: mode.clone(),
+            }]),
+            rw_locks: Some(vec![RwLockEntry {
+                name: "rw".into(),
+                label: None,
+                file: "f.rs".into(),
+                line: 2,
+                backend: "std".into(),
+                type_name: "std::sync::RwLock<u8>".into(),
+                instances: 1,
+                read: mode,
+                write: LockMode::default(),
+                upgradable: None,
+            }]),
+            ..Report::default()
+        };
+        let json = r.to_json();
+        assert_eq!(json.matches(",\"sampled\":false").count(), 3);
+        json.replace(",\"sampled\":false", "")
+    }
+
+    #[test]
+    fn an_older_report_is_sampled_where_fewer_acquisitions_were_timed_than_made() {
+        let r = Report::from_json(&written_without_sampled(6, 4)).unwrap();
+        let m = &r.mutexes.as_ref().unwrap()[0].lock;
+        let rw = &r.rw_locks.as_ref().unwrap()[0];
+        assert!(m.sampled && rw.read.sampled);
+        // The write mode made no acquisition: nothing to sample.
+        assert!(!rw.write.sampled);
+        let r = Report::from_json(&written_without_sampled(6, 10)).unwrap();
+        assert!(!r.mutexes.as_ref().unwrap()[0].lock.sampled);
+    }
+
+    #[test]
+    fn a_version_7_report_says_it_itself() {
+        // Absent in a version-7 report means not sampled: the writer always says it.
+        let r = Report::from_json(&written_without_sampled(7, 4)).unwrap();
+        assert!(!r.mutexes.as_ref().unwrap()[0].lock.sampled);
+    }
 }

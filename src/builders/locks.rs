@@ -75,6 +75,8 @@ impl<'a> Stats<'a> {
             contended: s.contended,
             try_failed: s.try_failed,
             timed: s.timed,
+            // Fewer timed than made: the extremes and percentiles are a sample's.
+            sampled: s.timed < s.calls,
             condvar_waits: s.condvar_waits,
             wait_ns,
             hold_ns,

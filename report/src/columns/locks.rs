@@ -3,8 +3,32 @@
 use super::{functions_with, percentile_title, wall, Cell, Column, Columns, Key, Show};
 use crate::format::{duration, percent, short_place};
 use crate::model::{
-    DebugEntry, Function, FunctionWaits, LockHolder, LockMode, MutexEntry, Report, RwLockEntry,
+    DebugEntry, Function, FunctionWaits, LockDist, LockHolder, LockMode, MutexEntry, Report,
+    RwLockEntry,
 };
+
+/// What marks a lock distribution's extreme or percentile taken over a sample of the
+/// acquisitions ([`LockMode::sampled`]); the tables' legend is [`SAMPLED_LEGEND`].
+pub const SAMPLED_MARK: &str = " *";
+
+/// The legend of [`SAMPLED_MARK`].
+pub const SAMPLED_LEGEND: &str =
+    "*: over the timed acquisitions only (sampling); every wait, and every hold that made another wait, is timed";
+
+/// The value `v` (an extreme or a percentile) of `d`, a distribution of `m`, marked
+/// when it is over a sample.
+fn sampled_value(m: &LockMode, d: Option<&LockDist>, v: impl Fn(&LockDist) -> Option<u64>) -> Cell {
+    match d.and_then(&v) {
+        Some(ns) if m.sampled => Cell::num(format!("{}{SAMPLED_MARK}", duration(ns)), ns as f64),
+        Some(ns) => Cell::duration(ns),
+        None => Cell::missing(),
+    }
+}
+
+/// Whether a table of `modes` shows a value over a sample (and so needs the legend).
+pub fn any_sampled<'a>(mut modes: impl Iterator<Item = &'a LockMode>) -> bool {
+    modes.any(|m| m.sampled && (m.wait_ns.is_some() || m.hold_ns.is_some()))
+}
 
 /// A function with its waits: a row of the `waits` table.
 pub type WaitsRow<'a> = (&'a Function, &'a FunctionWaits);
@@ -94,12 +118,7 @@ fn mode_columns<'a, R: 'a>(
     if let Some(&p) = r.percentiles.last() {
         c.push(Column::right(
             format!("Wait {}", percentile_title(p)),
-            move |x| {
-                Cell::opt(
-                    m(x).wait_ns.as_ref().and_then(|d| d.percentiles.get(p)),
-                    duration,
-                )
-            },
+            move |x| sampled_value(m(x), m(x).wait_ns.as_ref(), |d| d.percentiles.get(p)),
         ));
     }
     c.push(Column::right("Hold avg", move |x| {
@@ -108,16 +127,13 @@ fn mode_columns<'a, R: 'a>(
     for &p in &r.percentiles {
         c.push(
             Column::right(format!("Hold {}", percentile_title(p)), move |x| {
-                Cell::opt(
-                    m(x).hold_ns.as_ref().and_then(|d| d.percentiles.get(p)),
-                    duration,
-                )
+                sampled_value(m(x), m(x).hold_ns.as_ref(), |d| d.percentiles.get(p))
             })
             .only(Show::Exit),
         );
     }
     c.push(Column::right("Hold max", move |x| {
-        Cell::opt(m(x).hold_ns.as_ref().map(|d| d.max), duration)
+        sampled_value(m(x), m(x).hold_ns.as_ref(), |d| Some(d.max))
     }));
     // The exit report lists every holder in the table under this one.
     c.push(Column::left("Top holder (hold)", move |x| top_holder(r, m(x))).only(Show::Console));

@@ -41,12 +41,15 @@ pub(super) fn waits(r: &Report, status: Option<&ProfilerStatus>) -> Table {
     t
 }
 
-fn sampling_note(t: &mut Table, rate: Option<f64>) {
+fn sampling_note(t: &mut Table, rate: Option<f64>, sampled: bool) {
     if let Some(rate) = rate.filter(|r| *r < 1.0) {
         t.footer.push(format!(
             "{} of acquisitions timed, every one counted",
             percent(rate, 1.0)
         ));
+    }
+    if sampled {
+        t.footer.push(columns::SAMPLED_LEGEND.into());
     }
 }
 
@@ -73,7 +76,11 @@ pub(super) fn mutexes(r: &Report, status: Option<&ProfilerStatus>) -> Table {
     }
     t.footer
         .push("Enter shows the functions that acquired, waited and held".into());
-    sampling_note(&mut t, r.mutexes_time_sampling_rate);
+    sampling_note(
+        &mut t,
+        r.mutexes_time_sampling_rate,
+        columns::any_sampled(rows.iter().map(|e| &e.lock)),
+    );
     t
 }
 
@@ -106,7 +113,11 @@ pub(super) fn rw_locks(r: &Report, status: Option<&ProfilerStatus>) -> Table {
     }
     t.footer
         .push("Enter shows the functions that acquired, waited and held".into());
-    sampling_note(&mut t, r.rw_locks_time_sampling_rate);
+    sampling_note(
+        &mut t,
+        r.rw_locks_time_sampling_rate,
+        columns::any_sampled(rows.iter().map(|(_, _, m)| *m)),
+    );
     t
 }
 
