@@ -47,6 +47,7 @@
 //! | `async-lock` | `mutex!`/`rw_lock!` on `async_lock` locks, `hotpath::wrap::async_lock` |
 //! | `crossbeam`, `flume`, `async-channel`, `futures` | `channel!` on that crate's channels (`futures`: futures-channel) |
 //! | `sqlx` | `sqlx_tracing_layer()`: sqlx's queries per normalised query and issuing function (section `sql`) |
+//! | `tracing` | `hotpath::tracing::layer()`: the program's `tracing` spans as rows, measured as `async fn`s are (does not imply `hotpath`) |
 //! | `diesel` | `instrument_diesel_sql()`: the same from diesel's instrumentation, with errors |
 //! | `reqwest-0-12`, `reqwest-0-13` | `http!(client)` and `ReqwestHttpMiddleware` on reqwest (section `http`) |
 //! | `ureq-3` | `http!(config_builder)` and `UreqHttpMiddleware` on ureq 3 (section `http`) |

@@ -70,6 +70,21 @@ fn the_hotpath_feature_compiles_no_http_server_or_runtime_and_the_live_feature_d
     assert!(!live.contains("prometheus") && !live.contains("rmcp"));
 }
 
+/// `tracing` alone (no `hotpath`) is the no-op layer: tracing's crates and nothing of
+/// the profiler's runtime.
+#[test]
+fn the_tracing_feature_alone_compiles_no_profiler() {
+    let tracing = closure("tracing");
+    for needed in ["tracing-core", "tracing-subscriber"] {
+        assert!(tracing.contains(needed), "{needed}: {tracing:?}");
+    }
+    for absent in ["hotpath-core", "hotpath-report", "serde_json", "regex-lite"] {
+        assert!(!tracing.contains(absent), "{absent}: {tracing:?}");
+    }
+    let on = closure("hotpath,tracing");
+    assert!(on.contains("hotpath-core") && on.contains("tracing-subscriber"));
+}
+
 /// A hello world with one `#[hotpath::measure]`, built `--features hotpath` (no live
 /// feature) in a directory of its own, asked for the metrics and MCP servers at run
 /// time: one warning for each naming the feature to add, and the report all the same.

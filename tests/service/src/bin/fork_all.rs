@@ -2,7 +2,7 @@
 //!
 //! Every kind of registry is put in use first: measured functions (sync and async),
 //! allocations, `io!`, `channel!`, `stream!`, `future!`, `mutex!` and a `hotpath::wrap`
-//! lock, SQL (sqlx on a SQLite file), HTTP (an axum server and a reqwest client on
+//! lock, a `tracing` span, SQL (sqlx on a SQLite file), HTTP (an axum server and a reqwest client on
 //! loopback), `tokio_runtime!`, `val!`/`gauge!`, and, as the test's environment asks,
 //! stacks, the trace, the metrics server and CPU sampling. Then, for
 //! each rank the registries registered with `hotpath_core::fork` (listed, not known
@@ -42,6 +42,7 @@ async fn users(axum::extract::Path(id): axum::extract::Path<u32>) -> String {
 #[hotpath::measure]
 async fn use_everything(dir: &std::path::Path) {
     std::hint::black_box(work(1));
+    tracing::info_span!("span").in_scope(|| std::hint::black_box(work(2)));
     *COUNT.lock().unwrap() += 1;
     let by_location = hotpath::wrap::std::sync::Mutex::new(0u8);
     *by_location.lock().unwrap() += 1;
@@ -108,6 +109,8 @@ fn child(i: usize) -> ! {
     let mut sink = hotpath::io!(std::io::sink(), label = "child sink");
     sink.write_all(b"x").unwrap();
     hotpath::val!("phase").set(&"child");
+    // A span callsite first seen here: the tracing layer's table written in the child.
+    tracing::info_span!("child span").in_scope(|| std::hint::black_box(work(3)));
     // Ends the session in the child: its report (HOTPATH_REPORT_FORKS=1) reads every
     // registry.
     std::process::exit(0)
@@ -139,6 +142,7 @@ fn wait_bounded(pid: libc::pid_t, deadline: Duration) -> Option<libc::c_int> {
 fn main() {
     tracing_subscriber::registry()
         .with(hotpath::sqlx_tracing_layer())
+        .with(hotpath::tracing::layer())
         .init();
     let dir = tempfile::tempdir().unwrap();
     let rt = tokio::runtime::Builder::new_multi_thread()
