@@ -26,6 +26,17 @@ fn diesel_inserts_errors_and_the_users_instrumentation_is_kept() {
     assert_eq!((bad.calls, bad.errors), (1, Some(1)));
     let tx = find("INSERT INTO t (a) VALUES (?)", "sql_diesel::in_transaction");
     assert_eq!(tx.calls, 1);
+    // Issued inside a tracing span: the span's row (issue 28 item 2), and its SQL wait.
+    let spanned = find("SELECT a FROM t WHERE a = ?", "sql_diesel::select_in_span");
+    assert_eq!((spanned.calls, spanned.errors), (7, Some(0)));
+    let span = r
+        .functions
+        .iter()
+        .find(|f| f.name == "sql_diesel::select_in_span")
+        .expect("the span's row");
+    assert!(span.span && span.calls == 1);
+    let w = span.waits.as_ref().expect("the span's waits");
+    assert!(w.sql_ns > 0 && w.sql_ns <= w.own_ns, "{w:?}");
     for e in sql {
         let first = e.query.split(' ').next().unwrap().to_ascii_uppercase();
         assert!(

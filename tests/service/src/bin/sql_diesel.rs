@@ -1,7 +1,8 @@
 //! `sql_diesel PATH`: diesel on a SQLite file, with the program's own default
 //! instrumentation installed first (it counts `StartQuery` events and prints the count
 //! as `user_start_queries=N`): `insert50` makes 50 inserts, `broken` one query on a
-//! missing table, `in_transaction` one insert inside a transaction.
+//! missing table, `in_transaction` one insert inside a transaction, and a `tracing`
+//! span `select_in_span` (through `hotpath::tracing::layer()`) 7 selects.
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use diesel::connection::{Instrumentation, InstrumentationEvent, SimpleConnection};
@@ -48,6 +49,9 @@ fn in_transaction(conn: &mut SqliteConnection) {
 
 #[hotpath::main]
 fn main() {
+    use tracing_subscriber::layer::SubscriberExt;
+    let subscriber = tracing_subscriber::registry().with(hotpath::tracing::layer());
+    tracing::subscriber::set_global_default(subscriber).unwrap();
     let path = std::env::args().nth(1).unwrap();
     diesel::connection::set_default_instrumentation(user_instrumentation).unwrap();
     hotpath::instrument_diesel_sql().unwrap();
@@ -56,5 +60,13 @@ fn main() {
     insert50(&mut conn);
     assert!(broken(&mut conn));
     in_transaction(&mut conn);
+    // A span is the innermost measured scope while entered: its queries are its rows.
+    tracing::info_span!("select_in_span").in_scope(|| {
+        for _ in 0..7 {
+            diesel::sql_query("SELECT a FROM t WHERE a = 1")
+                .execute(&mut conn)
+                .unwrap();
+        }
+    });
     eprintln!("user_start_queries={}", USER_STARTS.load(Ordering::Relaxed));
 }
