@@ -197,7 +197,7 @@ impl<F: Future> MeasuredFuture<F> {
                 // The parent's poll (the frame below) waited for this call's suspended
                 // time: its wait was in this child.
                 let suspended = left.end.saturating_sub(st.first).saturating_sub(st.busy);
-                add_awaited(&e, suspended);
+                add_awaited(&e, suspended, st.awaited);
             }
         }
         r
@@ -225,13 +225,20 @@ pub(crate) fn awaited(e: &scope::Entered) -> u64 {
 }
 
 /// Adds `suspended` to the awaited time of the frame below `e`'s (its parent's poll, or
-/// a synchronous function, which does not read it).
+/// a synchronous function, which does not read it). A parent of the same site (direct
+/// recursion) gets the child's own `awaited` instead: the child's suspension is the
+/// function's own waiting, the part of it spent in other measured futures is not.
 #[inline(always)]
-fn add_awaited(e: &scope::Entered, suspended: u64) {
+fn add_awaited(e: &scope::Entered, suspended: u64, awaited: u64) {
     if let Some(parent) = (e.depth as usize)
         .checked_sub(1)
         .and_then(|d| e.shard.stack.frame(d))
     {
+        let suspended = if parent.site.load(std::sync::atomic::Ordering::Relaxed) == e.site {
+            awaited
+        } else {
+            suspended
+        };
         let seq = parent.seq.load(std::sync::atomic::Ordering::Relaxed);
         if parent.awaited_seq.get() == seq {
             parent.awaited.add(suspended);
@@ -354,7 +361,11 @@ fn first_poll_done<T>(
         // inside it would have made it wait (Pending) too.
         st.mode = DONE;
         left.slot.c.polls.add(1);
-        left.slot.c.busy.add(left.incl);
+        if left.outer {
+            left.slot.c.busy.add(left.incl);
+        } else {
+            left.slot.c.busy_nested.add(left.incl);
+        }
         if st.flow {
             left.slot.record2(left.incl);
         }
@@ -515,14 +526,26 @@ impl State {
         }
     }
 
+    /// Adds the call's busy and awaited time, standing for `w` calls: in the site's
+    /// totals when it is `outer`; a call nested in one of the same site (recursion) adds
+    /// its busy time apart (it is inside the outer call's) and its awaited time to the
+    /// outer call's through the frame below ([`add_awaited`]).
+    fn add_busy(&self, slot: &Slot, w: u64, outer: bool) {
+        if outer {
+            slot.c.busy.add(self.busy.wrapping_mul(w));
+            slot.c.awaited.add(self.awaited.wrapping_mul(w));
+        } else {
+            slot.c.busy_nested.add(self.busy.wrapping_mul(w));
+        }
+    }
+
     /// Records the future as one call ending at clock reading `end`: wall time from the
     /// first poll; self time and the meters summed over its polls.
     pub(crate) fn record(&self, slot: &'static Slot, end: u64, outer: bool) {
         slot.c.polls.add(self.polls);
         if self.weight > 1 {
             // Picked by the futures' sampling countdown: stands for `weight` calls.
-            slot.c.busy.add(self.busy.wrapping_mul(self.weight));
-            slot.c.awaited.add(self.awaited.wrapping_mul(self.weight));
+            self.add_busy(slot, self.weight, outer);
             slot.record2_n(self.busy, self.weight);
             slot.record_n(
                 end.saturating_sub(self.first),
@@ -534,8 +557,7 @@ impl State {
             );
             return;
         }
-        slot.c.busy.add(self.busy);
-        slot.c.awaited.add(self.awaited);
+        self.add_busy(slot, 1, outer);
         if self.flow {
             slot.record2(self.busy);
         }

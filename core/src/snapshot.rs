@@ -91,8 +91,12 @@ pub struct SiteStats {
     pub max_ns: u64,
     /// Async functions: polls of the timed futures.
     pub polls: u64,
-    /// Async functions: summed poll durations of the timed futures, ns.
+    /// Async functions: summed poll durations of the timed futures, ns; a call nested in
+    /// a call of the same site (recursion) counts once, in the outermost.
     pub busy_ns: u64,
+    /// Async functions: summed poll durations of every timed future, nested ones
+    /// included, ns (the sum of the busy distribution).
+    pub busy_sum_ns: u64,
     /// Async functions: futures dropped before completing.
     pub cancelled: u64,
     /// Async functions: time the timed futures spent suspended in measured child futures
@@ -427,6 +431,7 @@ pub fn snapshot() -> Snapshot {
                     max_ns,
                     polls: c.polls,
                     busy_ns: ns(c.busy),
+                    busy_sum_ns: ns(c.busy + c.busy_nested),
                     cancelled: c.cancelled,
                     awaited_ns: ns(c.awaited),
                     io_bytes: c.io_bytes,

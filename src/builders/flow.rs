@@ -13,7 +13,9 @@ use crate::report::{
 };
 
 /// A distribution of durations whose values add up to `total` ns; `None` when empty.
-fn dist(ctx: &Ctx<'_>, d: &Distribution, total: u64) -> Option<DistNs> {
+/// The distribution `d`, whose values add up to `sum`; `total` is `sum` but for the
+/// futures of a site whose calls nest (recursion), where it counts the outermost calls.
+fn dist(ctx: &Ctx<'_>, d: &Distribution, total: u64, sum: u64) -> Option<DistNs> {
     let count = d.count();
     if count == 0 {
         return None;
@@ -22,12 +24,12 @@ fn dist(ctx: &Ctx<'_>, d: &Distribution, total: u64) -> Option<DistNs> {
     Some(DistNs {
         count,
         total,
-        mean: total / count,
+        mean: sum / count,
         min,
         max,
         percentiles: ctx.percentiles(|p| d.percentile(p)),
         hist: Some(Histogram {
-            sum: total,
+            sum,
             buckets: d.buckets(),
         }),
     })
@@ -73,7 +75,7 @@ pub(super) fn channels(ctx: &Ctx<'_>, r: &mut Report) -> bool {
                     total_ns: f.blocked_ns,
                     max_ns: f.blocked_max_ns,
                 }),
-                latency_ns: s.and_then(|s| dist(ctx, &s.time, s.sum_ns)),
+                latency_ns: s.and_then(|s| dist(ctx, &s.time, s.sum_ns, s.sum_ns)),
             }
         })
         .collect();
@@ -112,7 +114,7 @@ pub(super) fn streams(ctx: &Ctx<'_>, r: &mut Report) -> bool {
                 pending: f.map_or(0, |f| f.pending),
                 completed: f.map_or(0, |f| f.completed),
                 dropped: f.map_or(0, |f| f.dropped),
-                first_item_ns: s.and_then(|s| dist(ctx, &s.time, s.sum_ns)),
+                first_item_ns: s.and_then(|s| dist(ctx, &s.time, s.sum_ns, s.sum_ns)),
                 busy_ns,
             }
         })
@@ -147,8 +149,10 @@ pub(super) fn futures(ctx: &Ctx<'_>, r: &mut Report) -> bool {
                 completed: s.calls.saturating_sub(s.cancelled + never_polled),
                 cancelled: s.cancelled,
                 never_polled,
-                lifetime_ns: dist(ctx, &s.time, s.sum_ns),
-                busy_ns: dist(ctx, &s.flow.busy, s.busy_ns),
+                // A future polled inside a call of its own site (recursion) counts once
+                // in the totals, in the outermost call, as a function's wall time does.
+                lifetime_ns: dist(ctx, &s.time, s.total_ns, s.sum_ns),
+                busy_ns: dist(ctx, &s.flow.busy, s.busy_ns, s.busy_sum_ns),
             }
         })
         .collect();
