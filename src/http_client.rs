@@ -14,6 +14,18 @@
 //! everything else about the response stays as it was.
 
 //!
+//! Allocations (`hotpath-alloc`): the middleware's own work and the boxes it makes are
+//! the profiler's. What stays charged to the function that sends a request through
+//! `http!(reqwest::Client)` is reqwest-middleware's: `client.get(url)` copies the
+//! client's middleware stack (one allocation of 16 bytes, freed when the request is
+//! sent), and it frees the box of the middleware's future (8 bytes: a pointer to the
+//! future, whose own box is the profiler's). With `http!`'s client the box
+//! reqwest-middleware makes for the client's call past the last middleware is the
+//! profiler's too (it exists only because of the middleware); a middleware added after
+//! hotpath's to that client (`ClientBuilder::from`) then has its own box left out of the
+//! program's allocations. `ReqwestHttpMiddleware` added to a program's own stack leaves
+//! that box to the program, as it would be without hotpath.
+//!
 //! Without the `hotpath` feature the middleware only forwards the request.
 
 /// A request in progress: its endpoint's site (looked up before the request is sent,
@@ -220,6 +232,53 @@ impl<B: http_body::Body> http_body::Body for TimedBody<B> {
     }
 }
 
+/// Runs `f` as the profiler's work: its allocations are not charged to the program.
+#[cfg(any(feature = "reqwest-0-12", feature = "reqwest-0-13"))]
+#[inline]
+fn internal<R>(f: impl FnOnce() -> R) -> R {
+    #[cfg(feature = "hotpath")]
+    {
+        hotpath_core::internal(f)
+    }
+    #[cfg(not(feature = "hotpath"))]
+    {
+        f()
+    }
+}
+
+/// A boxed future whose box is the profiler's (allocated under [`internal`] by who made
+/// it): freed under [`internal`] as soon as the future completes, when only the box is
+/// left to free. Dropped before it completes, the future is dropped as usual, in the
+/// program's time (what it held is the program's), its box with it.
+#[cfg(any(feature = "reqwest-0-12", feature = "reqwest-0-13"))]
+struct Internal<F: ?Sized>(Option<std::pin::Pin<Box<F>>>);
+
+#[cfg(any(feature = "reqwest-0-12", feature = "reqwest-0-13"))]
+impl<F: std::future::Future + ?Sized> Internal<F> {
+    fn new(f: std::pin::Pin<Box<F>>) -> Self {
+        Internal(Some(f))
+    }
+}
+
+#[cfg(any(feature = "reqwest-0-12", feature = "reqwest-0-13"))]
+impl<F: std::future::Future + ?Sized> std::future::Future for Internal<F> {
+    type Output = F::Output;
+
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<F::Output> {
+        let f = self
+            .0
+            .as_mut()
+            .expect("hotpath: a request's future polled after it completed");
+        let r = std::task::ready!(f.as_mut().poll(cx));
+        let done = self.0.take();
+        internal(|| drop(done));
+        std::task::Poll::Ready(r)
+    }
+}
+
 macro_rules! reqwest_middleware_impl {
     ($modname:ident, $reqwest:ident, $mw:ident) => {
         pub mod $modname {
@@ -231,6 +290,10 @@ macro_rules! reqwest_middleware_impl {
             pub struct ReqwestHttpMiddleware {
                 pub(crate) label: Option<&'static str>,
                 pub(crate) bodies: bool,
+                /// Made by `http!`, the client's only middleware: the future
+                /// reqwest-middleware boxes past the last middleware (`Next::run`)
+                /// exists only because of it, and is the profiler's.
+                pub(crate) sole: bool,
             }
 
             impl ReqwestHttpMiddleware {
@@ -239,6 +302,7 @@ macro_rules! reqwest_middleware_impl {
                     ReqwestHttpMiddleware {
                         label: None,
                         bodies: false,
+                        sole: false,
                     }
                 }
 
@@ -247,6 +311,7 @@ macro_rules! reqwest_middleware_impl {
                     ReqwestHttpMiddleware {
                         label: Some(label),
                         bodies: false,
+                        sole: false,
                     }
                 }
 
@@ -260,9 +325,9 @@ macro_rules! reqwest_middleware_impl {
                 }
             }
 
-            #[async_trait::async_trait]
-            impl Middleware for ReqwestHttpMiddleware {
-                async fn handle(
+            impl ReqwestHttpMiddleware {
+                /// One request through the middleware.
+                async fn run(
                     &self,
                     req: Request,
                     extensions: &mut http::Extensions,
@@ -279,13 +344,42 @@ macro_rules! reqwest_middleware_impl {
                             path: url.path(),
                         },
                     );
-                    let r = next.run(req, extensions).await;
+                    let r = if self.sole {
+                        // Past the last middleware `run` only boxes the client's call.
+                        super::Internal::new(super::internal(|| next.run(req, extensions))).await
+                    } else {
+                        next.run(req, extensions).await
+                    };
                     let status = r.as_ref().ok().map(|r| r.status().as_u16());
                     let rec = super::finish(start, status);
                     match (r, rec) {
                         (Ok(resp), Some(rec)) if self.bodies => Ok(time_body(resp, rec)),
                         (r, _) => r,
                     }
+                }
+            }
+
+            /// `Middleware` as `#[async_trait]` would write it, but with the boxes made
+            /// as the profiler's work (see [`super::Internal`]): the request's future in
+            /// a box of its own, allocated and freed under `hotpath_core::internal`, in
+            /// the box reqwest-middleware frees, which holds one pointer.
+            impl Middleware for ReqwestHttpMiddleware {
+                fn handle<'life0, 'life1, 'life2, 'async_trait>(
+                    &'life0 self,
+                    req: Request,
+                    extensions: &'life1 mut http::Extensions,
+                    next: Next<'life2>,
+                ) -> ::std::pin::Pin<
+                    Box<dyn ::std::future::Future<Output = Result<Response>> + Send + 'async_trait>,
+                >
+                where
+                    'life0: 'async_trait,
+                    'life1: 'async_trait,
+                    'life2: 'async_trait,
+                    Self: 'async_trait,
+                {
+                    let fut = self.run(req, extensions, next);
+                    super::internal(|| Box::pin(super::Internal::new(Box::pin(fut))))
                 }
             }
 
@@ -326,7 +420,11 @@ macro_rules! reqwest_middleware_impl {
                 bodies: bool,
             ) -> ::$mw::ClientWithMiddleware {
                 ::$mw::ClientBuilder::new(client)
-                    .with(ReqwestHttpMiddleware { label, bodies })
+                    .with(ReqwestHttpMiddleware {
+                        label,
+                        bodies,
+                        sole: true,
+                    })
                     .build()
             }
         }
