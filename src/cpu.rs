@@ -146,13 +146,26 @@ impl CpuRun {
                 crate::report::format::duration(after)
             ));
         }
+        let clocked = hotpath_cpu::clocked_threads();
+        if clocked > 0 {
+            notes.push(format!(
+                "{clocked} thread{} block{} the sampling signal ({signal}): {} measured calls \
+                 read {} CPU clock instead (exact CPU time, about 0.5 µs more per call)",
+                if clocked == 1 { "" } else { "s" },
+                if clocked == 1 { "s" } else { "" },
+                if clocked == 1 { "its" } else { "their" },
+                if clocked == 1 { "its" } else { "their" },
+            ));
+        }
         let blocked = hotpath_cpu::blocked_threads();
         if blocked > 0 {
             notes.push(format!(
                 "{blocked} thread{} that ran measured code block{} the sampling signal \
-                 ({signal}): {} CPU time is not sampled, so it counts as waiting",
+                 ({signal}) since {} first measured call: {} CPU time since then is not \
+                 sampled, so it counts as waiting",
                 if blocked == 1 { "" } else { "s" },
                 if blocked == 1 { "s" } else { "" },
+                if blocked == 1 { "its" } else { "their" },
                 if blocked == 1 { "its" } else { "their" },
             ));
         }

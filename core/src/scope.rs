@@ -142,7 +142,7 @@ fn enter_sampled(id: u32, sampler: Sampler) -> Entry {
         slot,
         id,
         clock::is_tsc(),
-        state::exact_cpu(),
+        shard.exact_cpu(),
         extras(),
         None,
     ))
@@ -196,7 +196,7 @@ pub(crate) fn enter_flow_slow(site: &'static CallSite) -> (Entry, u64) {
         slot,
         site.id(),
         clock::is_tsc(),
-        state::exact_cpu(),
+        shard.exact_cpu(),
         extras(),
         None,
     );
@@ -221,7 +221,7 @@ pub(crate) fn enter_timed(site: &'static CallSite, inherit: Option<CtxRef>) -> O
         slot,
         id,
         clock::is_tsc(),
-        state::exact_cpu(),
+        shard.exact_cpu(),
         extras(),
         inherit,
     ))

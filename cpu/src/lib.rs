@@ -320,9 +320,16 @@ pub fn check_sampling() -> Option<u64> {
 }
 
 /// Threads that ran measured code while blocking the sampling signal (alive now, or
-/// exited that way since sampling started): their CPU time is not sampled.
+/// exited that way since sampling started) after their sampler was armed: their CPU
+/// time is not sampled.
 pub fn blocked_threads() -> u64 {
     sys::blocked_threads()
+}
+
+/// Threads that blocked the sampling signal when they first ran measured code in the
+/// session: their measured scopes read their CPU clock instead (exact CPU time).
+pub fn clocked_threads() -> u64 {
+    sys::clocked_threads()
 }
 
 /// The name of the sampling signal (a real-time signal: `SIGRTMAX`, `SIGRTMAX-1`, ...).

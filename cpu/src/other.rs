@@ -58,6 +58,10 @@ pub(crate) fn blocked_threads() -> u64 {
     0
 }
 
+pub(crate) fn clocked_threads() -> u64 {
+    0
+}
+
 pub(crate) fn signal_name() -> String {
     String::new()
 }

@@ -19,7 +19,12 @@ pub(super) fn function(ctx: &Ctx<'_>, s: &SiteStats, wall: u64) -> Option<Functi
     let (cpu_ns, self_cpu_ns) = if exact {
         (Ctx::scaled(s, c.ns), Ctx::scaled(s, c.self_ns))
     } else {
-        (c.samples * run.period_ns, c.self_samples * run.period_ns)
+        // Samples, and the CPU clock of the threads that block the sampling signal
+        // (they read it instead: `hotpath_cpu::clocked_threads`).
+        (
+            c.samples * run.period_ns + Ctx::scaled(s, c.ns),
+            c.self_samples * run.period_ns + Ctx::scaled(s, c.self_ns),
+        )
     };
     let hw = exact && run.hw_unavailable.is_none();
     Some(FunctionCpu {
@@ -81,7 +86,10 @@ pub(super) fn build(ctx: &Ctx<'_>, r: &mut Report, notes: &mut Vec<String>) -> b
         crate::CpuMode::Exact => (None, snap.cpu.attributed_ns),
         _ => {
             let sampled = snap.cpu.samples * run.period_ns;
-            let inside = (snap.cpu.samples - snap.cpu.samples_outside) * run.period_ns;
+            // With what the threads that block the sampling signal read on their CPU
+            // clock inside measured scopes.
+            let inside = (snap.cpu.samples - snap.cpu.samples_outside) * run.period_ns
+                + snap.cpu.attributed_ns;
             (Some(sampled), inside)
         }
     };

@@ -76,6 +76,9 @@ pub type Reader = fn() -> CpuDelta;
 pub type ThreadHook = fn();
 
 static READER: AtomicPtr<()> = AtomicPtr::new(std::ptr::null_mut());
+/// In sampled mode, what a thread whose samples cannot arrive reads instead (see
+/// [`this_thread_unsampled`]).
+static UNSAMPLED: AtomicPtr<()> = AtomicPtr::new(std::ptr::null_mut());
 static ON_START: AtomicPtr<()> = AtomicPtr::new(std::ptr::null_mut());
 static ON_EXIT: AtomicPtr<()> = AtomicPtr::new(std::ptr::null_mut());
 
@@ -93,13 +96,35 @@ pub fn exact() -> bool {
     crate::state::exact_cpu()
 }
 
+/// The reader of the threads that cannot be sampled (sampled mode), or `None`.
+pub fn set_unsampled_reader(reader: Option<Reader>) {
+    UNSAMPLED.store(
+        reader.map_or(std::ptr::null_mut(), |f| f as *mut ()),
+        Relaxed,
+    );
+}
+
+/// The calling thread cannot be sampled (it blocks the sampling signal): until the next
+/// session its measured scopes read the CPU clock at entry and exit, with the reader of
+/// [`set_unsampled_reader`], as in exact mode. Called by the thread-start hook.
+pub fn this_thread_unsampled() {
+    if let Some(shard) = crate::registry::current_raw() {
+        shard.read_cpu_clock();
+    }
+}
+
 #[inline]
 pub(crate) fn reading() -> CpuDelta {
-    let p = READER.load(Relaxed);
+    let mut p = READER.load(Relaxed);
+    if p.is_null() {
+        // Sampled mode: only the scopes of a thread that cannot be sampled read one.
+        p = UNSAMPLED.load(Relaxed);
+    }
     if p.is_null() {
         return CpuDelta::ZERO;
     }
-    // SAFETY: `READER` only ever holds null or a `Reader` stored by `set_exact`.
+    // SAFETY: `READER` and `UNSAMPLED` only ever hold null or a `Reader`, stored by
+    // `set_exact` and `set_unsampled_reader`.
     let f: Reader = unsafe { std::mem::transmute::<*mut (), Reader>(p) };
     f()
 }

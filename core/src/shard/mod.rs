@@ -97,6 +97,9 @@ pub struct Shard {
     /// The epoch in which the thread-start hook last ran.
     #[cfg(feature = "cpu")]
     armed_epoch: AtomicU64,
+    /// 1: this thread's scopes read the CPU clock though the mode is sampled (it cannot
+    /// be sampled, [`crate::meter::cpu::this_thread_unsampled`]); until the next session.
+    pub(crate) cpu_clock: Cnt,
 }
 
 impl Shard {
@@ -123,7 +126,25 @@ impl Shard {
             samples_outside: Cnt::new(),
             #[cfg(feature = "cpu")]
             armed_epoch: AtomicU64::new(0),
+            cpu_clock: Cnt::new(),
         }
+    }
+
+    /// Whether this thread's scopes read the CPU clock (exact mode, or a thread that
+    /// cannot be sampled).
+    #[inline(always)]
+    pub(crate) fn exact_cpu(&self) -> bool {
+        state::exact_cpu() || self.cpu_clock.get() != 0
+    }
+
+    /// From now on (this session) this thread's scopes read the CPU clock: never the
+    /// inline paths, which do not (owner only).
+    #[cfg_attr(not(feature = "cpu"), allow(dead_code))]
+    pub(crate) fn read_cpu_clock(&self) {
+        self.cpu_clock.set(1);
+        self.key.set(0);
+        self.sample_key.set(0);
+        self.extra_key.set(0);
     }
 
     /// A new shard on the heap (never built on the stack).
@@ -163,6 +184,7 @@ impl Shard {
         if self.epoch.load(Relaxed) != epoch {
             self.reset_stats();
             self.epoch.store(epoch, Relaxed);
+            self.cpu_clock.set(0);
             if sampling::seeded() {
                 self.sampling.restart();
             }
@@ -170,15 +192,25 @@ impl Shard {
         let key = state::key();
         self.synced.set(key);
         let (every, tsc, extras) = state::key_parts(key);
-        self.key.set(if tsc && every && !extras { key } else { 0 });
-        self.sample_key
-            .set(if tsc && !every && !extras && !state::exact_cpu() {
+        // The inline paths read no CPU clock: not for a thread that must.
+        let inline = self.cpu_clock.get() == 0;
+        self.key.set(if tsc && every && !extras && inline {
+            key
+        } else {
+            0
+        });
+        self.sample_key.set(
+            if tsc && !every && !extras && !state::exact_cpu() && inline {
                 key
             } else {
                 0
-            });
-        self.extra_key
-            .set(if tsc && every && extras { key } else { 0 });
+            },
+        );
+        self.extra_key.set(if tsc && every && extras && inline {
+            key
+        } else {
+            0
+        });
         self.extra_bits.set(crate::stacks::bits());
         if extras {
             // Frames pushed before the stacks came on hold no node, or a stale one

@@ -20,5 +20,5 @@ pub(crate) use clock::{monotonic_ns, process_cpu_ns, thread_cpu_ns, thread_switc
 pub(crate) use exact::start_exact;
 pub(crate) use perf::simulate_failures;
 pub(crate) use sampler::{
-    blocked_threads, check_sampling, signal_name, start_sampling, stop_sampling,
+    blocked_threads, check_sampling, clocked_threads, signal_name, start_sampling, stop_sampling,
 };

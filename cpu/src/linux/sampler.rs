@@ -84,6 +84,9 @@ static ALL_ARMED: fork::Mutex<Vec<(u8, i64, libc::pid_t)>> =
     fork::Mutex::new(Rank::CpuArmed, Vec::new()).in_child(|all| all.clear());
 /// Threads that exited with the sampling signal blocked, since sampling started.
 static BLOCKED_EXITED: AtomicU64 = AtomicU64::new(0);
+/// Threads that blocked the sampling signal when they first ran measured code in the
+/// session: not sampled, their scopes read their CPU clock instead.
+static CLOCKED: AtomicU64 = AtomicU64::new(0);
 /// `CLOCK_MONOTONIC` ns when sampling stopped because the program took the signal over
 /// (0: it did not).
 static STOPPED_AT: AtomicU64 = AtomicU64::new(0);
@@ -337,6 +340,9 @@ fn arm_current() {
         return;
     }
     disarm_current();
+    if read_clock_if_blocked() {
+        return;
+    }
     let period = PERIOD_NS.load(Relaxed);
     let armed = match SOURCE.load(Relaxed) {
         PERF => arm_perf(period)
@@ -347,6 +353,26 @@ fn arm_current() {
     };
     if let Ok(a) = armed {
         set_armed(a);
+    }
+}
+
+/// When the calling thread blocks the sampling signal, its samples could never arrive:
+/// its measured scopes read its CPU clock instead (as in exact mode), and no sampler is
+/// armed for it. Returns whether it does.
+fn read_clock_if_blocked() -> bool {
+    if !signal_blocked_here() {
+        return false;
+    }
+    core_cpu::this_thread_unsampled();
+    CLOCKED.fetch_add(1, Relaxed);
+    true
+}
+
+/// The calling thread's CPU clock, for the threads that cannot be sampled.
+fn read_thread_clock() -> core_cpu::CpuDelta {
+    core_cpu::CpuDelta {
+        ns: thread_cpu_ns().unwrap_or(0),
+        ..core_cpu::CpuDelta::ZERO
     }
 }
 
@@ -403,7 +429,9 @@ pub(crate) fn start_sampling(cfg: &SamplerConfig) -> Result<SamplingInfo, CpuErr
     install_handler()?;
     PERIOD_NS.store(period, Relaxed);
     BLOCKED_EXITED.store(0, Relaxed);
+    CLOCKED.store(0, Relaxed);
     STOPPED_AT.store(0, Relaxed);
+    core_cpu::set_unsampled_reader(Some(read_thread_clock));
     SAMPLING.store(true, Relaxed);
     // Try the preferred source on this thread; every later thread uses what worked here.
     let (source, fallback_reason, armed) = match cfg.force {
@@ -430,7 +458,14 @@ pub(crate) fn start_sampling(cfg: &SamplerConfig) -> Result<SamplingInfo, CpuErr
         }
     };
     disarm_current();
-    set_armed(armed);
+    if !read_clock_if_blocked() {
+        set_armed(armed);
+    } else if armed.0 == PERF {
+        close(armed.1 as libc::c_int);
+    } else {
+        // SAFETY: the timer just made on this thread, deleted once.
+        unsafe { libc::timer_delete(armed.1 as libc::timer_t) };
+    }
     SOURCE.store(armed.0, Relaxed);
     core_cpu::set_thread_hooks(Some(arm_current), Some(disarm_current));
     Ok(SamplingInfo {
@@ -457,6 +492,7 @@ fn in_fork_child(_installed: &mut bool) {
 
 pub(crate) fn stop_sampling() {
     SAMPLING.store(false, Relaxed);
+    core_cpu::set_unsampled_reader(None);
     core_cpu::set_thread_hooks(None, None);
     disarm_current();
     disarm_all(true);
@@ -492,6 +528,12 @@ pub(crate) fn check_sampling() -> Option<u64> {
         0 => None,
         t => Some(t),
     }
+}
+
+/// Threads measured by their CPU clock this session: they blocked the sampling signal
+/// when they first ran measured code.
+pub(crate) fn clocked_threads() -> u64 {
+    CLOCKED.load(Relaxed)
 }
 
 /// Threads that ran measured code with the sampling signal blocked: alive now (their
