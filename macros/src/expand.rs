@@ -60,16 +60,67 @@ pub enum AsyncAs {
     Both,
 }
 
+impl AsyncAs {
+    /// The site kind and the `MeasuredFuture` constructor.
+    fn kind_and_ctor(self) -> (&'static str, proc_macro2::Ident) {
+        match self {
+            AsyncAs::Function => ("AsyncFunction", format_ident!("new")),
+            AsyncAs::Future => ("Future", format_ident!("flow")),
+            AsyncAs::Both => ("AsyncFunctionFuture", format_ident!("flow")),
+        }
+    }
+}
+
+/// The call `Box::pin(async move { .. })` when it is the whole body, as `#[async_trait]`
+/// writes an `async fn` of a trait (any path ending in `Box::pin`, `async` with or without
+/// `move`, nothing else). Such a function only makes the future its caller awaits, so the
+/// future is what gets measured. The same shape as `attr::item`'s token-level check, which
+/// lets `#[future_fn]` accept such a function in both builds.
+fn boxed_async_block(block: &Block) -> Option<&syn::ExprCall> {
+    let [syn::Stmt::Expr(syn::Expr::Call(call), None)] = block.stmts.as_slice() else {
+        return None;
+    };
+    let syn::Expr::Path(f) = &*call.func else {
+        return None;
+    };
+    let segs = &f.path.segments;
+    let is_box_pin = f.qself.is_none()
+        && f.attrs.is_empty()
+        && call.attrs.is_empty()
+        && segs.len() >= 2
+        && segs.iter().all(|s| s.arguments.is_none())
+        && segs[segs.len() - 2].ident == "Box"
+        && segs[segs.len() - 1].ident == "pin";
+    let is_async_block =
+        matches!(call.args.first(), Some(syn::Expr::Async(a)) if a.attrs.is_empty());
+    (is_box_pin && call.args.len() == 1 && is_async_block).then_some(call)
+}
+
 /// The instrumented body of a function with signature `sig`.
 fn body(sig: &Signature, block: &Block, label: Option<TokenStream>, as_: AsyncAs) -> Block {
     let span = sig.ident.span();
     let stmts = &block.stmts;
-    let tokens = if sig.asyncness.is_some() {
-        let (kind, ctor) = match as_ {
-            AsyncAs::Function => ("AsyncFunction", format_ident!("new")),
-            AsyncAs::Future => ("Future", format_ident!("flow")),
-            AsyncAs::Both => ("AsyncFunctionFuture", format_ident!("flow")),
-        };
+    let tokens = if let (None, Some(call)) = (sig.asyncness, boxed_async_block(block)) {
+        // `Box::pin(async move { .. })`: the async block measured in its place, in the box
+        // the function returns. The block is moved as it is (its captures, its `Send`ness
+        // and lifetimes are those of the code written; `MeasuredFuture` is `Send` and
+        // outlives a lifetime exactly when the block does), so the box coerces to the same
+        // return type; the site is an item of the function, named by it.
+        let (kind, ctor) = as_.kind_and_ctor();
+        let site = site(kind, label, span);
+        let mut call = call.clone();
+        let inner = call.args.pop().expect("one argument");
+        call.args.push(syn::parse_quote_spanned! {span=>
+            ::hotpath::__private::MeasuredFuture::#ctor(&__HOTPATH_SITE, #inner)
+        });
+        quote_spanned! {span=>
+            {
+                #site
+                #call
+            }
+        }
+    } else if sig.asyncness.is_some() {
+        let (kind, ctor) = as_.kind_and_ctor();
         let site = site(kind, label, span);
         // Tells the compiler the async block's output type, so that `return x.into()` and
         // `?` infer as they did in the `async fn` (skipped when the type has `impl Trait`).

@@ -94,6 +94,13 @@ pub fn main(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// first poll to `Ready`, polls, busy time). The row is named by the function's path,
 /// e.g. `my_crate::parser::Parser::parse` or `<my_crate::Point as core::fmt::Display>::fmt`.
 ///
+/// A function whose whole body is `Box::pin(async move { .. })` (with any path to `Box`)
+/// is measured as the future it returns, like an `async fn`. That is what `#[async_trait]`
+/// makes of an `async fn` before this attribute runs (the impl's attribute expands
+/// first), so `#[measure]` on a method of an `#[async_trait]` impl, and `#[measure_all]`
+/// above or below `#[async_trait]`, measure the method's future; it stays `Send` when it
+/// was, and `?Send` impls work the same way.
+///
 /// Arguments: `label = "name"` (shown instead of the path); `future = true` (only on an
 /// `async fn`) also reports the calls in the futures section (lifetime and busy time
 /// per call, futures never polled); `log = bool` is accepted for source compatibility
@@ -126,7 +133,9 @@ pub fn measure(attr: TokenStream, item: TokenStream) -> TokenStream {
     }
 }
 
-/// Measures an `async fn` as a future: its calls are a row of the futures section
+/// Measures an `async fn` (or, as [`macro@measure`], a function that only returns
+/// `Box::pin(async move { .. })`, such as an `#[async_trait]` method) as a future: its
+/// calls are a row of the futures section
 /// (calls, polls, completed, cancelled, lifetime and busy time per call), not of the
 /// timing section. `log = bool` is accepted for source compatibility and ignored.
 /// Calls are timed at `HOTPATH_FUTURES_TIME_SAMPLING_RATE`.

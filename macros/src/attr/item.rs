@@ -84,9 +84,61 @@ fn classify(item: &TokenStream) -> ItemKind {
     ItemKind::Other
 }
 
-/// Checks that `#[hotpath::<attr>]` sits on a function it can measure.
+/// Whether the function's body is only `Box::pin(async move { .. })` (any path ending in
+/// `Box::pin`, `async` with or without `move`): an `async fn` as `#[async_trait]` rewrites
+/// it, measured as the future it returns. The token-level twin of `expand`'s check.
+fn boxes_an_async_block(item: &TokenStream) -> bool {
+    let Some(TokenTree::Group(body)) = item.clone().into_iter().last() else {
+        return false;
+    };
+    let toks: Vec<TokenTree> = body.stream().into_iter().collect();
+    let Some((TokenTree::Group(args), mut path)) = toks.split_last() else {
+        return false;
+    };
+    // `[::] a :: b :: .. :: Box :: pin`
+    let mut idents = Vec::new();
+    while !path.is_empty() {
+        match path {
+            [TokenTree::Punct(a), TokenTree::Punct(b), tail @ ..]
+                if a.as_char() == ':' && b.as_char() == ':' =>
+            {
+                path = tail
+            }
+            _ if idents.is_empty() => {}
+            _ => return false,
+        }
+        let [TokenTree::Ident(i), tail @ ..] = path else {
+            return false;
+        };
+        idents.push(i.to_string());
+        path = tail;
+    }
+    let is_box_pin = idents.len() >= 2 && idents[idents.len() - 2..] == ["Box", "pin"];
+    let arg: Vec<String> = args
+        .stream()
+        .into_iter()
+        .map(|t| match t {
+            TokenTree::Group(g) if g.delimiter() == Delimiter::Brace => "{}".to_string(),
+            t => t.to_string(),
+        })
+        .collect();
+    let is_async_block = matches!(
+        arg.iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>()
+            .as_slice(),
+        ["async", "{}"] | ["async", "move", "{}"]
+    );
+    args.delimiter() == Delimiter::Parenthesis && is_box_pin && is_async_block
+}
+
+/// Checks that `#[hotpath::<attr>]` sits on a function it can measure. `need_async`: an
+/// `async fn`, or a function that only boxes an async block (`#[async_trait]`'s shape).
 pub fn expect_fn(item: &TokenStream, attr: &str, need_async: bool) -> Result<(bool, Ident), Error> {
     match classify(item) {
+        ItemKind::Fn { is_async: false, is_const: false, name } if need_async && boxes_an_async_block(item) => {
+            Ok((true, name))
+        }
         ItemKind::Fn { is_const: true, name, .. } => Err(Error::new(
             name.span(),
             format!("`#[hotpath::{attr}]` cannot measure a `const fn`: its body may run at compile time"),

@@ -358,6 +358,67 @@ fn async_panics_propagate_unchanged() {
 }
 
 // ---------------------------------------------------------------------------------------
+// #[async_trait] methods: #[measure] on the method, #[measure_all] below and above
+// ---------------------------------------------------------------------------------------
+
+#[async_trait::async_trait]
+trait Teller {
+    async fn tell(&self, x: u32) -> Result<u32, String>;
+}
+
+struct Plain;
+struct OnMethod;
+struct AllBelow;
+struct AllAbove;
+
+#[async_trait::async_trait]
+impl Teller for Plain {
+    async fn tell(&self, x: u32) -> Result<u32, String> {
+        YieldOnce(false).await;
+        x.checked_mul(2).ok_or_else(|| "overflow".to_string())
+    }
+}
+
+#[async_trait::async_trait]
+impl Teller for OnMethod {
+    #[hotpath::measure]
+    async fn tell(&self, x: u32) -> Result<u32, String> {
+        YieldOnce(false).await;
+        x.checked_mul(2).ok_or_else(|| "overflow".to_string())
+    }
+}
+
+#[async_trait::async_trait]
+#[hotpath::measure_all]
+impl Teller for AllBelow {
+    async fn tell(&self, x: u32) -> Result<u32, String> {
+        YieldOnce(false).await;
+        x.checked_mul(2).ok_or_else(|| "overflow".to_string())
+    }
+}
+
+#[hotpath::measure_all]
+#[async_trait::async_trait]
+impl Teller for AllAbove {
+    async fn tell(&self, x: u32) -> Result<u32, String> {
+        YieldOnce(false).await;
+        x.checked_mul(2).ok_or_else(|| "overflow".to_string())
+    }
+}
+
+#[test]
+fn async_trait_methods_return_what_the_plain_methods_do_after_the_same_polls() {
+    fn send<T: Send>(t: T) -> T {
+        t
+    }
+    let tellers: [&(dyn Teller + Sync); 4] = [&Plain, &OnMethod, &AllBelow, &AllAbove];
+    for t in tellers {
+        assert_eq!(block_on(send(t.tell(21))), (Ok(42), 2));
+        assert_eq!(block_on(t.tell(u32::MAX)), (Err("overflow".to_string()), 2));
+    }
+}
+
+// ---------------------------------------------------------------------------------------
 // #[hotpath::measure_all] and #[hotpath::skip]
 // ---------------------------------------------------------------------------------------
 
