@@ -79,9 +79,9 @@ pub mod std {
 pub mod parking_lot {
     #[cfg(feature = "hotpath")]
     pub use hotpath_lock::parking_lot::{
-        ArcMutexGuard, ArcRwLockReadGuard, ArcRwLockWriteGuard, Condvar, MappedMutexGuard,
-        MappedRwLockReadGuard, MappedRwLockWriteGuard, MutexGuard, RwLockReadGuard,
-        RwLockUpgradableReadGuard, RwLockWriteGuard,
+        ArcMutexGuard, ArcRwLockReadGuard, ArcRwLockUpgradableReadGuard, ArcRwLockWriteGuard,
+        Condvar, MappedMutexGuard, MappedRwLockReadGuard, MappedRwLockWriteGuard, MutexGuard,
+        RwLockReadGuard, RwLockUpgradableReadGuard, RwLockWriteGuard,
     };
     /// `parking_lot::Mutex<T>`, measured (`mutex!`).
     #[cfg(feature = "hotpath")]
@@ -92,10 +92,26 @@ pub mod parking_lot {
 
     #[cfg(not(feature = "hotpath"))]
     pub use ::parking_lot::{
-        ArcMutexGuard, ArcRwLockReadGuard, ArcRwLockWriteGuard, Condvar, MappedMutexGuard,
-        MappedRwLockReadGuard, MappedRwLockWriteGuard, Mutex, MutexGuard, RwLock, RwLockReadGuard,
-        RwLockUpgradableReadGuard, RwLockWriteGuard,
+        Condvar, MappedMutexGuard, MappedRwLockReadGuard, MappedRwLockWriteGuard, Mutex,
+        MutexGuard, RwLock, RwLockReadGuard, RwLockUpgradableReadGuard, RwLockWriteGuard,
     };
+    // parking_lot re-exports lock_api's `_arc` guards, generic over the raw lock too:
+    // named here with parking_lot's, so that they take the one parameter `T` in both
+    // states.
+    /// `lock_arc`'s guard.
+    #[cfg(not(feature = "hotpath"))]
+    pub type ArcMutexGuard<T> = ::parking_lot::ArcMutexGuard<::parking_lot::RawMutex, T>;
+    /// `read_arc`'s guard.
+    #[cfg(not(feature = "hotpath"))]
+    pub type ArcRwLockReadGuard<T> = ::parking_lot::ArcRwLockReadGuard<::parking_lot::RawRwLock, T>;
+    /// `write_arc`'s guard.
+    #[cfg(not(feature = "hotpath"))]
+    pub type ArcRwLockWriteGuard<T> =
+        ::parking_lot::ArcRwLockWriteGuard<::parking_lot::RawRwLock, T>;
+    /// `upgradable_read_arc`'s guard.
+    #[cfg(not(feature = "hotpath"))]
+    pub type ArcRwLockUpgradableReadGuard<T> =
+        ::parking_lot::ArcRwLockUpgradableReadGuard<::parking_lot::RawRwLock, T>;
 }
 
 /// Wrapped `tokio` types (feature `tokio`).
