@@ -79,9 +79,9 @@ pub mod std {
 pub mod parking_lot {
     #[cfg(feature = "hotpath")]
     pub use hotpath_lock::parking_lot::{
-        ArcMutexGuard, ArcRwLockReadGuard, ArcRwLockWriteGuard, Condvar, MappedMutexGuard,
-        MappedRwLockReadGuard, MappedRwLockWriteGuard, MutexGuard, RwLockReadGuard,
-        RwLockUpgradableReadGuard, RwLockWriteGuard,
+        ArcMutexGuard, ArcRwLockReadGuard, ArcRwLockUpgradableReadGuard, ArcRwLockWriteGuard,
+        Condvar, MappedMutexGuard, MappedRwLockReadGuard, MappedRwLockWriteGuard, MutexGuard,
+        RwLockReadGuard, RwLockUpgradableReadGuard, RwLockWriteGuard,
     };
     /// `parking_lot::Mutex<T>`, measured (`mutex!`).
     #[cfg(feature = "hotpath")]
@@ -92,10 +92,26 @@ pub mod parking_lot {
 
     #[cfg(not(feature = "hotpath"))]
     pub use ::parking_lot::{
-        ArcMutexGuard, ArcRwLockReadGuard, ArcRwLockWriteGuard, Condvar, MappedMutexGuard,
-        MappedRwLockReadGuard, MappedRwLockWriteGuard, Mutex, MutexGuard, RwLock, RwLockReadGuard,
-        RwLockUpgradableReadGuard, RwLockWriteGuard,
+        Condvar, MappedMutexGuard, MappedRwLockReadGuard, MappedRwLockWriteGuard, Mutex,
+        MutexGuard, RwLock, RwLockReadGuard, RwLockUpgradableReadGuard, RwLockWriteGuard,
     };
+    // parking_lot re-exports lock_api's `_arc` guards, generic over the raw lock too:
+    // named here with parking_lot's, so that they take the one parameter `T` in both
+    // states.
+    /// `lock_arc`'s guard.
+    #[cfg(not(feature = "hotpath"))]
+    pub type ArcMutexGuard<T> = ::parking_lot::ArcMutexGuard<::parking_lot::RawMutex, T>;
+    /// `read_arc`'s guard.
+    #[cfg(not(feature = "hotpath"))]
+    pub type ArcRwLockReadGuard<T> = ::parking_lot::ArcRwLockReadGuard<::parking_lot::RawRwLock, T>;
+    /// `write_arc`'s guard.
+    #[cfg(not(feature = "hotpath"))]
+    pub type ArcRwLockWriteGuard<T> =
+        ::parking_lot::ArcRwLockWriteGuard<::parking_lot::RawRwLock, T>;
+    /// `upgradable_read_arc`'s guard.
+    #[cfg(not(feature = "hotpath"))]
+    pub type ArcRwLockUpgradableReadGuard<T> =
+        ::parking_lot::ArcRwLockUpgradableReadGuard<::parking_lot::RawRwLock, T>;
 }
 
 /// Wrapped `tokio` types (feature `tokio`).
@@ -188,12 +204,78 @@ pub mod async_lock {
 }
 
 /// crossbeam-channel endpoints (feature `crossbeam`).
+///
+/// `crossbeam_channel::select!` (and `Select`) takes crossbeam's own receivers only; a
+/// wrapped receiver's crossbeam receiver carries the messages with their send stamps.
+/// Select over [`select_handle`]`(&rx)` and pass what the arm receives through
+/// [`selected`]`(&rx, msg)`, which counts the receive exactly as `recv` does; the same
+/// code without the `hotpath` feature selects over the receiver itself and `selected`
+/// gives the message back:
+///
+/// ```
+/// use hotpath::wrap::crossbeam_channel::{select_handle, selected};
+///
+/// let (tx1, rx1) = hotpath::channel!(crossbeam_channel::unbounded::<u32>(), label = "a");
+/// let (tx2, rx2) = hotpath::channel!(crossbeam_channel::unbounded::<u32>(), label = "b");
+/// tx1.send(1).unwrap();
+/// tx2.send(2).unwrap();
+/// let mut got = Vec::new();
+/// for _ in 0..2 {
+///     crossbeam_channel::select! {
+///         recv(select_handle(&rx1)) -> msg => got.push(selected(&rx1, msg).unwrap()),
+///         recv(select_handle(&rx2)) -> msg => got.push(selected(&rx2, msg).unwrap() * 10),
+///     }
+/// }
+/// got.sort();
+/// assert_eq!(got, [1, 20]);
+/// ```
+///
+/// A wait inside the select is not charged to the function as channel waiting (it waits
+/// on several channels), and sends are not selected this way (a `send` arm would need a
+/// stamped message): send with the wrapped sender's own methods.
 #[cfg(feature = "crossbeam")]
 pub mod crossbeam_channel {
     #[cfg(not(feature = "hotpath"))]
     pub use crossbeam_channel::{IntoIter, Iter, Receiver, Sender, TryIter};
     #[cfg(feature = "hotpath")]
     pub use hotpath_flow::crossbeam::{IntoIter, Iter, Receiver, Sender, TryIter};
+
+    /// What `crossbeam_channel::select!`'s `recv` arm takes for the receiver `rx`: its
+    /// crossbeam receiver (of stamped messages); without the `hotpath` feature, `rx`.
+    #[cfg(feature = "hotpath")]
+    pub fn select_handle<T>(
+        rx: &Receiver<T>,
+    ) -> &::crossbeam_channel::Receiver<hotpath_flow::Stamped<T>> {
+        rx.select_handle()
+    }
+
+    /// What `crossbeam_channel::select!`'s `recv` arm takes for the receiver `rx`: its
+    /// crossbeam receiver (of stamped messages); without the `hotpath` feature, `rx`.
+    #[cfg(not(feature = "hotpath"))]
+    pub fn select_handle<T>(rx: &Receiver<T>) -> &Receiver<T> {
+        rx
+    }
+
+    /// The message a `recv(select_handle(&rx)) -> msg` arm received, counted as a receive
+    /// of `rx`; without the `hotpath` feature, `msg` itself.
+    #[cfg(feature = "hotpath")]
+    pub fn selected<T>(
+        rx: &Receiver<T>,
+        msg: Result<hotpath_flow::Stamped<T>, ::crossbeam_channel::RecvError>,
+    ) -> Result<T, ::crossbeam_channel::RecvError> {
+        rx.selected(msg)
+    }
+
+    /// The message a `recv(select_handle(&rx)) -> msg` arm received, counted as a receive
+    /// of `rx`; without the `hotpath` feature, `msg` itself.
+    #[cfg(not(feature = "hotpath"))]
+    pub fn selected<T>(
+        rx: &Receiver<T>,
+        msg: Result<T, ::crossbeam_channel::RecvError>,
+    ) -> Result<T, ::crossbeam_channel::RecvError> {
+        let _ = rx;
+        msg
+    }
 }
 
 /// flume endpoints (feature `flume`).

@@ -48,6 +48,22 @@ impl<F> MeasuredFuture<F> {
     }
 }
 
+impl<F: Clone> Clone for MeasuredFuture<F> {
+    /// Another call of the same site (a clone of a `Shared` future, of a `Ready`): it
+    /// starts unpolled whatever the state of this one, and is recorded as its own call
+    /// (completed, cancelled or never polled).
+    fn clone(&self) -> Self {
+        MeasuredFuture {
+            inner: self.inner.clone(),
+            site: self.site,
+            st: State {
+                flow: self.st.flow,
+                ..State::default()
+            },
+        }
+    }
+}
+
 impl<F> std::fmt::Debug for MeasuredFuture<F> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("MeasuredFuture")

@@ -66,6 +66,23 @@ impl<T> Receiver<T> {
     pub fn same_channel(&self, other: &Receiver<T>) -> bool {
         self.inner.same_channel(&other.inner)
     }
+
+    /// The crossbeam receiver inside, for `crossbeam_channel::select!` and `Select`,
+    /// which take nothing else: what a receive through it gives is the message with its
+    /// send stamp, to be handed to [`Receiver::selected`], which counts it. Anything else
+    /// done through it is not counted. Through the facade:
+    /// `hotpath::wrap::crossbeam_channel::select_handle`, the receiver itself without
+    /// the `hotpath` feature.
+    pub fn select_handle(&self) -> &raw::Receiver<Stamped<T>> {
+        &self.inner
+    }
+
+    /// A receive made through [`Receiver::select_handle`]: counted as `recv` counts
+    /// one (received, latency from its send), the message given back. Its wait (in the
+    /// select) is not charged to the function as channel waiting.
+    pub fn selected(&self, msg: Result<Stamped<T>, RecvError>) -> Result<T, RecvError> {
+        msg.map(|m| self.inst.received(m))
+    }
 }
 
 receive_iterators!(Receiver);

@@ -12,7 +12,8 @@ pin_project_lite::pin_project! {
     /// Each poll is a measured scope on the polling thread; the call is recorded in the
     /// futures section when it returns `Ready`, is dropped after a poll (cancelled) or is
     /// dropped before its first poll (never polled). Implements `Future`, and
-    /// `FusedFuture` when the inner future does.
+    /// `FusedFuture` and `Clone` when the inner future does (a clone is another call of
+    /// the same site).
     pub struct Future<F> {
         #[pin]
         inner: MeasuredFuture<F>,
@@ -48,6 +49,18 @@ impl<F: std::future::Future> std::future::Future for Future<F> {
 impl<F: futures_core::FusedFuture> futures_core::FusedFuture for Future<F> {
     fn is_terminated(&self) -> bool {
         self.inner.get_ref().is_terminated()
+    }
+}
+
+impl<F: Clone> Clone for Future<F> {
+    /// Another instance of the same `future!` site: a clone of a `Shared` future is
+    /// another call, counted when it completes, is dropped or is never polled, as each
+    /// of the originals is (polling a clone polls the shared work, so each clone's
+    /// lifetime and busy time are its own waiting and polling).
+    fn clone(&self) -> Self {
+        Future {
+            inner: self.inner.clone(),
+        }
     }
 }
 

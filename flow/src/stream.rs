@@ -1,6 +1,7 @@
 //! `stream!`: a `Stream` that counts its items and polls.
 
 use std::pin::Pin;
+use std::sync::atomic::Ordering::Relaxed;
 use std::task::{Context, Poll};
 
 use hotpath_core::op::{now, Here, Sampler};
@@ -25,7 +26,8 @@ pin_project_lite::pin_project! {
     /// polls), and a drop before that counts it as dropped early. Timed polls (the
     /// streams sampling rate) add their duration to the busy time, and the first item's
     /// time since the first poll is the instance's time to first item. Implements
-    /// `Stream`, `FusedStream` and, when the inner value does, `Sink`.
+    /// `Stream`, `FusedStream` and, when the inner value does, `Sink` and `Clone` (a
+    /// clone is another instance).
     pub struct Stream<S> {
         #[pin]
         inner: S,
@@ -63,6 +65,22 @@ impl<S: futures_core::Stream> Stream<S> {
             inner,
             entry,
             id: entry.site.id(),
+            first: 0,
+            state: NEW,
+        }
+    }
+}
+
+impl<S: Clone> Clone for Stream<S> {
+    /// Another instance of the same entry, counted as one, with its own polls, items,
+    /// completion or early drop; it starts unpolled whatever the state of this one (its
+    /// time to first item runs from its own first poll).
+    fn clone(&self) -> Self {
+        self.entry.instances.fetch_add(1, Relaxed);
+        Stream {
+            inner: self.inner.clone(),
+            entry: self.entry,
+            id: self.id,
             first: 0,
             state: NEW,
         }

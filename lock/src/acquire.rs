@@ -211,19 +211,33 @@ pub(crate) fn try_acquire_timed<'a, L: ?Sized, G>(
     wait: impl FnOnce(&'a L) -> Option<G>,
 ) -> Option<(G, Hold)> {
     lock.register();
-    let (r, hold) = acquire_by(
+    try_acquire_timed_by(
         lock.site,
         mode,
         &lock.inner,
-        |l| now(l).map(Some).ok_or(l),
-        wait,
-    );
+        |l| now(l).ok_or(l),
+        |l| wait(l).ok_or(l),
+    )
+    .ok()
+}
+
+/// As [`try_acquire_timed`], at `lock` from `state` (a guard being upgraded, which both
+/// tries give back when they fail).
+#[cfg_attr(not(feature = "parking_lot"), allow(dead_code))]
+pub(crate) fn try_acquire_timed_by<S, R>(
+    lock: &'static LockSite,
+    mode: Mode,
+    state: S,
+    now: impl FnOnce(S) -> Result<R, S>,
+    wait: impl FnOnce(S) -> Result<R, S>,
+) -> Result<(R, Hold), S> {
+    let (r, hold) = acquire_by(lock, mode, state, |s| now(s).map(Ok), wait);
     match r {
-        Some(g) => Some((g, hold)),
-        None => {
+        Ok(r) => Ok((r, hold)),
+        Err(state) => {
             hold.end_unacquired();
-            try_failed(lock.site.mode(mode));
-            None
+            try_failed(lock.mode(mode));
+            Err(state)
         }
     }
 }

@@ -33,8 +33,12 @@ use crate::{Hold, Lock};
 ///   lock in the `Arc` it is given; [`ArcGuard::turn`], [`ArcGuard::turn_into`] and
 ///   [`ArcGuard::turn_async`] give the guard, by value, only to a backend's function that
 ///   turns it into another guard
-///   of the same lock (tokio's `map`, async-lock's `upgrade` and `downgrade`), and keep
-///   it beside the same `Arc`. The turn owns the guard, so a panic inside it drops the
+///   of the same lock (tokio's `map`, async-lock's and parking_lot's `upgrade` and
+///   `downgrade`), and keep it beside the same `Arc`; [`ArcGuard::parts`] lends `&mut G`
+///   only to parking_lot's functions that release and take back the lock it borrows
+///   (`unlocked`, `bump`, `with_upgraded`), after which it is a guard of the same lock;
+///   [`ArcGuard::release`] gives `G` by value only to its drop or `unlock_fair`, before
+///   the `Arc` is given back. The turn owns the guard, so a panic inside it drops the
 ///   guard (releasing the lock) in its own frame, before the `Arc` is let go; an awaited
 ///   turn cancelled drops its future, declared after the `Arc`, first.
 ///
@@ -118,11 +122,32 @@ impl<L: ?Sized, G> ArcGuard<L, G> {
         &s.lock
     }
 
+    /// The guard and its hold, for a backend's function that keeps the guard one of the
+    /// same lock (parking_lot's `unlocked`, `bump`, `with_upgraded`: release and take
+    /// back the lock the guard borrows). Never to hand `G` out.
+    #[cfg_attr(not(feature = "parking_lot"), allow(dead_code))]
+    pub(crate) fn parts(s: &mut Self) -> (&mut G, &mut Hold) {
+        (&mut s.guard, &mut s.hold)
+    }
+
+    /// Releases the lock by `release` (given the guard by value: a drop, parking_lot's
+    /// `unlock_fair`), then records the hold, and gives the `Arc` back (`into_arc`).
+    #[cfg_attr(not(feature = "parking_lot"), allow(dead_code))]
+    pub(crate) fn release(s: Self, release: impl FnOnce(G)) -> Arc<Lock<L>> {
+        let ArcGuard { lock, guard, hold } = s;
+        release(guard);
+        drop(hold);
+        lock
+    }
+
     /// This guard turned by `f` into a guard `G2` of the same lock (a backend's `map`,
     /// `downgrade`, `try_upgrade`), with its hold (ended and restarted by `f` when the
     /// mode changes); or, when `f` gives the guard back, this guard as it was. `f` must
     /// give a guard borrowing nothing but the lock it was given.
-    #[cfg_attr(not(any(feature = "tokio", feature = "async-lock")), allow(dead_code))]
+    #[cfg_attr(
+        not(any(feature = "parking_lot", feature = "tokio", feature = "async-lock")),
+        allow(dead_code)
+    )]
     pub(crate) fn turn<G2>(
         s: Self,
         f: impl FnOnce(G, Hold) -> Result<(G2, Hold), (G, Hold)>,
@@ -137,7 +162,10 @@ impl<L: ?Sized, G> ArcGuard<L, G> {
     }
 
     /// As [`ArcGuard::turn`], for a turn that cannot fail (`map`, `downgrade`).
-    #[cfg_attr(not(any(feature = "tokio", feature = "async-lock")), allow(dead_code))]
+    #[cfg_attr(
+        not(any(feature = "parking_lot", feature = "tokio", feature = "async-lock")),
+        allow(dead_code)
+    )]
     pub(crate) fn turn_into<G2>(s: Self, f: impl FnOnce(G, Hold) -> (G2, Hold)) -> ArcGuard<L, G2> {
         let ArcGuard { lock, guard, hold } = s;
         let (guard, hold) = f(guard, hold);

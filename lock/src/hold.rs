@@ -281,6 +281,15 @@ impl Hold {
         self.lock
     }
 
+    /// Ends this hold now (records it) and keeps it, holding nothing, for a hold of
+    /// another mode to replace it: for guards that turn in place (`with_upgraded`).
+    /// Gives the lock site back.
+    #[cfg_attr(not(feature = "parking_lot"), allow(dead_code))]
+    pub(crate) fn end_here(&mut self) -> &'static LockSite {
+        std::mem::replace(&mut self.held, Held::NONE).release();
+        self.lock
+    }
+
     /// Drops the hold of an acquisition that did not happen (a timed try that timed
     /// out): nothing is recorded.
     // Only parking_lot has timed tries and `unlocked`.

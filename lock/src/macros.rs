@@ -28,15 +28,19 @@ pub(crate) use fmt_as_inner;
 ///
 /// The guard's `#[must_use]` message is "if unused the lock will immediately unlock", or
 /// the one given first: `guard!(must_use = "…"; …)`.
+///
+/// A guard that names its lock (parking_lot's `MutexGuard::mutex`, `rwlock`) keeps a
+/// reference to the measured lock too, its type given last: `…, mut; lock = PMutex`
+/// (the field `lock: &'a Lock<PMutex<T>>`).
 macro_rules! guard {
-    ($(#[$m:meta])* $name:ident => $($inner:ident)::+ $(, $mutable:ident)?) => {
+    ($(#[$m:meta])* $name:ident => $($inner:ident)::+ $(, $mutable:ident)? $(; lock = $lock:ident)?) => {
         $crate::macros::guard!(
             must_use = "if unused the lock will immediately unlock";
-            $(#[$m])* $name => $($inner)::+ $(, $mutable)?
+            $(#[$m])* $name => $($inner)::+ $(, $mutable)? $(; lock = $lock)?
         );
     };
     (must_use = $must_use:literal;
-     $(#[$m:meta])* $name:ident => $($inner:ident)::+ $(, $mutable:ident)?) => {
+     $(#[$m:meta])* $name:ident => $($inner:ident)::+ $(, $mutable:ident)? $(; lock = $lock:ident)?) => {
         $(#[$m])*
         #[must_use = $must_use]
         pub struct $name<'a, T: ?Sized + 'a> {
@@ -44,6 +48,10 @@ macro_rules! guard {
             inner: $($inner)::+<'a, T>,
             #[allow(dead_code)]
             hold: $crate::Hold,
+            $(
+            // The measured lock `inner` borrows the backend's lock of.
+            lock: &'a $crate::Lock<$lock<T>>,
+            )?
         }
 
         $crate::macros::fmt_as_inner!($name<'a, T> where T: ?Sized + ::std::fmt::Debug);

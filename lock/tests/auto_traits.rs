@@ -107,6 +107,10 @@ mod parking_lot_types {
     pub type OurPUpg<T> = hotpath_lock::parking_lot::RwLockUpgradableReadGuard<'static, T>;
     pub type PArc<T> = parking_lot::ArcMutexGuard<parking_lot::RawMutex, T>;
     pub type OurPArc<T> = hotpath_lock::parking_lot::ArcMutexGuard<T>;
+    pub type PArcUpg<T> = parking_lot::ArcRwLockUpgradableReadGuard<parking_lot::RawRwLock, T>;
+    pub type OurPArcUpg<T> = hotpath_lock::parking_lot::ArcRwLockUpgradableReadGuard<T>;
+    /// Data that is `Sync` but not `Send`.
+    pub type SyncOnly = std::sync::MutexGuard<'static, u8>;
 
     #[test]
     fn parking_lot_locks_and_guards() {
@@ -120,9 +124,23 @@ mod parking_lot_types {
             (traits!(PArc<u8>), traits!(OurPArc<u8>)),
             (traits!(PArc<Cell<u8>>), traits!(OurPArc<Cell<u8>>)),
             (traits!(PArc<Rc<u8>>), traits!(OurPArc<Rc<u8>>)),
+            (traits!(PArcUpg<u8>), traits!(OurPArcUpg<u8>)),
+            (traits!(PArcUpg<Cell<u8>>), traits!(OurPArcUpg<Cell<u8>>)),
+            (traits!(PArcUpg<Rc<u8>>), traits!(OurPArcUpg<Rc<u8>>)),
         ] {
             assert_eq!(a[..2], b[..2]);
         }
+        // The one difference, deliberate: a borrowing guard that names its lock
+        // (`MutexGuard::mutex`) keeps a `&Lock`, so it is `Sync` only when the lock is,
+        // that is when the data is `Send` too. lock_api's guard is `Sync` for `Sync` data
+        // alone, and its `mutex` then hands another thread a `&Mutex` of data that must
+        // not move there.
+        assert!(traits!(PGuard<SyncOnly>)[1]);
+        assert!(!traits!(OurPGuard<SyncOnly>)[1]);
+        assert_eq!(
+            traits!(PGuard<SyncOnly>)[0],
+            traits!(OurPGuard<SyncOnly>)[0]
+        );
     }
 }
 
