@@ -70,8 +70,8 @@ fn the_hotpath_feature_compiles_no_http_server_or_runtime_and_the_live_feature_d
     assert!(!live.contains("prometheus") && !live.contains("rmcp"));
 }
 
-/// `tracing` alone (no `hotpath`) is the no-op layer: tracing's crates and nothing of
-/// the profiler's runtime.
+/// `tracing` alone (no `hotpath`) is a layer that wants nothing: tracing's crates and
+/// nothing of the profiler's runtime.
 #[test]
 fn the_tracing_feature_alone_compiles_no_profiler() {
     let tracing = closure("tracing");
