@@ -24,7 +24,11 @@ where
     }
     #[cfg(not(feature = "hotpath"))]
     {
+        // Not a bare `Identity`: a layer without a filter of its own wants every span
+        // and event, which makes tracing build them all (see `hotpath::tracing::layer`).
+        use tracing_subscriber::Layer as _;
         tracing_subscriber::layer::Identity::new()
+            .with_filter(tracing_subscriber::filter::LevelFilter::OFF)
     }
 }
 
