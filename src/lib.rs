@@ -161,16 +161,29 @@ pub use guard::{HotpathGuard, HotpathGuardBuilder};
 pub use wrap::Stream;
 
 /// What the macro expansions name. Not a public API.
-#[cfg(feature = "hotpath")]
 #[doc(hidden)]
 pub mod __private {
+    #[cfg(feature = "hotpath")]
     pub use crate::debug::on::DbgSite;
+    #[cfg(feature = "hotpath")]
     pub use hotpath_core::{type_name_of, CallSite, MeasuredFuture, Scope, SiteKind};
+    #[cfg(feature = "hotpath")]
     pub use hotpath_flow::{
-        channel, FlowSite, Future as FlowFuture, Stamped, Stream as FlowStream,
+        channel, channel_labelled, FlowSite, Future as FlowFuture, Stamped, Stream as FlowStream,
     };
-    pub use hotpath_io::{wrap as io_wrap, IoSite};
+    #[cfg(feature = "hotpath")]
+    pub use hotpath_io::{wrap as io_wrap, wrap_labelled as io_wrap_labelled, IoSite};
+    #[cfg(feature = "hotpath")]
     pub use hotpath_lock::{Lock, LockKind, LockSite};
+
+    /// A label given as an expression (`label = name`), as the macros take it in both
+    /// builds: borrowed, and anything `AsRef<str>`. With the feature the expansion passes
+    /// the result to the wrapper; without it, the call is in an `if false` block, so the
+    /// label is type-checked the same way but not evaluated.
+    #[inline]
+    pub fn label<L: AsRef<str> + ?Sized>(label: &L) -> &str {
+        label.as_ref()
+    }
 }
 
 /// Measures a block as if it were a function, and evaluates to the block's value. The
@@ -241,7 +254,17 @@ macro_rules! __measure_block_impl {
 /// Forms: `io!(value)`, `io!(value, label = "redis")`, `io!(value, iter = true)` (every
 /// instance its own row), `io!(value, label = "x", iter = true)`. Wrappers made at one
 /// call site for one type share a row and count as instances, so a server wrapping every
-/// accepted connection keeps one row. The wrapper implements the `Read`, `Write`,
+/// accepted connection keeps one row.
+///
+/// The label is a string literal or any expression whose value is `AsRef<str>` (`&str`,
+/// `String`, `&String`, `Cow<str>`, `Arc<str>`), borrowed: `io!(conn, label =
+/// format!("peer-{id}"))` gives each distinct label its own row. A literal costs nothing
+/// at run time; an expression is evaluated once per wrap, after the value, and looked up
+/// in the call site's labels (a read lock and a hash lookup; the profiler's own
+/// allocations, charged to no function, when the label is new). A call site keeps
+/// `HOTPATH_ENTRIES_LIMIT` (1000) distinct labels; later ones share a row named
+/// `<other>`. Without the feature the expression is type-checked the same way but not
+/// evaluated. The wrapper implements the `Read`, `Write`,
 /// `BufRead`, `Seek` (and with features `tokio` / `futures-io` the async) traits the
 /// value implements, derefs to it, and changes nothing about what it does.
 ///
@@ -252,17 +275,26 @@ macro_rules! io {
     ($expr:expr $(,)?) => {
         $crate::__io_impl!($expr, ::core::option::Option::None, false)
     };
-    ($expr:expr, label = $label:expr $(,)?) => {
+    ($expr:expr, label = $label:literal $(,)?) => {
         $crate::__io_impl!($expr, ::core::option::Option::Some($label), false)
+    };
+    ($expr:expr, label = $label:expr $(,)?) => {
+        $crate::__io_labelled!($expr, $label, false)
     };
     ($expr:expr, iter = true $(,)?) => {
         $crate::__io_impl!($expr, ::core::option::Option::None, true)
     };
+    ($expr:expr, label = $label:literal, iter = true $(,)?) => {
+        $crate::__io_impl!($expr, ::core::option::Option::Some($label), true)
+    };
     ($expr:expr, label = $label:expr, iter = true $(,)?) => {
+        $crate::__io_labelled!($expr, $label, true)
+    };
+    ($expr:expr, iter = true, label = $label:literal $(,)?) => {
         $crate::__io_impl!($expr, ::core::option::Option::Some($label), true)
     };
     ($expr:expr, iter = true, label = $label:expr $(,)?) => {
-        $crate::__io_impl!($expr, ::core::option::Option::Some($label), true)
+        $crate::__io_labelled!($expr, $label, true)
     };
 }
 
@@ -286,6 +318,40 @@ macro_rules! __io_impl {
     ($expr:expr, $label:expr, $iter:expr) => {
         $expr
     };
+}
+
+/// `io!` with a label given as an expression: the site's entry for the label's value.
+#[cfg(feature = "hotpath")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __io_labelled {
+    ($expr:expr, $label:expr, $iter:expr) => {
+        $crate::__private::io_wrap_labelled(
+            $expr,
+            {
+                static __HOTPATH_IO: $crate::__private::IoSite = $crate::__private::IoSite::new(
+                    ::core::file!(),
+                    ::core::line!(),
+                    ::core::option::Option::None,
+                    $iter,
+                );
+                &__HOTPATH_IO
+            },
+            $crate::__private::label(&$label),
+        )
+    };
+}
+
+#[cfg(not(feature = "hotpath"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __io_labelled {
+    ($expr:expr, $label:expr, $iter:expr) => {{
+        if false {
+            let _ = $crate::__private::label(&$label);
+        }
+        $expr
+    }};
 }
 
 /// The type `io!` gives for a `T`: the counting wrapper with the `hotpath` feature, `T`

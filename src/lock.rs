@@ -16,7 +16,13 @@
 /// assert_eq!(local.lock().unwrap().len(), 3);
 /// ```
 ///
-/// Forms: `mutex!(lock)`, `mutex!(lock, label = "name")`. The lock is a
+/// Forms: `mutex!(lock)`, `mutex!(lock, label = "name")`, `mutex!(lock, label = name)`.
+/// The label is a string literal or any expression whose value is `AsRef<str>` (`&str`,
+/// `String`, `&String`, `Cow<str>`), borrowed: `mutex!(m, label = format!("shard-{i}"))`
+/// gives each distinct label its own row, as [`io!`] does (evaluated once per lock made,
+/// after the lock; `HOTPATH_ENTRIES_LIMIT` labels a call site, later ones share a row
+/// named `<other>`; without the feature type-checked, not evaluated). Only a literal
+/// label keeps the expansion a `const` expression. The lock is a
 /// `std::sync::Mutex`, or with the features of the same names a `parking_lot::Mutex`,
 /// `tokio::sync::Mutex` or `async_lock::Mutex`. The expansion is a `const` expression
 /// when the lock's constructor is, so a measured lock can be a `static`; its type is
@@ -34,8 +40,11 @@ macro_rules! mutex {
     ($expr:expr $(,)?) => {
         $crate::__lock_impl!($expr, ::core::option::Option::None, Mutex)
     };
-    ($expr:expr, label = $label:expr $(,)?) => {
+    ($expr:expr, label = $label:literal $(,)?) => {
         $crate::__lock_impl!($expr, ::core::option::Option::Some($label), Mutex)
+    };
+    ($expr:expr, label = $label:expr $(,)?) => {
+        $crate::__lock_labelled!($expr, $label, Mutex)
     };
 }
 
@@ -58,8 +67,11 @@ macro_rules! rw_lock {
     ($expr:expr $(,)?) => {
         $crate::__lock_impl!($expr, ::core::option::Option::None, RwLock)
     };
-    ($expr:expr, label = $label:expr $(,)?) => {
+    ($expr:expr, label = $label:literal $(,)?) => {
         $crate::__lock_impl!($expr, ::core::option::Option::Some($label), RwLock)
+    };
+    ($expr:expr, label = $label:expr $(,)?) => {
+        $crate::__lock_labelled!($expr, $label, RwLock)
     };
 }
 
@@ -88,4 +100,41 @@ macro_rules! __lock_impl {
     ($expr:expr, $label:expr, $kind:ident) => {
         $expr
     };
+}
+
+/// `mutex!`/`rw_lock!` with a label given as an expression: the site's own site for the
+/// label's value.
+#[cfg(feature = "hotpath")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __lock_labelled {
+    ($expr:expr, $label:expr, $kind:ident) => {
+        $crate::__private::Lock::instrument_labelled(
+            $expr,
+            {
+                static __HOTPATH_LOCK: $crate::__private::LockSite =
+                    $crate::__private::LockSite::new(
+                        ::core::concat!(::core::file!(), ":", ::core::line!()),
+                        ::core::option::Option::None,
+                        ::core::file!(),
+                        ::core::line!(),
+                        $crate::__private::LockKind::$kind,
+                    );
+                &__HOTPATH_LOCK
+            },
+            $crate::__private::label(&$label),
+        )
+    };
+}
+
+#[cfg(not(feature = "hotpath"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __lock_labelled {
+    ($expr:expr, $label:expr, $kind:ident) => {{
+        if false {
+            let _ = $crate::__private::label(&$label);
+        }
+        $expr
+    }};
 }

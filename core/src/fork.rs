@@ -65,6 +65,9 @@ pub enum Rank {
     IoEntries,
     /// The channel, stream and future entries.
     FlowEntries,
+    /// The sites of labels given at run time, by call site (core's `labels`; taken
+    /// alone).
+    Labels,
     /// The numbered call sites (core).
     CallSites,
     /// The shard registry (core); in the child, the shards of the threads that were not
@@ -91,7 +94,7 @@ pub enum Rank {
 
 impl Rank {
     /// Every rank, in lock order.
-    pub const ALL: [Rank; 19] = [
+    pub const ALL: [Rank; 20] = [
         Rank::SqlxSpans,
         Rank::TracingSites,
         Rank::ServiceRows,
@@ -101,6 +104,7 @@ impl Rank {
         Rank::DebugValues,
         Rank::IoEntries,
         Rank::FlowEntries,
+        Rank::Labels,
         Rank::CallSites,
         Rank::Shards,
         Rank::TraceRings,

@@ -23,8 +23,8 @@
 //!
 //! The files depend on each other in one direction, floor by floor (a script checks that
 //! no file reaches back up: `scripts/import-cycles core/src`): `state`, `cell`, `clock`,
-//! `zeroed`, `fork`, the allocation counters (which [`internal`] uses) → `hist`, `dist` →
-//! `site`, `holders`, `meter` → `slot`, `stacks`, the trace rings, the shard's parts →
+//! `zeroed`, `fork`, the allocation counters (which [`internal`] uses) → `hist`, `dist`,
+//! [`labels`] → `site`, `holders`, `meter` → `slot`, `stacks`, the trace rings, the shard's parts →
 //! `shard` → `registry` → `scope`, `future`, `op`, `snapshot`, `trace`.
 //!
 //! # Cost
@@ -50,6 +50,7 @@ pub mod holders;
 pub mod hook;
 #[allow(unsafe_code)]
 mod internal_arc;
+pub mod labels;
 #[allow(unsafe_code)]
 pub mod meter;
 pub mod op;

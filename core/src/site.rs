@@ -330,6 +330,22 @@ impl CallSite {
         }
     }
 
+    /// This site with the label `label`, given at run time (`future!(f, label = name)`):
+    /// a site of its own per distinct label, named and placed as this one, and past
+    /// [`entries_limit`](crate::entries_limit) labels one shared site labelled
+    /// [`OVERFLOW_LABEL`](crate::labels::OVERFLOW_LABEL) (see [`crate::labels`]).
+    pub fn labelled(&'static self, label: &str) -> &'static CallSite {
+        crate::labels::labelled(self, label, |label| CallSite {
+            id: AtomicU32::new(0),
+            warm: AtomicU64::new(0),
+            name: self.name,
+            label: Some(label),
+            file: self.file,
+            line: self.line,
+            kind: self.kind,
+        })
+    }
+
     /// The `label = "..."` given to the macro, if any.
     pub fn label(&self) -> Option<&'static str> {
         self.label

@@ -28,6 +28,13 @@ impl<F: std::future::Future> Future<F> {
             inner: MeasuredFuture::flow(site, inner),
         }
     }
+
+    /// Wraps `inner` as one call of `site` with the label `label`, given at run time (see
+    /// `CallSite::labelled`): one futures row per distinct label.
+    #[inline]
+    pub fn labelled(inner: F, site: &'static CallSite, label: &str) -> Self {
+        Future::new(site.labelled(label), inner)
+    }
 }
 
 impl<F> Future<F> {

@@ -143,6 +143,20 @@ pub fn channel<C: IntoInstrumented>(
     c.instrument(site, ctor, declared)
 }
 
+/// What `channel!` expands to with a label given at run time (`label = name`): the
+/// endpoints wrapped as an instance of `site`'s entry for `label` (see
+/// [`FlowSite::labelled`]).
+#[inline]
+pub fn channel_labelled<C: IntoInstrumented>(
+    c: C,
+    site: &'static FlowSite,
+    label: &str,
+    ctor: Option<usize>,
+    declared: Option<usize>,
+) -> C::Wrapped {
+    c.instrument(site.labelled(label), ctor, declared)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

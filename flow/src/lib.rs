@@ -91,6 +91,6 @@ pub mod tokio;
 
 pub use chan::Stamped;
 pub use future::Future;
-pub use instrument::{channel, IntoInstrumented};
+pub use instrument::{channel, channel_labelled, IntoInstrumented};
 pub use registry::{entries, Entry, FlowSite, What};
 pub use stream::Stream;

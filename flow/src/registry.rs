@@ -35,6 +35,16 @@ impl FlowSite {
             created: AtomicU64::new(0),
         }
     }
+
+    /// This call site with the label `label`, given at run time (`label = name`): a site
+    /// of its own per distinct label, and past `HOTPATH_ENTRIES_LIMIT` labels one shared
+    /// site labelled `<other>` (`hotpath_core::labels`). With `iter`, each label numbers
+    /// its instances apart.
+    pub fn labelled(&'static self, label: &str) -> &'static FlowSite {
+        hotpath_core::labels::labelled(self, label, |label| {
+            FlowSite::new(self.file, self.line, Some(label), self.iter)
+        })
+    }
 }
 
 /// What an entry counts.

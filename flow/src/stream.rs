@@ -69,6 +69,12 @@ impl<S: futures_core::Stream> Stream<S> {
             state: NEW,
         }
     }
+
+    /// Wraps `inner` as an instance of `site`'s entry for `label`, given at run time (see
+    /// [`FlowSite::labelled`]).
+    pub fn labelled(inner: S, site: &'static FlowSite, label: &str) -> Self {
+        Stream::new(site.labelled(label), inner)
+    }
 }
 
 impl<S: Clone> Clone for Stream<S> {

@@ -80,6 +80,16 @@ impl IoSite {
             created: AtomicU64::new(0),
         }
     }
+
+    /// This call site with the label `label`, given at run time (`label = name`): a site
+    /// of its own per distinct label, and past `HOTPATH_ENTRIES_LIMIT` labels one shared
+    /// site labelled `<other>` (`hotpath_core::labels`). With `iter`, each label numbers
+    /// its instances apart.
+    pub fn labelled(&'static self, label: &str) -> &'static IoSite {
+        hotpath_core::labels::labelled(self, label, |label| {
+            IoSite::new(self.file, self.line, Some(label), self.iter)
+        })
+    }
 }
 
 /// What the report shows as one row: an `io!` call site and the type it wrapped (or, with
@@ -185,6 +195,12 @@ pub fn entries() -> Vec<&'static IoEntry> {
 /// Wraps `value` as an instance of `site`.
 pub fn wrap<T>(value: T, site: &'static IoSite) -> Instrumented<T> {
     Instrumented::new(value, entry::<T>(site))
+}
+
+/// Wraps `value` as an instance of `site` with the label `label`, given at run time (see
+/// [`IoSite::labelled`]): what `io!(value, label = name)` expands to.
+pub fn wrap_labelled<T>(value: T, site: &'static IoSite, label: &str) -> Instrumented<T> {
+    wrap(value, site.labelled(label))
 }
 
 /// Times a fraction `rate` (0..=1) of I/O operations; every operation and byte is

@@ -101,6 +101,13 @@ impl<L> Lock<L> {
         }
     }
 
+    /// Wraps `inner` as an instance of `site` with the label `label`, given at run time
+    /// (see [`LockSite::labelled`]): what `mutex!(lock, label = name)` expands to. Not a
+    /// `const fn`: such a lock cannot be a `static`.
+    pub fn instrument_labelled(inner: L, site: &'static LockSite, label: &str) -> Self {
+        Lock::instrument(inner, site.labelled(label))
+    }
+
     /// Wraps `inner` as an instance of the site of the caller's source location: for the
     /// constructors of the `hotpath::wrap` aliases (`Mutex::new`, `Default`, `From`), which
     /// cannot take a `static` site. The site is made once per location.

@@ -62,6 +62,21 @@ impl LockSite {
         }
     }
 
+    /// This site with the label `label`, given at run time (`mutex!(m, label = name)`):
+    /// a site of its own per distinct label, and past `HOTPATH_ENTRIES_LIMIT` labels one
+    /// shared site labelled `<other>` (`hotpath_core::labels`).
+    pub fn labelled(&'static self, label: &str) -> &'static LockSite {
+        hotpath_core::labels::labelled(self, label, |label| {
+            LockSite::new(
+                self.write.name(),
+                Some(label),
+                self.file,
+                self.line,
+                self.kind,
+            )
+        })
+    }
+
     /// The label, or `file:line`.
     pub fn name(&self) -> String {
         match self.label {

@@ -9,9 +9,7 @@ mod flow;
 mod item;
 mod lit;
 
-#[cfg(feature = "hotpath")]
-pub use flow::FlowCall;
-pub use flow::{flow_call, FlowMacro};
+pub use flow::{flow_call, FlowCall, FlowMacro};
 pub use item::{expect_fn, expect_impl_or_mod};
 use lit::{parse_int, parse_number, unquote};
 

@@ -318,14 +318,21 @@ fn ts(t: &proc_macro::TokenStream) -> TokenStream {
     TokenStream::from(t.clone())
 }
 
-/// `static __HOTPATH_FLOW: FlowSite = ...;` of a `channel!` or `stream!`.
+/// A label given as an expression, borrowed as `&str`: `::hotpath::__private::label(&(e))`.
+fn label_ref(label: &proc_macro::TokenStream) -> TokenStream {
+    let label = ts(label);
+    quote!(::hotpath::__private::label(&(#label)))
+}
+
+/// `static __HOTPATH_FLOW: FlowSite = ...;` of a `channel!` or `stream!` (with a label
+/// given as an expression, the site has none: the expansion asks it for the label's).
 fn flow_site(call: &FlowCall) -> TokenStream {
     let label = match &call.label {
-        Some(l) => {
+        Some(l) if !call.label_expr => {
             let l = ts(l);
             quote!(::core::option::Option::Some(#l))
         }
-        None => quote!(::core::option::Option::None),
+        _ => quote!(::core::option::Option::None),
     };
     let iter = call.iter;
     quote! {
@@ -371,6 +378,33 @@ pub fn channel(call: &FlowCall) -> TokenStream {
         None => quote!(::core::option::Option::None),
     };
     let args = ts(&ctor.args.stream());
+    if let Some(label) = call.label.as_ref().filter(|_| call.label_expr) {
+        let label = label_ref(label);
+        let (prelude, ctor_call, ctor_capacity) = if ctor.capacity_arg {
+            (
+                quote!(let __hotpath_capacity: usize = #args;),
+                quote!(#path #turbofish (__hotpath_capacity)),
+                quote!(::core::option::Option::Some(__hotpath_capacity)),
+            )
+        } else {
+            (
+                quote!(),
+                quote!(#path #turbofish (#args)),
+                quote!(::core::option::Option::None),
+            )
+        };
+        return quote! {{
+            #site
+            #prelude
+            ::hotpath::__private::channel_labelled(
+                #ctor_call,
+                &__HOTPATH_FLOW,
+                #label,
+                #ctor_capacity,
+                #declared,
+            )
+        }};
+    }
     if ctor.capacity_arg {
         quote! {{
             #site
@@ -399,6 +433,13 @@ pub fn channel(call: &FlowCall) -> TokenStream {
 pub fn stream(call: &FlowCall) -> TokenStream {
     let site = flow_site(call);
     let expr = ts(&call.expr);
+    if let Some(label) = call.label.as_ref().filter(|_| call.label_expr) {
+        let label = label_ref(label);
+        return quote! {{
+            #site
+            ::hotpath::__private::FlowStream::labelled(#expr, &__HOTPATH_FLOW, #label)
+        }};
+    }
     quote! {{
         #site
         ::hotpath::__private::FlowStream::new(&__HOTPATH_FLOW, #expr)
@@ -407,8 +448,20 @@ pub fn stream(call: &FlowCall) -> TokenStream {
 
 /// `future!(f, ..)`: the future measured per call, named by the enclosing function.
 pub fn future(call: &FlowCall) -> TokenStream {
-    let site = site("Future", call.label.as_ref().map(ts), Span::call_site());
     let expr = ts(&call.expr);
+    if let Some(label) = call.label.as_ref().filter(|_| call.label_expr) {
+        let site = site("Future", None, Span::call_site());
+        let label = label_ref(label);
+        return quote! {{
+            #site
+            ::hotpath::__private::FlowFuture::labelled(
+                ::core::future::IntoFuture::into_future(#expr),
+                &__HOTPATH_SITE,
+                #label,
+            )
+        }};
+    }
+    let site = site("Future", call.label.as_ref().map(ts), Span::call_site());
     quote! {{
         #site
         ::hotpath::__private::FlowFuture::new(

@@ -183,11 +183,19 @@ pub fn future_fn(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// other than std need the Cargo feature of their name (`tokio`, `crossbeam`, `flume`,
 /// `async-channel`, `futures`).
 ///
-/// Arguments, in any order: `label = "jobs"` (the row's name); `iter = true` (a row per
+/// Arguments, in any order: `label = "jobs"` (the row's name; or an expression, below); `iter = true` (a row per
 /// instance, named `jobs`, `jobs-2`, ...; by default instances made at one site with one
 /// message type share a row); `capacity = N` (checked against the channel: literals
 /// that disagree are a compile error, other values a panic where the channel is made;
 /// never used to change the channel); `log = true` (accepted for hotpath 0.30, ignored).
+///
+/// A label that is not a string literal is an expression whose value is `AsRef<str>`
+/// (`format!("worker-{i}")`, `name.clone()`, `&name`), borrowed: evaluated once per
+/// channel made, after the constructor call, each distinct value a row of its own (up to
+/// `HOTPATH_ENTRIES_LIMIT` a call site, later ones sharing the row `<other>`); without
+/// the feature type-checked the same way but not evaluated. The same holds for
+/// `stream!` and `future!` (evaluated once per stream wrapped, per future called). A
+/// literal label costs nothing at run time.
 ///
 /// The endpoints have every method of the raw ones, with the same results and errors;
 /// name their types with `hotpath::wrap::…` (`hotpath::wrap::tokio::sync::mpsc::Sender<T>`),
@@ -206,7 +214,7 @@ pub fn channel(input: TokenStream) -> TokenStream {
         #[cfg(feature = "hotpath")]
         Ok(call) => expand::channel(&call).into(),
         #[cfg(not(feature = "hotpath"))]
-        Ok(call) => call.expr,
+        Ok(call) => off(call),
         Err(e) => e.to_compile_error(),
     }
 }
@@ -219,7 +227,8 @@ pub fn channel(input: TokenStream) -> TokenStream {
 /// let ticks = hotpath::stream!(IntervalStream::new(interval), iter = true);
 /// ```
 ///
-/// Arguments, in any order: `label = "name"`, `iter = true` (a row per instance),
+/// Arguments, in any order: `label = "name"` (or an expression, as for [`channel!`]),
+/// `iter = true` (a row per instance),
 /// `log = true` (accepted for hotpath 0.30, ignored). The wrapper implements `Stream`,
 /// `FusedStream` and `Sink` as the stream does. Cost with the feature: two clock reads
 /// per timed poll (`HOTPATH_STREAMS_TIME_SAMPLING_RATE`) and single-writer stores.
@@ -229,7 +238,7 @@ pub fn stream(input: TokenStream) -> TokenStream {
         #[cfg(feature = "hotpath")]
         Ok(call) => expand::stream(&call).into(),
         #[cfg(not(feature = "hotpath"))]
-        Ok(call) => call.expr,
+        Ok(call) => off(call),
         Err(e) => e.to_compile_error(),
     }
 }
@@ -245,7 +254,8 @@ pub fn stream(input: TokenStream) -> TokenStream {
 /// poll), never polled, lifetime (first poll to `Ready` or drop) and busy time per call.
 /// Each poll is a measured scope. The argument may be any `IntoFuture` (as for
 /// `.await`); the wrapper is `FusedFuture` when the future is. Arguments:
-/// `label = "name"`, `log = true` (accepted, ignored). Cost with the feature: that of an async `#[measure]` call, at
+/// `label = "name"` (or an expression, as for [`channel!`]: evaluated per call), `log =
+/// true` (accepted, ignored). Cost with the feature: that of an async `#[measure]` call, at
 /// `HOTPATH_FUTURES_TIME_SAMPLING_RATE`.
 #[proc_macro]
 pub fn future(input: TokenStream) -> TokenStream {
@@ -253,9 +263,33 @@ pub fn future(input: TokenStream) -> TokenStream {
         #[cfg(feature = "hotpath")]
         Ok(call) => expand::future(&call).into(),
         #[cfg(not(feature = "hotpath"))]
-        Ok(call) => call.expr,
+        Ok(call) => off(call),
         Err(e) => e.to_compile_error(),
     }
+}
+
+/// Without the feature, `channel!`, `stream!` and `future!` are their first argument; a
+/// label given as an expression is type-checked as the feature's expansion takes it
+/// (borrowed, `AsRef<str>`) but not evaluated.
+#[cfg(not(feature = "hotpath"))]
+fn off(call: attr::FlowCall) -> TokenStream {
+    use proc_macro::{Delimiter, Group, Punct, Spacing, TokenTree};
+    let Some(label) = call.label.filter(|_| call.label_expr) else {
+        return call.expr;
+    };
+    // { if false { let _ = ::hotpath::__private::label(&(label)); } expr }
+    let parse = |s: &str| -> TokenStream { s.parse().expect("valid tokens") };
+    let mut check = parse("let _ = ::hotpath::__private::label");
+    let mut arg = parse("&");
+    arg.extend([TokenTree::Group(Group::new(Delimiter::Parenthesis, label))]);
+    check.extend([
+        TokenTree::Group(Group::new(Delimiter::Parenthesis, arg)),
+        TokenTree::Punct(Punct::new(';', Spacing::Alone)),
+    ]);
+    let mut block = parse("if false");
+    block.extend([TokenTree::Group(Group::new(Delimiter::Brace, check))]);
+    block.extend(call.expr);
+    TokenTree::Group(Group::new(Delimiter::Brace, block)).into()
 }
 
 /// Measures every function of an `impl` block (inherent or `impl Trait for Type`) or of

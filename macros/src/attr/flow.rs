@@ -38,6 +38,9 @@ pub struct FlowCall {
     /// The first argument, as written.
     pub expr: TokenStream,
     pub label: Option<TokenStream>,
+    /// The label is an expression, not a literal: evaluated at run time (feature
+    /// `hotpath`), type-checked but not evaluated (without it).
+    pub label_expr: bool,
     pub capacity: Option<TokenStream>,
     pub iter: bool,
     /// `channel!` only: the constructor call, taken apart.
@@ -71,6 +74,19 @@ const CONSTRUCTORS: &[&str] = &[
 
 fn is_punct(t: &TokenTree, c: char) -> bool {
     matches!(t, TokenTree::Punct(p) if p.as_char() == c)
+}
+
+/// Whether `value` is one string literal (also as a macro_rules fragment passed through,
+/// in an invisible group): a label that is part of the `static` site. Anything else is an
+/// expression, evaluated at run time.
+fn is_literal(value: &[TokenTree]) -> bool {
+    match value {
+        [TokenTree::Literal(l)] => unquote(&l.to_string()).is_some(),
+        [TokenTree::Group(g)] if g.delimiter() == Delimiter::None => {
+            is_literal(&g.stream().into_iter().collect::<Vec<_>>())
+        }
+        _ => false,
+    }
 }
 
 /// Splits `tokens` at commas outside groups and outside the angle brackets of generic
@@ -115,6 +131,7 @@ pub fn flow_call(input: TokenStream, mac: FlowMacro) -> Result<FlowCall, Error> 
     let mut call = FlowCall {
         expr: first.iter().cloned().collect(),
         label: None,
+        label_expr: false,
         capacity: None,
         iter: false,
         ctor: None,
@@ -140,6 +157,7 @@ pub fn flow_call(input: TokenStream, mac: FlowMacro) -> Result<FlowCall, Error> 
                     {
                         return Err(Error::new(l.span(), "`label` must not be empty"));
                     }
+                    call.label_expr = !is_literal(&arg.value);
                     call.label = Some(arg.value.iter().cloned().collect());
                 }
                 "log" => {

@@ -847,6 +847,35 @@ fn stream_and_future_return_their_argument() {
     assert_eq!(block_on(measured_future(4)), (8, 1));
 }
 
+#[test]
+fn labels_given_as_expressions_are_not_evaluated_and_the_values_are_the_plain_ones() {
+    // Off, a label expression is type-checked (borrowed, `AsRef<str>`) but never run:
+    // its side effects do not happen, and the macro is its first argument.
+    let evaluated = Cell::new(0);
+    let label = |i: u32| {
+        evaluated.set(evaluated.get() + 1);
+        format!("worker-{i}")
+    };
+    let name = String::from("named");
+    let (tx, rx): (std::sync::mpsc::Sender<u8>, std::sync::mpsc::Receiver<u8>) =
+        hotpath::channel!(std::sync::mpsc::channel::<u8>(), label = label(1));
+    tx.send(3).unwrap();
+    assert_eq!(rx.recv().unwrap(), 3);
+    struct Countdown(u8);
+    let s: Countdown = hotpath::stream!(Countdown(2), label = label(2), iter = true);
+    assert_eq!(s.0, 2);
+    let f: YieldOnce = hotpath::future!(YieldOnce(false), label = name.clone());
+    assert_eq!(block_on(f), ((), 2));
+    let mut w: Vec<u8> = hotpath::io!(Vec::new(), label = label(3));
+    w.write_all(b"x").unwrap();
+    let w2: Vec<u8> = hotpath::io!(w, iter = true, label = &name);
+    assert_eq!(w2, b"x");
+    let m: std::sync::Mutex<u8> = hotpath::mutex!(std::sync::Mutex::new(4), label = label(4));
+    let l: std::sync::RwLock<u8> = hotpath::rw_lock!(std::sync::RwLock::new(5), label = name);
+    assert_eq!(*m.lock().unwrap() + *l.read().unwrap(), 9);
+    assert_eq!(evaluated.get(), 0);
+}
+
 // ---------------------------------------------------------------------------------------
 // mutex!, rw_lock!, the hotpath::wrap aliases; dbg!, val!, gauge!
 // ---------------------------------------------------------------------------------------

@@ -51,6 +51,9 @@ async fn use_everything(dir: &std::path::Path) {
     *table.write().unwrap() += 1;
     let mut sink = hotpath::io!(std::io::sink(), label = "sink");
     sink.write_all(b"0123456789").unwrap();
+    // A label given at run time: the labels' registry.
+    let mut named = hotpath::io!(std::io::sink(), label = format!("sink {}", 2));
+    named.write_all(b"0").unwrap();
     let (tx, rx) = hotpath::channel!(std::sync::mpsc::channel::<u64>(), label = "numbers");
     tx.send(1).unwrap();
     assert_eq!(rx.recv().unwrap(), 1);
