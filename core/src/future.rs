@@ -7,6 +7,7 @@ use std::task::{Context, Poll};
 use crate::meter::Delta;
 use crate::registry;
 use crate::scope::{self, pop, Entry};
+use crate::shard::stack::Frame;
 use crate::site::CallSite;
 use crate::slot::Slot;
 use crate::stacks::{CtxRef, FOLDED, TRACE};
@@ -250,18 +251,25 @@ fn add_awaited(e: &scope::Entered, suspended: u64, awaited: u64) {
         .checked_sub(1)
         .and_then(|d| e.shard.stack.frame(d))
     {
-        let suspended = if parent.site.load(std::sync::atomic::Ordering::Relaxed) == e.site {
-            awaited
-        } else {
-            suspended
-        };
-        let seq = parent.seq.load(std::sync::atomic::Ordering::Relaxed);
-        if parent.awaited_seq.get() == seq {
-            parent.awaited.add(suspended);
-        } else {
-            parent.awaited.set(suspended);
-            parent.awaited_seq.set(seq);
-        }
+        add_awaited_to(parent, e.site, suspended, awaited);
+    }
+}
+
+/// [`add_awaited`] to `parent`, the frame of the poll that awaited a child of site
+/// `site` (a future, or a span closed there).
+#[inline(always)]
+pub(crate) fn add_awaited_to(parent: &Frame, site: u32, suspended: u64, awaited: u64) {
+    let suspended = if parent.site.load(std::sync::atomic::Ordering::Relaxed) == site {
+        awaited
+    } else {
+        suspended
+    };
+    let seq = parent.seq.load(std::sync::atomic::Ordering::Relaxed);
+    if parent.awaited_seq.get() == seq {
+        parent.awaited.add(suspended);
+    } else {
+        parent.awaited.set(suspended);
+        parent.awaited_seq.set(seq);
     }
 }
 

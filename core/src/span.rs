@@ -130,6 +130,13 @@ impl SpanCall {
         };
         self.st.record(slot, end, outer);
         let wall = end.saturating_sub(self.st.first);
+        // As an awaited child future does: the poll this span closes in (an async
+        // parent awaiting an `#[instrument]`ed future) waited for the time the span was
+        // not entered; a synchronous parent does not read it.
+        if let Some(parent) = here.stack.innermost() {
+            let suspended = wall.saturating_sub(self.st.busy);
+            future::add_awaited_to(parent, self.site.id(), suspended, self.st.awaited);
+        }
         if let Some(path) = self.st.path {
             here.tree.record_call(
                 path,
