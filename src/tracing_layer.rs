@@ -153,9 +153,33 @@ pub(crate) mod on {
     /// What a span carries while it lives: its call and the enters in progress.
     struct Call {
         call: SpanCall,
-        /// The enters in progress, innermost last (one, usually; a span may be entered
-        /// on several threads at once, or again on one).
-        entered: Vec<SpanEnter>,
+        /// The enters in progress: the first here (one, usually: no allocation), later
+        /// ones (a span entered on several threads at once, or again on one) in `more`,
+        /// innermost last.
+        first: Option<SpanEnter>,
+        more: Vec<SpanEnter>,
+    }
+
+    impl Call {
+        fn push(&mut self, e: SpanEnter) {
+            if self.first.is_none() && self.more.is_empty() {
+                self.first = Some(e);
+            } else {
+                hotpath_core::internal(|| self.more.push(e));
+            }
+        }
+
+        /// This thread's latest enter; an exit on another thread than its enter takes
+        /// the latest of all.
+        fn pop(&mut self) -> Option<SpanEnter> {
+            if let Some(i) = self.more.iter().rposition(SpanEnter::is_here) {
+                return Some(self.more.remove(i));
+            }
+            if self.first.as_ref().is_some_and(SpanEnter::is_here) {
+                return self.first.take();
+            }
+            self.more.pop().or_else(|| self.first.take())
+        }
     }
 
     /// The layer [`super::layer`] filters.
@@ -172,7 +196,8 @@ pub(crate) mod on {
                 if let Some(span) = ctx.span(id) {
                     span.extensions_mut().insert(Call {
                         call,
-                        entered: Vec::new(),
+                        first: None,
+                        more: Vec::new(),
                     });
                 }
             });
@@ -185,7 +210,7 @@ pub(crate) mod on {
                 return;
             };
             if let Some(e) = c.call.enter() {
-                hotpath_core::internal(|| c.entered.push(e));
+                c.push(e);
             }
         }
 
@@ -195,15 +220,7 @@ pub(crate) mod on {
             let Some(c) = ext.get_mut::<Call>() else {
                 return;
             };
-            // This thread's latest enter; an exit on another thread than its enter
-            // takes the latest of all.
-            let i = c
-                .entered
-                .iter()
-                .rposition(SpanEnter::is_here)
-                .or_else(|| c.entered.len().checked_sub(1));
-            if let Some(i) = i {
-                let e = c.entered.remove(i);
+            if let Some(e) = c.pop() {
                 c.call.exit(e);
             }
         }
@@ -215,12 +232,12 @@ pub(crate) mod on {
                 return;
             };
             // Closed while still entered (an enter never exited): those enters end now.
-            while let Some(e) = c.entered.pop() {
+            while let Some(e) = c.pop() {
                 c.call.exit(e);
             }
-            let Call { call, entered } = c;
+            let Call { call, more, .. } = c;
             call.close();
-            hotpath_core::internal(|| drop(entered));
+            hotpath_core::internal(|| drop(more));
         }
     }
 }
