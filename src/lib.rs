@@ -52,6 +52,7 @@
 //! | `reqwest-0-12`, `reqwest-0-13` | `http!(client)` and `ReqwestHttpMiddleware` on reqwest (section `http`) |
 //! | `ureq-3` | `http!(config_builder)` and `UreqHttpMiddleware` on ureq 3 (section `http`) |
 //! | `axum-0-8` | `axum!(router)`, `AxumLayer`, and `HttpServerLayer` for any tower service (section `server`) |
+//! | `criterion-0-5`, `criterion-0-6`, `criterion-0-7`, `criterion-0-8` | [`criterion`]: drop-in `Criterion`, `BenchmarkId`, `criterion_group!`, `criterion_main!` that write one report per benchmark id; `HOTPATH_CRITERION_ITERATIONS` |
 //!
 //! With `tokio` and `hotpath`, `tokio_runtime!()` adds the runtime's workers, tasks and busy
 //! time (section `tokio`). Each integration is the identity without `hotpath`.
@@ -106,6 +107,13 @@ mod builders;
 mod config;
 #[cfg(feature = "hotpath-cpu")]
 mod cpu;
+#[cfg(any(
+    feature = "criterion-0-5",
+    feature = "criterion-0-6",
+    feature = "criterion-0-7",
+    feature = "criterion-0-8"
+))]
+pub mod criterion;
 mod debug;
 #[cfg(feature = "hotpath")]
 mod export;

@@ -83,6 +83,7 @@ impl Session {
             return None;
         }
         cfg.apply_env();
+        cfg.apply_file_tag();
         #[cfg(feature = "tracing")]
         crate::tracing::on::set_filter(cfg.tracing_filter.clone());
         crate::host::register_process_hooks();

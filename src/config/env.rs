@@ -35,6 +35,14 @@ const READ_ELSEWHERE: &[&str] = &[
     // core/src/lib.rs: distinct SQL, HTTP and server keys, and `iter = true` instances
     // of one io!, channel! or stream! site, before `<other>`
     "HOTPATH_ENTRIES_LIMIT",
+    // src/criterion.rs: the routine's runs in criterion's test mode
+    #[cfg(any(
+        feature = "criterion-0-5",
+        feature = "criterion-0-6",
+        feature = "criterion-0-7",
+        feature = "criterion-0-8"
+    ))]
+    "HOTPATH_CRITERION_ITERATIONS",
 ];
 
 /// Variables hotpath 0.30 reads that mean nothing here, and why.
@@ -70,7 +78,16 @@ const NO_EFFECT: &[(&str, &str)] = &[
     ("HOTPATH_UPLOAD_RESPONSE_PATH", "reports are not uploaded anywhere"),
     ("HOTPATH_POLICY_PATH", "reports are not uploaded anywhere; compare runs with `hotpath diff`"),
     ("HOTPATH_SOURCE_ROOT", "reports are not uploaded anywhere"),
-    ("HOTPATH_CRITERION_ITERATIONS", "there is no criterion integration"),
+    #[cfg(not(any(
+        feature = "criterion-0-5",
+        feature = "criterion-0-6",
+        feature = "criterion-0-7",
+        feature = "criterion-0-8"
+    )))]
+    (
+        "HOTPATH_CRITERION_ITERATIONS",
+        "the program was built without a criterion-0-* feature (hotpath::criterion)",
+    ),
     ("HOTPATH_META_SHUTDOWN_MS", "there is no self-profiling build"),
     ("HOTPATH_SQL_RAW_LOGS", "SQL is kept only normalised (literals folded), never as raw text"),
     ("HOTPATH_ROUTE_SCOPE", "SQL queries and HTTP calls are attributed to the innermost measured function, not to the server route"),
@@ -133,6 +150,23 @@ fn env<T>(
         invalid(name, &raw, accepted, current);
     }
     parsed
+}
+
+/// `HOTPATH_CRITERION_ITERATIONS`: how many times each benchmark routine runs in
+/// criterion's test mode (`hotpath::criterion`); an invalid value warns and is ignored.
+#[cfg(any(
+    feature = "criterion-0-5",
+    feature = "criterion-0-6",
+    feature = "criterion-0-7",
+    feature = "criterion-0-8"
+))]
+pub(crate) fn criterion_iterations() -> Option<u64> {
+    env(
+        "HOTPATH_CRITERION_ITERATIONS",
+        "a positive integer",
+        "criterion's one run per routine",
+        |s| s.parse::<u64>().ok().filter(|n| *n > 0),
+    )
 }
 
 #[inline(never)]

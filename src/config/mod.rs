@@ -134,6 +134,16 @@ pub(crate) use on::*;
 
 #[cfg(feature = "hotpath")]
 mod env;
+#[cfg(all(
+    feature = "hotpath",
+    any(
+        feature = "criterion-0-5",
+        feature = "criterion-0-6",
+        feature = "criterion-0-7",
+        feature = "criterion-0-8"
+    )
+))]
+pub(crate) use env::criterion_iterations;
 #[cfg(feature = "hotpath-mcp")]
 pub(crate) use env::valid_token;
 
@@ -182,6 +192,10 @@ mod on {
         pub sections: Vec<Section>,
         /// `HOTPATH_REPORT_LABEL`: shown in the report's header.
         pub report_label: Option<String>,
+        /// Inserted into the file names of the report, the trace and the exports once the
+        /// variables are applied (`out.json` → `out.<tag>.json`): a session of its own per
+        /// criterion benchmark id (`hotpath::criterion`).
+        pub file_tag: Option<String>,
         /// `HOTPATH_FOCUS`: only functions whose name matches are reported.
         pub focus: Option<Focus>,
         /// `HOTPATH_EXCLUDE_WRAPPER`: the function that started profiling gets no row.
@@ -248,6 +262,7 @@ mod on {
                 sampling_seed: None,
                 sections: all_sections(),
                 report_label: None,
+                file_tag: None,
                 focus: None,
                 exclude_wrapper: false,
                 report_forks: false,
@@ -315,6 +330,34 @@ mod on {
                 self.rates_set[kind as usize] = false;
             }
         }
+
+        /// Inserts [`Config::file_tag`] into every file name the session writes.
+        pub(crate) fn apply_file_tag(&mut self) {
+            let Some(tag) = &self.file_tag else {
+                return;
+            };
+            let paths = self
+                .output_path
+                .iter_mut()
+                .chain(self.trace_path.iter_mut())
+                .chain(self.exports.iter_mut().map(|e| &mut e.path));
+            for path in paths {
+                *path = tagged(path, tag);
+            }
+        }
+    }
+
+    /// `dir/out.json` → `dir/out.<tag>.json`; a name without extension gets `.<tag>`
+    /// appended (`out` → `out.<tag>`).
+    pub(crate) fn tagged(path: &std::path::Path, tag: &str) -> PathBuf {
+        let mut name = path.file_stem().unwrap_or_default().to_os_string();
+        name.push(".");
+        name.push(tag);
+        if let Some(ext) = path.extension() {
+            name.push(".");
+            name.push(ext);
+        }
+        path.with_file_name(name)
     }
 
     /// `HOTPATH_FOCUS`: a text to find in function names, or a `/regex/`.
