@@ -36,7 +36,7 @@ pub fn timing(r: &Report) -> Columns<'_, Function> {
     c.push(Column::right("% Total", move |f: &Function| {
         if timed(f) {
             let t = f.total_with_running() as f64;
-            Cell::num(share_of_run(t, elapsed), t)
+            Cell::num(share_of_run(t, elapsed, calls(f)), t)
         } else {
             Cell::missing()
         }
@@ -44,11 +44,20 @@ pub fn timing(r: &Report) -> Columns<'_, Function> {
     c
 }
 
-/// A row's Total as a share of the run (`36.3%`), or, when its calls overlapped (on
+/// A row's calls, finished and running.
+fn calls(f: &Function) -> u64 {
+    f.calls + f.running.as_ref().map_or(0, |r| r.calls)
+}
+
+/// A row's Total as a share of the run (`36.3%`), or, when its `calls` overlapped (on
 /// several threads or tasks) to more than the run, how many ran at a time on average
-/// (`×43.7`): a share above 100 % reads as an error.
-pub fn share_of_run(total: f64, elapsed: f64) -> String {
+/// (`×43.7`): a share above 100 % reads as an error. One call cannot overlap: its Total
+/// above the run is the moment the run's length was read, before the calls' (100.0%).
+pub fn share_of_run(total: f64, elapsed: f64, calls: u64) -> String {
     if elapsed > 0.0 && total > elapsed {
+        if calls <= 1 {
+            return percent(elapsed, elapsed);
+        }
         let n = total / elapsed;
         if n < 10.0 {
             format!("×{n:.2}")
@@ -62,7 +71,7 @@ pub fn share_of_run(total: f64, elapsed: f64) -> String {
 
 /// Whether a row's calls overlapped to more than the run (see [`share_of_run`]).
 pub fn overlapped(f: &Function, elapsed: u64) -> bool {
-    (f.wall_ns.is_some() || f.running.is_some()) && f.total_with_running() > elapsed
+    (f.wall_ns.is_some() || f.running.is_some()) && calls(f) > 1 && f.total_with_running() > elapsed
 }
 
 #[cfg(test)]
@@ -71,10 +80,12 @@ mod tests {
 
     #[test]
     fn a_total_above_the_run_is_calls_at_a_time() {
-        assert_eq!(share_of_run(50.0, 200.0), "25.0%");
-        assert_eq!(share_of_run(200.0, 200.0), "100.0%");
-        assert_eq!(share_of_run(300.0, 200.0), "×1.50");
-        assert_eq!(share_of_run(8730.0, 200.0), "×43.6");
-        assert_eq!(share_of_run(0.0, 0.0), crate::format::percent(0.0, 0.0));
+        assert_eq!(share_of_run(50.0, 200.0, 3), "25.0%");
+        assert_eq!(share_of_run(200.0, 200.0, 3), "100.0%");
+        assert_eq!(share_of_run(300.0, 200.0, 3), "×1.50");
+        assert_eq!(share_of_run(8730.0, 200.0, 50), "×43.6");
+        assert_eq!(share_of_run(0.0, 0.0, 0), crate::format::percent(0.0, 0.0));
+        // One call read a little after the run's length (main at a timeout): 100 %.
+        assert_eq!(share_of_run(201.0, 200.0, 1), "100.0%");
     }
 }
