@@ -16,14 +16,22 @@ pub(super) fn function(ctx: &Ctx<'_>, s: &SiteStats, wall: u64) -> Option<Functi
     }
     let c = &s.cpu;
     let exact = run.mode == crate::CpuMode::Exact;
+    // What the CPU clock read. It and the wall clock are different kernel clocks whose
+    // rates can differ by ~100 ppm (CI saw a call spinning on its CPU clock read
+    // 150.019 ms of CPU in 150.004 ms of wall time), and a call's CPU readings sit just
+    // outside its wall readings: a function cannot compute longer than it ran, so what
+    // the CPU clock measured is at most the wall time. (Sampled CPU is an estimate and
+    // stays as counted.)
+    let clocked = Ctx::scaled(s, c.ns).min(wall);
+    let clocked_self = Ctx::scaled(s, c.self_ns).min(clocked);
     let (cpu_ns, self_cpu_ns) = if exact {
-        (Ctx::scaled(s, c.ns), Ctx::scaled(s, c.self_ns))
+        (clocked, clocked_self)
     } else {
         // Samples, and the CPU clock of the threads that block the sampling signal
         // (they read it instead: `hotpath_cpu::clocked_threads`).
         (
-            c.samples * run.period_ns + Ctx::scaled(s, c.ns),
-            c.self_samples * run.period_ns + Ctx::scaled(s, c.self_ns),
+            c.samples * run.period_ns + clocked,
+            c.self_samples * run.period_ns + clocked_self,
         )
     };
     let hw = exact && run.hw_unavailable.is_none();

@@ -24,7 +24,7 @@ use std::sync::atomic::{
 use crate::slot::{Merged, Slot};
 
 /// Call-site slots per chunk.
-pub(crate) const CHUNK: usize = 8;
+pub(crate) const CHUNK: usize = 4;
 /// Chunks per sub-directory.
 pub(crate) const SUB: usize = 64;
 /// Sub-directories: enough for every id.
