@@ -187,7 +187,8 @@ fn metric(out: &mut Vec<u8>, kind: MetricType, m: &Metric, native: Option<&Nativ
             uint(out, 1, h.get_sample_count());
             double(out, 2, h.get_sample_sum());
             // The classic buckets as the text format has them, for scrapers that read
-            // those (a Prometheus 2.45+ with `scrape_classic_histograms` keeps both).
+            // those (Prometheus 2.42 keeps only the native series; later versions can be
+            // told to keep both).
             for b in h.get_bucket() {
                 message(out, 3, |out| {
                     uint(out, 1, b.cumulative_count());
