@@ -39,7 +39,7 @@
 //! | `hotpath-alloc` | allocations per function (count, bytes, freed, retained; inclusive and self) through a tracking global allocator |
 //! | `hotpath-cpu` | CPU time vs waiting per function, sampled per thread (default) or read exactly at every call |
 //! | `hotpath-live` | the metrics server (`HOTPATH_METRICS_PORT`): the report so far as JSON routes while the program runs (crate `hotpath-live`: hyper and tokio) |
-//! | `hotpath-prometheus` | `/metrics` in the Prometheus text format on the metrics server; implies `hotpath-live` |
+//! | `hotpath-prometheus` | `/metrics` in the Prometheus text format on the metrics server (protobuf with native histograms when the scraper asks for it); implies `hotpath-live` |
 //! | `hotpath-mcp` | an MCP server (`HOTPATH_MCP_PORT`) whose tools answer from the live report, for AI agents; see `docs/mcp.md` |
 //! | `report` | reading saved JSON reports (`hotpath::report::Report::from_json`); alone, the report model and renderers without the runtime |
 //! | `tokio` | `io!` on tokio's async I/O traits; `mutex!`/`rw_lock!` on `tokio::sync` locks; `channel!` on tokio's `mpsc`, `oneshot`, `broadcast`, `watch` |

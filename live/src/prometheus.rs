@@ -1,5 +1,7 @@
 //! `/metrics`: the report so far in the Prometheus text exposition format (0.0.4),
-//! encoded by the `prometheus` crate. Series and labels are listed in `docs/metrics.md`.
+//! encoded by the `prometheus` crate, or, when the scraper asks for it (`Accept`, see
+//! [`protobuf::wanted`]), in the protobuf format with native histograms ([`native`]).
+//! Series and labels are listed in `docs/metrics.md`.
 //!
 //! Cardinality is bounded: at most `limit` functions (by total wall time), `limit` I/O
 //! entries (by bytes), `limit` channels, streams and futures each, and `limit` threads
@@ -12,7 +14,11 @@ use prometheus::TextEncoder;
 
 mod flow;
 mod locks;
+mod native;
+pub(crate) mod protobuf;
 mod service;
+
+use native::Native;
 
 use hotpath_report::format::{twin_names, Twin};
 use hotpath_report::{Histogram as Hist, Report, Section};
@@ -31,10 +37,13 @@ fn duration_buckets() -> Vec<f64> {
     v
 }
 
-/// One metric family being built.
-struct Family {
+/// One metric family: the `prometheus` crate's model, which its text encoder writes,
+/// and each histogram metric's native buckets, which only the protobuf format carries.
+pub(crate) struct Family {
     mf: MetricFamily,
     metrics: Vec<Metric>,
+    /// One per metric: the native buckets of a histogram, `None` for other metrics.
+    native: Vec<Option<Native>>,
 }
 
 impl Family {
@@ -46,6 +55,7 @@ impl Family {
         Family {
             mf,
             metrics: Vec::new(),
+            native: Vec::new(),
         }
     }
 
@@ -71,6 +81,7 @@ impl Family {
         c.set_value(v);
         m.set_counter(c);
         self.metrics.push(m);
+        self.native.push(None);
     }
 
     fn gauge(&mut self, labels: &[(&str, &str)], v: f64) {
@@ -79,6 +90,7 @@ impl Family {
         g.set_value(v);
         m.set_gauge(g);
         self.metrics.push(m);
+        self.native.push(None);
     }
 
     /// A duration histogram from a report's distribution (`min` and `max` in ns).
@@ -104,13 +116,19 @@ impl Family {
         let mut m = Family::labelled(labels);
         m.set_histogram(h);
         self.metrics.push(m);
+        self.native.push(Some(Native::of(d)));
     }
 
-    fn finish(mut self, out: &mut Vec<MetricFamily>) {
+    fn finish(self, out: &mut Vec<Family>) {
         if !self.metrics.is_empty() {
-            self.mf.set_metric(self.metrics);
-            out.push(self.mf);
+            out.push(self);
         }
+    }
+
+    /// The family as the `prometheus` crate's text encoder takes it.
+    fn into_proto(mut self) -> MetricFamily {
+        self.mf.set_metric(self.metrics);
+        self.mf
     }
 }
 
@@ -145,7 +163,7 @@ pub(crate) struct Ctx<'a> {
 /// until it says how (or why not).
 pub(crate) enum Encoder {
     /// Its own families, written by this function.
-    Own(fn(&mut Ctx<'_>, &mut Vec<MetricFamily>)),
+    Own(fn(&mut Ctx<'_>, &mut Vec<Family>)),
     /// Its numbers are families (or labels) another section's encoder writes.
     With(Section),
     /// Not exported, and why.
@@ -210,15 +228,34 @@ pub fn coverage(r: &Report, section: Section) -> Coverage {
             }
             let mut out = Vec::new();
             encode(&mut ctx, &mut out);
-            Coverage::Families(out.iter().map(|f| f.name().to_string()).collect())
+            Coverage::Families(out.iter().map(|f| f.mf.name().to_string()).collect())
         }
         Encoder::With(s) => Coverage::With(s),
         Encoder::None(why) => Coverage::None(why),
     }
 }
 
-/// The whole exposition.
+/// The whole exposition in the text format.
 pub(crate) fn encode(r: &Report, limit: usize) -> String {
+    let out: Vec<MetricFamily> = families(r, limit)
+        .into_iter()
+        .map(Family::into_proto)
+        .collect();
+    let mut text = String::new();
+    if let Err(e) = TextEncoder::new().encode_utf8(&out, &mut text) {
+        text = format!("# hotpath could not encode the metrics: {e}\n");
+    }
+    text
+}
+
+/// The whole exposition in the protobuf format ([`protobuf::CONTENT_TYPE`]): the same
+/// families, histograms with native buckets as well.
+pub(crate) fn encode_protobuf(r: &Report, limit: usize) -> Vec<u8> {
+    protobuf::encode(&families(r, limit))
+}
+
+/// Every family of the exposition, in order.
+fn families(r: &Report, limit: usize) -> Vec<Family> {
     let bounds = duration_buckets();
     let mut out = Vec::new();
 
@@ -259,16 +296,11 @@ pub(crate) fn encode(r: &Report, limit: usize) -> String {
             encode(&mut ctx, &mut out);
         }
     }
-
-    let mut text = String::new();
-    if let Err(e) = TextEncoder::new().encode_utf8(&out, &mut text) {
-        text = format!("# hotpath could not encode the metrics: {e}\n");
-    }
-    text
+    out
 }
 
 /// The function families; returns the functions' label values.
-fn functions(r: &Report, limit: usize, bounds: &[f64], out: &mut Vec<MetricFamily>) -> Vec<String> {
+fn functions(r: &Report, limit: usize, bounds: &[f64], out: &mut Vec<Family>) -> Vec<String> {
     let shown = &r.functions[..r.functions.len().min(limit)];
     let mut calls = Family::new(
         "hotpath_function_calls_total",
@@ -394,7 +426,7 @@ fn functions(r: &Report, limit: usize, bounds: &[f64], out: &mut Vec<MetricFamil
     names
 }
 
-fn io(r: &Report, limit: usize, bounds: &[f64], out: &mut Vec<MetricFamily>) {
+fn io(r: &Report, limit: usize, bounds: &[f64], out: &mut Vec<Family>) {
     let entries = r.io.as_deref().unwrap_or(&[]);
     let shown = &entries[..entries.len().min(limit)];
     let mut ops = Family::new(
@@ -454,7 +486,7 @@ fn io(r: &Report, limit: usize, bounds: &[f64], out: &mut Vec<MetricFamily>) {
     }
 }
 
-fn process(r: &Report, limit: usize, out: &mut Vec<MetricFamily>) {
+fn process(r: &Report, limit: usize, out: &mut Vec<Family>) {
     if let Some(a) = &r.alloc_total {
         let mut count = Family::new(
             "hotpath_process_allocations_total",

@@ -14,7 +14,8 @@ use hotpath_report::{ApiError, Section};
 pub(crate) struct Answer {
     pub status: u16,
     pub content_type: &'static str,
-    pub body: String,
+    /// UTF-8 text except for the protobuf format of `/metrics`.
+    pub body: Vec<u8>,
     /// Extra header, e.g. `Allow` on a 405.
     pub header: Option<(&'static str, &'static str)>,
 }
@@ -24,9 +25,15 @@ impl Answer {
         Answer {
             status,
             content_type: "application/json",
-            body,
+            body: body.into_bytes(),
             header: None,
         }
+    }
+
+    /// The body as text (every answer but the protobuf `/metrics`).
+    #[cfg(test)]
+    pub fn text(&self) -> &str {
+        std::str::from_utf8(&self.body).unwrap_or("<not UTF-8>")
     }
 
     /// An error answer; `features`: the Cargo features of which any one would add what
@@ -142,22 +149,41 @@ pub(crate) fn route(
         (_, Some(s)) => fragment(source, s),
         ("/report", _) => Answer::json(200, to_json(&source.report())),
         ("/profiler_status", _) => Answer::json(200, to_json(&source.status())),
-        _ => metrics(source),
+        _ => metrics(source, headers),
     }
 }
 
+/// `/metrics`: the protobuf format with native histograms when the `Accept` header
+/// prefers it ([`super::prometheus::protobuf::wanted`]), the text format otherwise.
 #[cfg(feature = "prometheus")]
-fn metrics(source: &dyn Source) -> Answer {
+fn metrics(source: &dyn Source, headers: &[(&str, &str)]) -> Answer {
+    use super::prometheus::{encode, encode_protobuf, protobuf};
+    let accept = headers
+        .iter()
+        .filter(|(k, _)| k.eq_ignore_ascii_case("accept"))
+        .map(|(_, v)| *v)
+        .collect::<Vec<_>>()
+        .join(",");
+    let (report, limit) = (source.report(), source.metrics_limit());
+    let (content_type, body) = if protobuf::wanted(&accept) {
+        (protobuf::CONTENT_TYPE, encode_protobuf(&report, limit))
+    } else {
+        (
+            "text/plain; version=0.0.4; charset=utf-8",
+            encode(&report, limit).into_bytes(),
+        )
+    };
     Answer {
         status: 200,
-        content_type: "text/plain; version=0.0.4; charset=utf-8",
-        body: super::prometheus::encode(&source.report(), source.metrics_limit()),
-        header: None,
+        content_type,
+        body,
+        // The answer depends on the request's Accept header: caches must not mix them.
+        header: Some(("Vary", "Accept")),
     }
 }
 
 #[cfg(not(feature = "prometheus"))]
-fn metrics(_source: &dyn Source) -> Answer {
+fn metrics(_source: &dyn Source, _headers: &[(&str, &str)]) -> Answer {
     Answer::error(
         404,
         "/metrics needs the feature hotpath-prometheus".into(),
@@ -330,16 +356,19 @@ mod tests {
     }
 
     fn error_of(a: &Answer) -> ApiError {
-        serde_json::from_str(&a.body).unwrap_or_else(|e| panic!("{e}: {}", a.body))
+        serde_json::from_str(a.text()).unwrap_or_else(|e| panic!("{e}: {}", a.text()))
     }
 
     #[test]
     fn the_report_and_the_status_are_typed_json() {
         let a = get("/report", &[], None);
         assert_eq!((a.status, a.content_type), (200, "application/json"));
-        assert_eq!(Report::from_json(&a.body).unwrap(), fake().report());
+        assert_eq!(Report::from_json(a.text()).unwrap(), fake().report());
         let a = get("/profiler_status?x=1", &[], None);
-        assert_eq!(ProfilerStatus::from_json(&a.body).unwrap(), fake().status());
+        assert_eq!(
+            ProfilerStatus::from_json(a.text()).unwrap(),
+            fake().status()
+        );
         // A trailing slash is the same route.
         assert_eq!(get("/report/", &[], None).status, 200);
     }
@@ -347,16 +376,16 @@ mod tests {
     #[test]
     fn fragments_carry_only_their_section() {
         let a = get("/functions_timing", &[], None);
-        let f = Fragment::from_json(&a.body).unwrap();
+        let f = Fragment::from_json(a.text()).unwrap();
         assert_eq!(f.section, Section::Timing);
         assert_eq!(f.keys, ["functions"]);
         assert_eq!(f.part.functions[0].calls, 3);
-        let f = Fragment::from_json(&get("/io", &[], None).body).unwrap();
+        let f = Fragment::from_json(get("/io", &[], None).text()).unwrap();
         // No function made I/O: the io fragment lists none.
         assert_eq!(f.keys, ["functions", "io"]);
         assert_eq!((f.part.io, f.part.functions), (Some(vec![]), vec![]));
         if cfg!(target_os = "linux") {
-            let f = Fragment::from_json(&get("/threads", &[], None).body).unwrap();
+            let f = Fragment::from_json(get("/threads", &[], None).text()).unwrap();
             assert_eq!(f.keys, ["threads"]);
             assert_eq!(f.part.threads, Some(vec![]));
         }
@@ -392,7 +421,7 @@ mod tests {
             }
             let a = route(&Method::GET, url, &[], None, &source);
             if on {
-                assert_eq!(a.status, 200, "{url}: {}", a.body);
+                assert_eq!(a.status, 200, "{url}: {}", a.text());
             } else {
                 assert_eq!(a.status, 404, "{url}");
                 let e = error_of(&a);
@@ -427,11 +456,11 @@ mod tests {
             };
             let a = route(&Method::GET, url, &[], None, &source);
             if on {
-                assert_eq!(a.status, 200, "{url}: {}", a.body);
-                let f = Fragment::from_json(&a.body).unwrap();
+                assert_eq!(a.status, 200, "{url}: {}", a.text());
+                let f = Fragment::from_json(a.text()).unwrap();
                 assert_eq!(f.section, section);
                 // The section's own key, empty here; no functions, no other section.
-                assert_eq!(f.keys, [section.name()], "{url}: {}", a.body);
+                assert_eq!(f.keys, [section.name()], "{url}: {}", a.text());
                 let lens = [
                     f.part.sql.as_ref().map(Vec::len),
                     f.part.http.as_ref().map(Vec::len),
@@ -462,8 +491,8 @@ mod tests {
         };
         let fragment = |url: &str| {
             let a = route(&Method::GET, url, &[], None, &source);
-            assert_eq!(a.status, 200, "{url}: {}", a.body);
-            Fragment::from_json(&a.body).unwrap()
+            assert_eq!(a.status, 200, "{url}: {}", a.text());
+            Fragment::from_json(a.text()).unwrap()
         };
         let f = fragment("/channels");
         assert_eq!(f.section, Section::Channels);
@@ -482,7 +511,7 @@ mod tests {
         };
         let a = route(&Method::GET, "/channels", &[], None, &without);
         assert_eq!(a.status, 404);
-        assert!(error_of(&a).error.contains("turned off"), "{}", a.body);
+        assert!(error_of(&a).error.contains("turned off"), "{}", a.text());
     }
 
     #[test]
@@ -493,14 +522,14 @@ mod tests {
         };
         let a = route(&Method::GET, "/io", &[], None, &source);
         assert_eq!(a.status, 404);
-        assert!(error_of(&a).error.contains("turned off"), "{}", a.body);
+        assert!(error_of(&a).error.contains("turned off"), "{}", a.text());
     }
 
     #[test]
     fn unknown_routes_wrong_methods_and_oversized_requests_are_4xx() {
         let a = get("/nope", &[], None);
         assert_eq!(a.status, 404);
-        assert!(error_of(&a).error.contains("/report"), "{}", a.body);
+        assert!(error_of(&a).error.contains("/report"), "{}", a.text());
         let a = route(&Method::POST, "/report", &[], None, &fake());
         assert_eq!((a.status, a.header), (405, Some(("Allow", "GET, HEAD"))));
         let long = format!("/report?{}", "x".repeat(MAX_URL));
@@ -531,5 +560,45 @@ mod tests {
         );
         // Unknown routes do not tell who is not authorised.
         assert_eq!(get("/nope", &[], t).status, 401);
+    }
+
+    #[cfg(feature = "prometheus")]
+    #[test]
+    fn metrics_are_protobuf_when_the_scraper_prefers_it() {
+        use crate::prometheus::{encode, encode_protobuf, protobuf::CONTENT_TYPE};
+        let text = get("/metrics", &[], None);
+        assert_eq!(
+            (text.status, text.content_type, text.header),
+            (
+                200,
+                "text/plain; version=0.0.4; charset=utf-8",
+                Some(("Vary", "Accept"))
+            )
+        );
+        assert_eq!(text.text(), encode(&fake().report(), 200));
+        assert!(text
+            .text()
+            .contains("hotpath_function_calls_total{function=\"app::work\"} 3\n"));
+        // What Prometheus with native histograms sends; the header's name in any case.
+        let accept = "application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;\
+                      encoding=delimited;q=0.7,text/plain;version=0.0.4;q=0.3,*/*;q=0.2";
+        for name in ["Accept", "accept"] {
+            let proto = get("/metrics", &[(name, accept)], None);
+            assert_eq!(
+                (proto.status, proto.content_type, proto.header),
+                (200, CONTENT_TYPE, Some(("Vary", "Accept")))
+            );
+            assert_eq!(proto.body, encode_protobuf(&fake().report(), 200));
+        }
+        let families = crate::prometheus::protobuf::roundtrip::same_as_text(&fake().report(), 200);
+        assert!(families
+            .iter()
+            .any(|f| f.name.as_deref() == Some("hotpath_function_calls_total")));
+        // Other clients: the text format.
+        let curl = get("/metrics", &[("Accept", "*/*")], None);
+        assert_eq!(
+            curl.content_type,
+            "text/plain; version=0.0.4; charset=utf-8"
+        );
     }
 }

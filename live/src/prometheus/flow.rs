@@ -1,6 +1,6 @@
 //! `/metrics` families of the `channels`, `streams` and `futures` sections.
 
-use prometheus::proto::{MetricFamily, MetricType};
+use prometheus::proto::MetricType;
 
 use super::{unique, Family};
 use hotpath_report::format::Twin;
@@ -8,7 +8,7 @@ use hotpath_report::Report;
 
 /// Channels, streams and futures: at most `limit` entries of each (by messages sent,
 /// items, calls), labelled by their told-apart names.
-pub(super) fn flow(r: &Report, limit: usize, bounds: &[f64], out: &mut Vec<MetricFamily>) {
+pub(super) fn flow(r: &Report, limit: usize, bounds: &[f64], out: &mut Vec<Family>) {
     let mut messages = Family::new(
         "hotpath_channel_messages_total",
         "Messages sent and received on each channel! entry.",
@@ -217,6 +217,7 @@ mod tests {
             }]),
             ..Report::default()
         };
+        super::super::protobuf::roundtrip::same_as_text(&r, 2);
         let text = super::super::encode(&r, 2);
         for line in [
             "hotpath_channel_messages_total{channel=\"jobs\",direction=\"sent\"} 30",

@@ -1,6 +1,6 @@
 //! `/metrics` families of the `mutexes`, `rw_locks`, `waits` and `debug` sections.
 
-use prometheus::proto::{MetricFamily, MetricType};
+use prometheus::proto::MetricType;
 
 use super::{unique, Family};
 use hotpath_report::format::Twin;
@@ -8,7 +8,7 @@ use hotpath_report::{LockMode, Report};
 
 /// Lock families: acquisitions, contended acquisitions, failed tries (counters) and the
 /// wait and hold histograms, per lock and mode. Mutexes have the mode `exclusive`.
-pub(super) fn locks(r: &Report, limit: usize, bounds: &[f64], out: &mut Vec<MetricFamily>) {
+pub(super) fn locks(r: &Report, limit: usize, bounds: &[f64], out: &mut Vec<Family>) {
     let mut acquisitions = Family::new(
         "hotpath_lock_acquisitions_total",
         "Acquisitions of each mutex! / rw_lock! site, by mode (mutexes: exclusive).",
@@ -86,7 +86,7 @@ pub(super) fn locks(r: &Report, limit: usize, bounds: &[f64], out: &mut Vec<Metr
 
 /// `hotpath_function_wait_seconds_total{function, kind}`: the waits charged to each
 /// function, unscaled for sampled functions (counters never decrease).
-pub(super) fn waits(r: &Report, limit: usize, names: &[String], out: &mut Vec<MetricFamily>) {
+pub(super) fn waits(r: &Report, limit: usize, names: &[String], out: &mut Vec<Family>) {
     let mut waited = Family::new(
         "hotpath_function_wait_seconds_total",
         "Time the function waited, as the innermost measured function, on what the wrappers \
@@ -119,7 +119,7 @@ pub(super) fn waits(r: &Report, limit: usize, names: &[String], out: &mut Vec<Me
 }
 
 /// `hotpath_debug_gauge{key}` and `hotpath_debug_updates_total{kind, key}`.
-pub(super) fn debug(r: &Report, limit: usize, out: &mut Vec<MetricFamily>) {
+pub(super) fn debug(r: &Report, limit: usize, out: &mut Vec<Family>) {
     let mut gauge = Family::new(
         "hotpath_debug_gauge",
         "The value of each gauge! key.",
@@ -226,6 +226,7 @@ mod tests {
             }]),
             ..Report::default()
         };
+        super::super::protobuf::roundtrip::same_as_text(&r, 10);
         let text = super::super::encode(&r, 10);
         for line in [
             "hotpath_lock_acquisitions_total{lock=\"state\",mode=\"exclusive\"} 10",

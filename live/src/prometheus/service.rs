@@ -2,7 +2,7 @@
 //! the report's (by total time), at most `limit` per family; label values are the
 //! normalised query, endpoint and route, so their number is bounded as well.
 
-use prometheus::proto::{MetricFamily, MetricType};
+use prometheus::proto::MetricType;
 
 use super::Family;
 use hotpath_report::{Report, StatusClasses};
@@ -18,7 +18,7 @@ fn classes(s: &StatusClasses) -> [(&'static str, u64); 5] {
 }
 
 /// SQL: queries and their duration histogram per query and source.
-pub(super) fn sql(r: &Report, limit: usize, bounds: &[f64], out: &mut Vec<MetricFamily>) {
+pub(super) fn sql(r: &Report, limit: usize, bounds: &[f64], out: &mut Vec<Family>) {
     let mut total = Family::new(
         "hotpath_sql_queries_total",
         "SQL queries run, per normalised query and issuing function.",
@@ -42,7 +42,7 @@ pub(super) fn sql(r: &Report, limit: usize, bounds: &[f64], out: &mut Vec<Metric
 }
 
 /// HTTP client: requests per endpoint and status class, errors, time to the head.
-pub(super) fn http(r: &Report, limit: usize, bounds: &[f64], out: &mut Vec<MetricFamily>) {
+pub(super) fn http(r: &Report, limit: usize, bounds: &[f64], out: &mut Vec<Family>) {
     let mut total = Family::new(
         "hotpath_http_client_requests_total",
         "HTTP client requests answered, per endpoint, calling function and status class.",
@@ -94,7 +94,7 @@ pub(super) fn http(r: &Report, limit: usize, bounds: &[f64], out: &mut Vec<Metri
 }
 
 /// HTTP server: requests per route and status class, aborted, in flight, durations.
-pub(super) fn server(r: &Report, limit: usize, bounds: &[f64], out: &mut Vec<MetricFamily>) {
+pub(super) fn server(r: &Report, limit: usize, bounds: &[f64], out: &mut Vec<Family>) {
     let mut total = Family::new(
         "hotpath_http_server_requests_total",
         "HTTP server requests answered, per route and status class.",
@@ -144,7 +144,7 @@ pub(super) fn server(r: &Report, limit: usize, bounds: &[f64], out: &mut Vec<Met
 }
 
 /// tokio: busy time and parks per worker, alive tasks and global queue depth.
-pub(super) fn tokio(r: &Report, out: &mut Vec<MetricFamily>) {
+pub(super) fn tokio(r: &Report, out: &mut Vec<Family>) {
     let mut busy = Family::new(
         "hotpath_tokio_worker_busy_seconds_total",
         "Time each tokio worker spent running tasks since the runtime was registered.",
@@ -332,6 +332,7 @@ mod tests {
 
     #[test]
     fn sql_http_server_and_tokio_families() {
+        super::super::protobuf::roundtrip::same_as_text(&report(), 10);
         let text = super::super::encode(&report(), 10);
         for line in [
             "hotpath_sql_queries_total{query=\"SELECT name FROM users WHERE id = ?\",source=\"app::handler\"} 40",
