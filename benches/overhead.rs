@@ -149,6 +149,17 @@ fn bench(c: &mut Criterion) {
     with_rate(0.0, || {
         g.bench_function("measure_count_only", |b| b.iter(|| measured(black_box(3))));
     });
+    // An overhead budget of 1 %: the bench's function is the hottest there is, so the
+    // controller times about one call in 2^20; the others are counted with a frame.
+    let budget = hotpath::HotpathGuardBuilder::new("bench")
+        .format(hotpath::Format::None)
+        .overhead_budget(1.0)
+        .build();
+    g.bench_function("measure_budget_1pct", |b| b.iter(|| measured(black_box(3))));
+    g.bench_function("nested_3_calls_budget_1pct", |b| {
+        b.iter(|| parent(black_box(3)))
+    });
+    drop(budget);
     // The calling-context tree (HOTPATH_STACKS=1): a node lookup at entry, four adds at
     // exit. Then the trace ring (HOTPATH_TRACE): a 24-byte record at exit.
     let stacks = hotpath::HotpathGuardBuilder::new("bench")

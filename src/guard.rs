@@ -147,6 +147,26 @@ impl HotpathGuardBuilder {
         self
     }
 
+    /// Holds the profiler's own per-call work within `percent` of the run's CPU time
+    /// (`0` turns the budget off): every call is still counted exactly, and each
+    /// function's calls are timed at a rate chosen at run time, hottest and cheapest
+    /// first; a timed call stands for the calls it was picked among, and rows whose
+    /// times are estimates are marked. Ignored (with a note) when a time sampling rate
+    /// is set or the stacks are on. `HOTPATH_OVERHEAD_BUDGET` overrides it.
+    #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
+    pub fn overhead_budget(mut self, percent: f64) -> Self {
+        #[cfg(feature = "hotpath")]
+        match crate::config::parse_budget(&percent.to_string()) {
+            Some(b) => self.cfg.overhead_budget = b,
+            None => crate::config::warn(&format!(
+                "overhead_budget({percent}) is not a percentage from 0 to 100; no budget"
+            )),
+        }
+        #[cfg(not(feature = "hotpath"))]
+        let _ = percent;
+        self
+    }
+
     /// How CPU time is measured with `hotpath-cpu` (default [`CpuMode::Sampled`]);
     /// `HOTPATH_CPU_MODE` overrides it.
     ///

@@ -103,6 +103,8 @@ pub use hotpath_macros::{future_fn, main, measure, measure_all, skip};
 
 pub mod alloc;
 #[cfg(feature = "hotpath")]
+mod budget;
+#[cfg(feature = "hotpath")]
 mod builders;
 mod config;
 #[cfg(feature = "hotpath-cpu")]

@@ -20,6 +20,12 @@ pub(crate) struct Overhead {
     /// Two back-to-back clock reads, ticks (median): the shortest span a measured call
     /// can show.
     pub floor_ticks: u64,
+    /// Under an overhead budget: a timed call, a call the budget does not time (a
+    /// frame, no clock), and one of a leaf it does not time (counted only), ns;
+    /// measured only when a budget is set (else 0).
+    pub budget_timed_ns: f64,
+    pub budget_untimed_ns: f64,
+    pub budget_frameless_ns: f64,
 }
 
 static CALIBRATION: CallSite = CallSite::new(
@@ -45,7 +51,7 @@ impl Overhead {
     /// Timed on the thread's CPU clock, not the wall clock: what the profiler adds to a
     /// program is CPU work, and on a loaded machine a wall-clock batch also counts the
     /// time the thread waited for a core (the estimate came out up to 1.3x too high).
-    pub(crate) fn measure() -> Overhead {
+    pub(crate) fn measure(budget: bool) -> Overhead {
         const CALLS: u32 = 2000;
         use hotpath_core::state::Sampler;
         let median = |one: &dyn Fn()| {
@@ -82,6 +88,23 @@ impl Overhead {
             (median(one), counted)
         };
         let (timed_ns, counted_ns) = cost(Sampler::Calls, &call);
+        let (budget_timed_ns, budget_untimed_ns, budget_frameless_ns) = if budget {
+            // The budget's paths: the site timed (almost) never, with and without
+            // frames, then every call.
+            use hotpath_core::budget::{set_period, MAX_PERIOD};
+            let id = CALIBRATION.id();
+            hotpath_core::state::set_budget(true);
+            set_period(id, MAX_PERIOD, false);
+            let untimed = median(&call);
+            set_period(id, MAX_PERIOD, true);
+            let frameless = median(&call);
+            set_period(id, 1, false);
+            let timed = median(&call);
+            hotpath_core::state::set_budget(false);
+            (timed, untimed, frameless)
+        } else {
+            (0.0, 0.0, 0.0)
+        };
         // Inside a calibration scope (timed: the calls' rate is 1 now), so that the
         // operations' bytes are charged to it and not to a measured function that started
         // the session.
@@ -102,6 +125,9 @@ impl Overhead {
             io_timed_ns,
             io_counted_ns,
             floor_ticks: pairs[pairs.len() / 2],
+            budget_timed_ns,
+            budget_untimed_ns,
+            budget_frameless_ns,
         }
     }
 }

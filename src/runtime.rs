@@ -59,6 +59,8 @@ pub(crate) struct Shared {
     #[cfg(feature = "hotpath-cpu")]
     pub(crate) cpu: Option<crate::cpu::CpuRun>,
     pub(crate) threads: Option<crate::threads::Monitor>,
+    /// The overhead budget, when one holds: percent, costs and the CPU time at start.
+    pub(crate) budget: Option<crate::budget::Run>,
 }
 
 /// Set to stop the timeout thread early.
@@ -71,6 +73,7 @@ pub(crate) struct Session {
     timer: Option<(StopFlag, JoinHandle<()>)>,
     live: crate::live::Servers,
     signals: Option<crate::host::Signals>,
+    budget: Option<crate::budget::Controller>,
 }
 
 impl Session {
@@ -101,10 +104,26 @@ impl Session {
             }
             cfg.set_rate(Sampler::Calls, 1.0);
         }
+        let budget = match cfg.overhead_budget {
+            Some(b) if cfg.rates_set[Sampler::Calls as usize] => {
+                notes.push(format!(
+                    "overhead budget {b}% ignored: the time sampling rate ({}) is set",
+                    cfg.rate(Sampler::Calls)
+                ));
+                None
+            }
+            Some(b) if cfg.stacks || cfg.trace_path.is_some() => {
+                notes.push(format!(
+                    "overhead budget {b}% ignored: the stacks and the trace need every call timed"
+                ));
+                None
+            }
+            b => b,
+        };
         // Before the calibration, so that the cost per call it measures includes them.
         hotpath_core::stacks::configure(cfg.stacks, cfg.stacks_nodes);
         hotpath_core::trace::configure(cfg.trace_path.is_some(), cfg.trace_capacity);
-        let overhead = Overhead::measure();
+        let overhead = Overhead::measure(budget.is_some());
         if let Some(seed) = cfg.sampling_seed {
             // Before the new epoch: every thread's generator starts from the seed at its
             // first event of the session, this one's at once.
@@ -130,7 +149,25 @@ impl Session {
             } else {
                 None
             };
+            let costs = crate::budget::Costs {
+                timed_ns: overhead.budget_timed_ns,
+                untimed_ns: overhead.budget_untimed_ns,
+                frameless_ns: overhead.budget_frameless_ns,
+            };
+            // CPU samples are charged to the innermost frame: with the sampler on, every
+            // call keeps its frame.
+            #[cfg(feature = "hotpath-cpu")]
+            let frames = cpu
+                .as_ref()
+                .is_some_and(|c| c.mode != crate::CpuMode::Exact);
+            #[cfg(not(feature = "hotpath-cpu"))]
+            let frames = false;
+            let floor = overhead.floor_ticks;
+            let budget = budget.and_then(|percent| {
+                crate::budget::Controller::start(percent, costs, frames, floor)
+            });
             let shared = Arc::new(Shared {
+                budget: budget.as_ref().map(crate::budget::Controller::run),
                 threads,
                 start: Instant::now(),
                 origin: hotpath_core::clock::now(),
@@ -170,6 +207,7 @@ impl Session {
                 timer,
                 live,
                 signals,
+                budget,
             })
         })
     }
@@ -182,6 +220,9 @@ impl Session {
     /// `HOTPATH_REPORT_FORKS=1` asks for one per process.
     fn end_in_fork_child(&mut self) {
         self.live.forget();
+        if let Some(b) = self.budget.as_mut() {
+            b.forget();
+        }
         std::mem::forget(self.timer.take());
         std::mem::forget(self.signals.take());
         if self.shared.cfg.report_forks {
@@ -209,6 +250,9 @@ impl Drop for Session {
             }
             // No request is answered from a session that is ending.
             self.live.stop();
+            if let Some(b) = self.budget.as_mut() {
+                b.stop();
+            }
             if let Some((stop, handle)) = self.timer.take() {
                 let (lock, cv) = &*stop;
                 *lock.lock().unwrap_or_else(|e| e.into_inner()) = true;
@@ -224,6 +268,9 @@ impl Drop for Session {
         let cfg = &self.shared.cfg;
         hotpath_core::stacks::configure(false, cfg.stacks_nodes);
         hotpath_core::trace::configure(false, cfg.trace_capacity);
+        if self.budget.take().is_some() {
+            hotpath_core::state::set_budget(false);
+        }
         ACTIVE.store(false, Ordering::Release);
     }
 }
@@ -239,6 +286,7 @@ pub(crate) fn build(shared: &Shared) -> Report {
         #[cfg(feature = "hotpath-cpu")]
         cpu: shared.cpu.as_ref(),
         threads: shared.threads.as_ref(),
+        budget: shared.budget,
     })
 }
 
@@ -264,6 +312,7 @@ fn build_child(shared: &Shared) -> Report {
         #[cfg(feature = "hotpath-cpu")]
         cpu: None,
         threads: None,
+        budget: shared.budget,
     })
 }
 

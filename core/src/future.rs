@@ -287,7 +287,20 @@ fn first_poll_slow<F: Future>(
         st.weight = w;
         e
     } else {
-        scope::enter_with(site, Entry::Timed, Entry::Counted, scope::enter_slow)
+        let mut weight = 1;
+        let e = scope::enter_with(
+            site,
+            Entry::Timed,
+            Entry::Counted,
+            |id| {
+                let (e, w) = scope::enter_slow_async(id);
+                weight = w;
+                e
+            },
+            false,
+        );
+        st.weight = weight;
+        e
     };
     match entry {
         Entry::Timed(e) => first_poll(e, inner, cx, st),

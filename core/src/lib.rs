@@ -35,6 +35,8 @@
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
 
+/// The overhead budget's per-site timing periods.
+pub mod budget;
 mod cell;
 #[allow(unsafe_code)]
 pub mod clock;
@@ -77,11 +79,11 @@ pub use hist::{AtomicHist, Hist};
 pub use internal_arc::InternalArc;
 #[cfg(feature = "cpu")]
 pub use registry::credit_cpu_sample;
-pub use registry::{begin_epoch, thread_counts};
+pub use registry::{begin_epoch, site_loads, thread_counts};
 pub use scope::{lost_calls, sampling_rate, set_sampling_rate, set_sampling_seed, Scope};
 pub use shard::stack::MAX_DEPTH;
 pub use site::{site_by_id, type_name_of, CallSite, SiteKind, MAX_SITES, OVERFLOW_NAMES, WARM_UP};
-pub use slot::{Counts, Slot};
+pub use slot::{Counts, SiteLoad, Slot};
 #[cfg(feature = "alloc")]
 pub use snapshot::AllocStats;
 pub use snapshot::{

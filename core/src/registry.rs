@@ -28,6 +28,7 @@ use crate::meter::Delta;
 use crate::shard::stack::Running;
 use crate::shard::Shard;
 use crate::slot::Merged;
+use crate::slot::SiteLoad;
 
 struct Registry {
     live: Vec<&'static Shard>,
@@ -338,6 +339,55 @@ pub(crate) fn collect() -> Collected {
             }
         }
         c
+    })
+}
+
+/// [`SiteLoad`] per call-site number, `out` resized to hold every number in use. Reads
+/// counters only (no histogram is merged).
+pub fn site_loads(out: &mut Vec<SiteLoad>) {
+    crate::internal(|| {
+        let r = registry();
+        let epoch = crate::state::epoch();
+        out.iter_mut().for_each(|l| *l = SiteLoad::default());
+        let mut add = |id: usize, l: SiteLoad| {
+            if out.len() <= id {
+                out.resize(id + 1, SiteLoad::default());
+            }
+            let o = &mut out[id];
+            o.calls += l.calls;
+            o.charged |= l.charged;
+            o.sum = o.sum.wrapping_add(l.sum);
+            o.weight += l.weight;
+        };
+        for (id, m) in r.retired.sites.iter().enumerate() {
+            if let Some(m) = m {
+                let c = &m.c;
+                add(
+                    id,
+                    SiteLoad {
+                        calls: m.calls(),
+                        charged: c.fn_read
+                            | c.fn_write
+                            | c.fn_io
+                            | c.wait_lock
+                            | c.wait_send
+                            | c.wait_recv
+                            | c.wait_sql
+                            | c.wait_http
+                            != 0,
+                        sum: c.sum,
+                        weight: c.timed + c.extra_weight,
+                    },
+                );
+            }
+        }
+        for s in &r.live {
+            if s.epoch.load(Relaxed) == epoch {
+                for (id, slot) in s.slots.iter() {
+                    add(id as usize, slot.load());
+                }
+            }
+        }
     })
 }
 

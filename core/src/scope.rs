@@ -27,6 +27,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
+use crate::budget;
 use crate::clock;
 use crate::meter::{Delta, Reading};
 use crate::registry;
@@ -39,6 +40,14 @@ use crate::state::{self, Sampler};
 use crate::trace::Kind;
 
 static LOST: AtomicU64 = AtomicU64::new(0);
+
+/// [`Entered::extra`]: a frame pushed under an overhead budget ([`crate::budget`]); its
+/// exit records it with its weight [`Entered::w`] and a signed self time.
+const BUDGET_FRAME: u32 = 8 << 24;
+/// [`Entered::extra`], with [`BUDGET_FRAME`]: a call the budget does not time. It has a
+/// frame (its children are its own; waits and CPU samples inside are charged to it) but
+/// reads no clock and no meter: it is counted.
+const UNTIMED: u32 = 16 << 24;
 
 /// Times a fraction `rate` (0..=1) of calls; every call is still counted.
 ///
@@ -88,12 +97,16 @@ pub(crate) enum Entry {
 /// sampled/counted on the TSC (a second compare and a countdown), or every call timed on
 /// the TSC with the stacks or the trace on (a third compare). Everything else (first
 /// call on a thread, new session, other clock) goes through `slow`.
+///
+/// `budget`: the caller records a frame of the overhead budget ([`Scope`]); a caller
+/// that does not (an `async fn`'s first poll) has `slow` decide under a budget.
 #[inline(always)]
 pub(crate) fn enter_with<R>(
     site: &'static CallSite,
     timed: impl FnOnce(Entered) -> R,
     counted: impl FnOnce(&'static Slot) -> R,
     slow: impl FnOnce(u32) -> R,
+    budget: bool,
 ) -> R {
     let id = site.id();
     if let Some(shard) = registry::current_raw() {
@@ -113,6 +126,22 @@ pub(crate) fn enter_with<R>(
             if let Some(slot) = shard.slot(id) {
                 return timed(push(shard, slot, id, true, false, true, None));
             }
+        } else if budget && shard.budget_key.get() == key {
+            if let Some(slot) = shard.slot(id) {
+                let v = budget::entry(id);
+                let k = v & budget::SHIFT;
+                if k != 0 {
+                    let w = slot.budget_pick(k, |p| shard.sampling.budget_gap(p));
+                    if w == 0 {
+                        if v & budget::FRAMELESS != 0 {
+                            return counted(slot);
+                        }
+                        return timed(push_untimed(shard, slot, id, true));
+                    }
+                    return timed(push_budget(shard, slot, id, true, false, w));
+                }
+                return timed(push_budget(shard, slot, id, true, false, 1));
+            }
         }
     }
     slow(id)
@@ -120,7 +149,108 @@ pub(crate) fn enter_with<R>(
 
 #[inline]
 pub(crate) fn enter_slow(id: u32) -> Entry {
+    if state::budget() {
+        return enter_budget_slow(id);
+    }
     enter_sampled(id, Sampler::Calls)
+}
+
+/// [`push`] of a call the overhead budget times, standing for `w` calls: the frame is
+/// marked and weighted by `start` itself, so nothing runs between the clock reading and
+/// the measured code that the fully timed path does not run.
+#[inline(always)]
+fn push_budget(
+    shard: &'static Shard,
+    slot: &'static Slot,
+    id: u32,
+    tsc: bool,
+    exact: bool,
+    w: u32,
+) -> Entered {
+    let depth = shard.stack.depth.load(Relaxed) as usize;
+    let (depth, frame) = match shard.stack.inline_frame(depth) {
+        Some(f) if depth == 0 || !shard.stack.inline_frame_dead(depth - 1) => (depth, Some(f)),
+        _ => deep_place(shard, depth),
+    };
+    start(
+        shard,
+        slot,
+        id,
+        depth,
+        frame,
+        tsc,
+        exact,
+        false,
+        None,
+        BUDGET_FRAME,
+        w,
+    )
+}
+
+/// [`enter_slow`] under an overhead budget (first call on a thread, a new session, the
+/// monotonic clock, CPU clock readings): a call timed one in the site's period, standing
+/// for the period's calls; the others with a frame but no clock or meter reading, or,
+/// for a leaf ([`budget::FRAMELESS`]), only counted.
+#[inline(never)]
+fn enter_budget_slow(id: u32) -> Entry {
+    let Some(shard) = registry::current() else {
+        LOST.fetch_add(1, Relaxed);
+        return Entry::None;
+    };
+    let Some(slot) = shard.slot(id) else {
+        return Entry::None;
+    };
+    let v = budget::entry(id);
+    let k = v & budget::SHIFT;
+    let tsc = clock::is_tsc();
+    let w = if k == 0 {
+        1
+    } else {
+        slot.budget_pick(k, |p| shard.sampling.budget_gap(p))
+    };
+    if w == 0 {
+        if v & budget::FRAMELESS != 0 {
+            return Entry::Counted(slot);
+        }
+        return Entry::Timed(push_untimed(shard, slot, id, tsc));
+    }
+    Entry::Timed(push_budget(shard, slot, id, tsc, shard.exact_cpu(), w))
+}
+
+/// Pushes a frame for a call the budget does not time: the stack and the site's
+/// recursion count as for a timed call, no clock or meter reading (`start` 0: a report
+/// made meanwhile does not show it as running).
+#[inline(always)]
+fn push_untimed(shard: &'static Shard, slot: &'static Slot, site: u32, tsc: bool) -> Entered {
+    let depth = shard.stack.depth.load(Relaxed) as usize;
+    let (depth, frame) = match shard.stack.inline_frame(depth) {
+        Some(f) if depth == 0 || !shard.stack.inline_frame_dead(depth - 1) => (depth, Some(f)),
+        _ => deep_place(shard, depth),
+    };
+    let seq = shard.stack.next_seq();
+    if let Some(f) = frame {
+        f.seq.store(seq, Relaxed);
+        f.site.store(site, Relaxed);
+        f.start.set(0);
+        slot.enter();
+    } else {
+        shard.deep_calls.add(1);
+    }
+    std::sync::atomic::compiler_fence(std::sync::atomic::Ordering::Release);
+    shard.stack.depth.store(depth as u32 + 1, Relaxed);
+    Entered {
+        shard,
+        slot,
+        site,
+        depth: depth as u32,
+        seq,
+        start: 0,
+        m0: Reading::default(),
+        exact: false,
+        tsc,
+        extra: BUDGET_FRAME | UNTIMED,
+        w: 0,
+    }
 }
 
 /// The general entry: this thread's shard (created if needed), the site's slot, and a
@@ -178,6 +308,9 @@ pub(crate) fn enter_fast(site: &'static CallSite, flow: bool) -> Option<Entered>
 #[inline(never)]
 pub(crate) fn enter_flow_slow(site: &'static CallSite) -> (Entry, u64) {
     if site.kind() != crate::SiteKind::Future {
+        if state::budget() {
+            return enter_budget_async(site.id());
+        }
         return (enter_sampled(site.id(), Sampler::Calls), 1);
     }
     let Some(shard) = registry::current() else {
@@ -201,6 +334,48 @@ pub(crate) fn enter_flow_slow(site: &'static CallSite) -> (Entry, u64) {
         None,
     );
     (Entry::Timed(e), w)
+}
+
+/// The general entry of an `async fn`'s first poll ([`enter_slow`] for futures): under
+/// an overhead budget, [`enter_budget_async`]; with the call's weight.
+#[inline(never)]
+pub(crate) fn enter_slow_async(id: u32) -> (Entry, u64) {
+    if state::budget() {
+        return enter_budget_async(id);
+    }
+    (enter_sampled(id, Sampler::Calls), 1)
+}
+
+/// The first poll of an `async fn` under an overhead budget: timed (standing for the
+/// site's period) or counted. An untimed future has no frame: its polls' children are
+/// charged to the frame that polls it.
+fn enter_budget_async(id: u32) -> (Entry, u64) {
+    let Some(shard) = registry::current() else {
+        LOST.fetch_add(1, Relaxed);
+        return (Entry::None, 1);
+    };
+    let Some(slot) = shard.slot(id) else {
+        return (Entry::None, 1);
+    };
+    let k = budget::shift(id);
+    let w = if k == 0 {
+        1
+    } else {
+        slot.budget_pick(k, |p| shard.sampling.budget_gap(p))
+    };
+    if w == 0 {
+        return (Entry::Counted(slot), 1);
+    }
+    let e = push(
+        shard,
+        slot,
+        id,
+        clock::is_tsc(),
+        shard.exact_cpu(),
+        extras(),
+        None,
+    );
+    (Entry::Timed(e), u64::from(w))
 }
 
 /// Whether the stacks or the trace are on (the slow paths ask).
@@ -251,10 +426,12 @@ pub(crate) struct Entered {
     pub(crate) exact: bool,
     /// The clock is the TSC (read it without asking).
     pub(crate) tsc: bool,
-    /// What the exit does beyond recording the call (`stacks::{STACKS, TRACE, FOLDED}`)
-    /// and the frame's node in the calling-context tree of `shard` (`stacks::CTX`); 0
-    /// with stacks and trace off.
+    /// What the exit does beyond recording the call (`stacks::{STACKS, TRACE, FOLDED}`,
+    /// [`BUDGET_FRAME`], [`UNTIMED`]) and the frame's node in the calling-context tree of
+    /// `shard` (`stacks::CTX`); 0 with stacks, trace and budget off.
     pub(crate) extra: u32,
+    /// Under an overhead budget, the calls a timed one stands for (1 otherwise).
+    pub(crate) w: u32,
 }
 
 impl Entered {
@@ -311,7 +488,9 @@ pub(crate) fn push(
         Some(f) if depth == 0 || !shard.stack.inline_frame_dead(depth - 1) => (depth, Some(f)),
         _ => deep_place(shard, depth),
     };
-    start(shard, slot, site, depth, frame, tsc, exact, extras, inherit)
+    start(
+        shard, slot, site, depth, frame, tsc, exact, extras, inherit, 0, 1,
+    )
 }
 
 /// Where [`push`] puts a frame that is not an inline one above a live one: pops the
@@ -349,6 +528,8 @@ fn start(
     exact: bool,
     extras: bool,
     inherit: Option<CtxRef>,
+    flags: u32,
+    w: u32,
 ) -> Entered {
     let seq = shard.stack.next_seq();
     let mut extra = 0;
@@ -387,7 +568,8 @@ fn start(
         m0,
         exact,
         tsc,
-        extra,
+        extra: extra | flags,
+        w,
     }
 }
 
@@ -422,6 +604,14 @@ pub(crate) fn pop_fast(e: &Entered, end: u64) -> Option<Left> {
 #[cfg_attr(not(debug_assertions), inline(always))]
 #[cfg_attr(debug_assertions, inline(never))]
 fn pop_inline(e: &Entered, end: u64) -> Option<Left> {
+    pop_inline_with(e, end, 1, false)
+}
+
+/// [`pop_inline`] of a frame standing for `w` calls; `signed`: its self time may come
+/// out "negative" (two's complement; see [`Slot::record_weighted`]).
+#[cfg_attr(not(debug_assertions), inline(always))]
+#[cfg_attr(debug_assertions, inline(never))]
+fn pop_inline_with(e: &Entered, end: u64, w: u64, signed: bool) -> Option<Left> {
     let shard = e.shard;
     let d = e.depth as usize;
     let f = shard.stack.inline_frame(d)?;
@@ -430,7 +620,15 @@ fn pop_inline(e: &Entered, end: u64) -> Option<Left> {
         && registry::is_current(shard)
     {
         let incl = end.saturating_sub(e.start);
-        return Some(finish(e, end, incl, f, |p| shard.stack.inline_frame(p)));
+        return Some(finish(
+            e,
+            end,
+            incl,
+            f,
+            |p| shard.stack.inline_frame(p),
+            w,
+            signed,
+        ));
     }
     None
 }
@@ -440,6 +638,13 @@ fn pop_inline(e: &Entered, end: u64) -> Option<Left> {
 #[cfg_attr(not(debug_assertions), inline(always))]
 #[cfg_attr(debug_assertions, inline(never))]
 fn pop_deep(e: &Entered, end: u64) -> Option<Left> {
+    pop_deep_with(e, end, 1, false)
+}
+
+/// [`pop_deep`] of a frame standing for `w` calls (see [`pop_inline_with`]).
+#[cfg_attr(not(debug_assertions), inline(always))]
+#[cfg_attr(debug_assertions, inline(never))]
+fn pop_deep_with(e: &Entered, end: u64, w: u64, signed: bool) -> Option<Left> {
     let shard = e.shard;
     let d = e.depth as usize;
     if d >= MAX_DEPTH || shard.stack.depth.load(Relaxed) as usize != d + 1 {
@@ -450,12 +655,14 @@ fn pop_deep(e: &Entered, end: u64) -> Option<Left> {
         return None;
     }
     let incl = end.saturating_sub(e.start);
-    Some(finish(e, end, incl, f, |p| shard.stack.frame(p)))
+    Some(finish(e, end, incl, f, |p| shard.stack.frame(p), w, signed))
 }
 
 /// Pops `f`, the owner's frame of `e` on top of its stack (frame `d` of the stack is
-/// `frame(d)`): charges the frame below, or the thread's total at depth 0, and yields
-/// what the frame measured.
+/// `frame(d)`): charges the frame below (`w` times: the calls it stands for), or the
+/// thread's total at depth 0, and yields what the frame measured. `signed`: the self
+/// time is `incl − children` in two's complement, not clamped at 0 (the children are
+/// weighted estimates under a budget).
 #[cfg_attr(not(debug_assertions), inline(always))]
 #[cfg_attr(debug_assertions, inline(never))]
 fn finish<'a>(
@@ -464,6 +671,8 @@ fn finish<'a>(
     incl: u64,
     f: &Frame,
     frame: impl FnOnce(usize) -> Option<&'a Frame>,
+    w: u64,
+    signed: bool,
 ) -> Left {
     let m_incl = Reading::now(e.exact).since(e.m0);
     let children = f.children.get();
@@ -471,18 +680,29 @@ fn finish<'a>(
     match (e.depth as usize).checked_sub(1) {
         Some(p) => {
             if let Some(parent) = frame(p) {
-                parent.children.add(incl);
-                parent.children_m.add(m_incl);
+                // Under a budget, the calls a timed one stands for read no clock: they
+                // took the clock floor less each.
+                let took = if signed && w > 1 {
+                    incl.wrapping_add((w - 1).wrapping_mul(incl.saturating_sub(budget::floor())))
+                } else {
+                    incl.wrapping_mul(w)
+                };
+                parent.children.add(took);
+                parent.children_m.add(m_incl.times(w));
             }
         }
-        None => e.shard.top.add(m_incl),
+        None => e.shard.top.add(m_incl.times(w)),
     }
     let outer = e.slot.leave();
     Left {
         slot: e.slot,
         end,
         incl,
-        self_: incl.saturating_sub(children),
+        self_: if signed {
+            incl.wrapping_sub(children)
+        } else {
+            incl.saturating_sub(children)
+        },
         m_incl,
         m_self: f.children_m.self_of(m_incl),
         outer,
@@ -604,6 +824,7 @@ impl Scope {
                 Scope { e: None }
             },
             Scope::enter_slow,
+            true,
         )
     }
 
@@ -639,6 +860,12 @@ impl Drop for Scope {
 #[inline(never)]
 fn exit(e: &Entered) {
     if e.extra != 0 {
+        if e.extra & UNTIMED != 0 {
+            return exit_untimed(e);
+        }
+        if e.extra & BUDGET_FRAME != 0 {
+            return exit_budget(e);
+        }
         return exit_with_extras(e);
     }
     let end = now(e.tsc);
@@ -682,6 +909,91 @@ fn exit_with_extras(e: &Entered) {
             exit_extras(e, &l);
         }
     }
+}
+
+/// [`exit`] of a frame the overhead budget timed: recorded with its weight and a
+/// signed self time.
+#[inline(never)]
+fn exit_budget(e: &Entered) {
+    let end = now(e.tsc);
+    let w = u64::from(e.w.max(1));
+    let l = match pop_inline_with(e, end, w, true) {
+        Some(l) => l,
+        None => match pop_deep_with(e, end, w, true) {
+            Some(l) => l,
+            None => match pop_slow(e, end.saturating_sub(e.start)) {
+                Some(l) => l,
+                None => return,
+            },
+        },
+    };
+    if l.self_ != l.incl {
+        // Measured children: this site's untimed calls keep their frames.
+        budget::mark_children(e.site);
+    }
+    l.slot
+        .record_weighted(l.incl, l.self_, w, l.m_incl, l.m_self, l.outer);
+}
+
+/// Pops and counts a call the budget did not time: inline, the owner's frame on top of
+/// its stack; otherwise [`exit_untimed_slow`].
+#[inline(always)]
+fn exit_untimed(e: &Entered) {
+    let shard = e.shard;
+    let d = e.depth as usize;
+    if let Some(f) = shard.stack.inline_frame(d) {
+        if shard.stack.depth.load(Relaxed) as usize == d + 1
+            && f.seq.load(Relaxed) == e.seq
+            && registry::is_current(shard)
+        {
+            shard.stack.depth.store(e.depth, Relaxed);
+            e.slot.leave();
+            e.slot.c.counted.add(1);
+            return;
+        }
+    }
+    exit_untimed_slow(e);
+}
+
+/// [`exit_untimed`] of a frame beyond the inline ones or out of order (the repairs of
+/// [`pop_slow`], with nothing to record but the call).
+#[inline(never)]
+fn exit_untimed_slow(e: &Entered) {
+    let shard = e.shard;
+    let d = e.depth as usize;
+    if !registry::is_current(shard) {
+        // Dropped on another thread: the owner pops the frame; counted here.
+        if let Some(f) = shard.stack.frame(d) {
+            let _ = f.seq.compare_exchange(e.seq, DEAD, Relaxed, Relaxed);
+        }
+        match registry::current().and_then(|here| here.slot(e.site)) {
+            Some(slot) => slot.c.counted.add(1),
+            None => {
+                LOST.fetch_add(1, Relaxed);
+            }
+        }
+        return;
+    }
+    let depth = shard.stack.depth.load(Relaxed) as usize;
+    if d >= MAX_DEPTH {
+        if depth == d + 1 {
+            shard.stack.depth.store(d as u32, Relaxed);
+        }
+    } else if depth > d
+        && shard
+            .stack
+            .frame(d)
+            .is_some_and(|f| f.seq.load(Relaxed) == e.seq)
+    {
+        // Frames above ours outlived their guards' place on this stack: discard them.
+        for i in (d + 1..depth.min(MAX_DEPTH)).rev() {
+            shard.discard_frame(i);
+        }
+        shard.stack.depth.store(d as u32, Relaxed);
+        e.slot.leave();
+    }
+    // Otherwise the frame was discarded already (which left the site's recursion count).
+    e.slot.c.counted.add(1);
 }
 
 /// The stacks and trace part of a sync scope's exit.

@@ -126,6 +126,21 @@ counters! {
     }
 }
 
+/// What an overhead budget's controller reads of one call site, summed over threads
+/// (`site_loads`): it compares one look with the next.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SiteLoad {
+    /// Calls counted so far, timed or not.
+    pub calls: u64,
+    /// Whether I/O or waits were charged to the site's calls.
+    pub charged: bool,
+    /// Inclusive time of the timed calls, each weighted by the calls it stands for,
+    /// ticks.
+    pub sum: u64,
+    /// The calls the timed ones stand for (the weights' sum).
+    pub weight: u64,
+}
+
 /// One call site's numbers on one thread.
 pub struct Slot {
     /// The counters.
@@ -140,6 +155,9 @@ pub struct Slot {
     pub(crate) meters: MeterSlot,
     /// Frames of this site on the owner's stack (owner-only; not statistics).
     active: AtomicU32,
+    /// With an overhead budget: `shift << 27 | calls left until the next timed one`
+    /// (see [`Slot::budget_pick`]). Owner-only.
+    countdown: AtomicU32,
 }
 
 impl std::fmt::Debug for Slot {
@@ -175,6 +193,7 @@ impl Slot {
             time2: Dist::new(),
             meters: MeterSlot::new(),
             active: AtomicU32::new(0),
+            countdown: AtomicU32::new(0),
         }
     }
 
@@ -199,6 +218,32 @@ impl Slot {
     /// counted once as timed, its times `w` times in the sums and the distribution (the
     /// meters are scaled by calls over timed calls, as for functions).
     pub(crate) fn record_n(
+        &self,
+        incl: u64,
+        self_: u64,
+        w: u64,
+        m_incl: Delta,
+        m_self: Delta,
+        outer: bool,
+    ) {
+        let c = &self.c;
+        c.timed.add(1);
+        c.extra_weight.add(w - 1);
+        c.sum.add(incl.wrapping_mul(w));
+        if outer {
+            c.total.add(incl.wrapping_mul(w));
+        }
+        c.self_.add(self_.wrapping_mul(w));
+        self.time.record_n(incl, w);
+        self.meters.record(m_incl, m_self, outer);
+    }
+
+    /// Records a call timed under an overhead budget that stands for `w` calls: counted
+    /// once as timed, its times `w` times in the sums and the distribution (the meters
+    /// once, scaled by calls over timed calls as for sampled functions). `self_` may be "negative" (two's complement): its children's
+    /// times are weighted estimates, and the signed sum of the self times is what
+    /// estimates the site's self time without bias (a snapshot clamps the total at 0).
+    pub(crate) fn record_weighted(
         &self,
         incl: u64,
         self_: u64,
@@ -275,6 +320,36 @@ impl Slot {
         self.time2.record(dt);
     }
 
+    /// With an overhead budget: whether to time this call of a site whose period is
+    /// `2^shift` (`shift` > 0), counting down to the next timed one: 0 when not, else
+    /// the calls it stands for (the period its gap was drawn for). `gap` draws the calls
+    /// until the next timed one for a period (mean: the period). The countdown word is
+    /// `shift << 27 | calls left`; a countdown drawn for another period is drawn again,
+    /// so a site follows a new period at once and every weight is its gap's period.
+    #[inline(always)]
+    pub(crate) fn budget_pick(&self, shift: u32, gap: impl FnOnce(u32) -> u32) -> u32 {
+        const LEFT: u32 = (1 << 27) - 1;
+        let v = self.countdown.load(Relaxed);
+        let left = v & LEFT;
+        if v >> 27 == shift {
+            if left > 1 {
+                self.countdown.store(v - 1, Relaxed);
+                return 0;
+            }
+            if left == 1 {
+                self.countdown.store(shift << 27, Relaxed);
+                return 1 << shift;
+            }
+        }
+        let g = gap(1 << shift);
+        self.countdown.store(shift << 27 | (g - 1), Relaxed);
+        if g == 1 {
+            1 << shift
+        } else {
+            0
+        }
+    }
+
     #[inline(always)]
     pub(crate) fn enter(&self) {
         self.active.store(self.active.load(Relaxed) + 1, Relaxed);
@@ -296,6 +371,26 @@ impl Slot {
     /// Forgets every frame of this site (the owner thread is exiting).
     pub(crate) fn reset_active(&self) {
         self.active.store(0, Relaxed);
+    }
+
+    /// What an overhead budget's controller reads of this slot (racy but tear-free
+    /// reads from any thread).
+    pub(crate) fn load(&self) -> SiteLoad {
+        let c = &self.c;
+        SiteLoad {
+            calls: c.counted.get().wrapping_add(c.timed.get()),
+            charged: c.fn_read.get()
+                | c.fn_write.get()
+                | c.fn_io.get()
+                | c.wait_lock.get()
+                | c.wait_send.get()
+                | c.wait_recv.get()
+                | c.wait_sql.get()
+                | c.wait_http.get()
+                != 0,
+            sum: c.sum.get(),
+            weight: c.timed.get().wrapping_add(c.extra_weight.get()),
+        }
     }
 
     /// Whether anything was recorded (a snapshot skips empty slots).
@@ -323,6 +418,7 @@ impl Slot {
     }
 
     pub(crate) fn clear_stats(&self) {
+        self.countdown.store(0, Relaxed);
         self.c.clear();
         self.time.clear();
         self.time2.clear();

@@ -426,7 +426,8 @@ pub fn snapshot() -> Snapshot {
                     timed_weight: c.timed + c.extra_weight,
                     sum_ns: ns(c.sum),
                     total_ns: ns(c.total),
-                    self_ns: ns(c.self_),
+                    // Signed under an overhead budget (weighted children): never below 0.
+                    self_ns: ns((c.self_ as i64).max(0) as u64),
                     min_ns,
                     max_ns,
                     polls: c.polls,

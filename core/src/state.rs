@@ -6,12 +6,14 @@
 //! recompute the key; shards compare their copy of the key with [`key`] on every call and
 //! resynchronise (slow path) when it changed.
 //!
-//! The key is `epoch << 3 | extras << 2 | timing-every-call << 1 | tsc-clock`, never 0,
-//! where *extras* says that the calling-context tree ([`stacks`]) or the trace ring
-//! ([`trace`]) is on. A shard keeps three copies that equal it only while an inline path
-//! applies: `key` when every call is timed on the TSC without extras (the default: the
-//! switches cost that path nothing), `sample_key` when calls are sampled or only counted
-//! on the TSC, `extra_key` when every call is timed on the TSC with extras.
+//! The key is `epoch << 4 | budget << 3 | extras << 2 | timing-every-call << 1 |
+//! tsc-clock`, never 0, where *extras* says that the calling-context tree ([`stacks`]) or
+//! the trace ring ([`trace`]) is on and *budget* that an overhead budget sets each site's
+//! timing period ([`crate::budget`]). A shard keeps four copies that equal it only while
+//! an inline path applies: `key` when every call is timed on the TSC without extras (the
+//! default: the switches cost that path nothing), `sample_key` when calls are sampled or
+//! only counted on the TSC, `extra_key` when every call is timed on the TSC with extras,
+//! `budget_key` when each site's period decides on the TSC.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering::Relaxed};
 
@@ -35,7 +37,9 @@ static PERIODS: [AtomicU64; Sampler::COUNT] = [
 pub const DEFAULT_PERIOD: u64 = 16;
 static STACKS: AtomicBool = AtomicBool::new(false);
 static TRACE: AtomicBool = AtomicBool::new(false);
+static BUDGET: AtomicBool = AtomicBool::new(false);
 
+const BUDGET_BIT: u64 = 0b1000;
 const EXTRAS: u64 = 0b100;
 const EVERY: u64 = 0b10;
 const TSC: u64 = 0b01;
@@ -159,6 +163,25 @@ pub(crate) fn key_parts(key: u64) -> (bool, bool, bool) {
     (key & EVERY != 0, key & TSC != 0, key & EXTRAS != 0)
 }
 
+/// Whether `key` says each site's period decides ([`crate::budget`]).
+pub(crate) fn key_budget(key: u64) -> bool {
+    key & BUDGET_BIT != 0
+}
+
+/// Whether an overhead budget sets each call site's timing period ([`crate::budget`]).
+#[inline(always)]
+pub fn budget() -> bool {
+    BUDGET.load(Relaxed)
+}
+
+/// Turns the per-site timing periods of an overhead budget on or off. While on, the
+/// calls' own rate ([`Sampler::Calls`]) is not used: every site starts timed in full
+/// and its period is what [`crate::budget::set_period`] last set.
+pub fn set_budget(on: bool) {
+    BUDGET.store(on, Relaxed);
+    refresh();
+}
+
 /// Whether scopes keep the calling-context tree ([`crate::stacks`]).
 #[inline(always)]
 pub fn stacks() -> bool {
@@ -223,11 +246,13 @@ pub(crate) fn set_exact_cpu(on: bool) {
 /// Recomputes [`KEY`] from the epoch, the call sampling period, the clock and the CPU mode.
 fn refresh() {
     // Exact CPU mode reads the CPU clock in every scope: not the inline path.
-    let every = Sampler::Calls.period() == 1 && !exact_cpu();
+    let budget = budget();
+    let every = Sampler::Calls.period() == 1 && !exact_cpu() && !budget;
     let tsc = clock_kind() == CLOCK_TSC;
     let extras = stacks() || trace();
     KEY.store(
-        (epoch() << 3)
+        (epoch() << 4)
+            | if budget { BUDGET_BIT } else { 0 }
             | if extras { EXTRAS } else { 0 }
             | if every { EVERY } else { 0 }
             | if tsc { TSC } else { 0 },

@@ -82,6 +82,8 @@ pub struct MainArgs {
     pub limits: Vec<Limit>,
     pub output_path: Option<Literal>,
     pub timeout: Option<u64>,
+    /// `overhead_budget = PERCENT` (integer or decimal literal).
+    pub overhead_budget: Option<Literal>,
     pub allocator: Option<TokenStream>,
     pub report: Option<Literal>,
 }
@@ -89,7 +91,8 @@ pub struct MainArgs {
 const MAIN_KEYS: &str =
     "percentiles = [..], format = \"table\"|\"json\"|\"json-pretty\"|\"none\", \
 limit = N, <section>_limit = N (a `HotpathGuardBuilder` method: functions_limit, io_limit, \
-sql_limit, ...), output_path = \"..\", timeout = MS, allocator = path::Type, report = \"..\"";
+sql_limit, ...), output_path = \"..\", timeout = MS, overhead_budget = PERCENT, \
+allocator = path::Type, report = \"..\"";
 
 /// Arguments of `#[hotpath::measure(...)]` and `#[hotpath::future_fn(...)]`.
 #[derive(Default)]
@@ -190,6 +193,21 @@ impl Arg {
         }
     }
 
+    /// A number literal (integer or decimal) from 0 to 100.
+    fn number(&self, expected: &str) -> Result<Literal, Error> {
+        let err = |span| Error::new(span, format!("`{}` expects {expected}", self.key));
+        match self.single()? {
+            TokenTree::Literal(l) => {
+                let v: Option<f64> = l.to_string().replace('_', "").parse().ok();
+                match v {
+                    Some(v) if (0.0..=100.0).contains(&v) => Ok(l.clone()),
+                    _ => Err(err(l.span())),
+                }
+            }
+            other => Err(err(other.span())),
+        }
+    }
+
     fn bool(&self) -> Result<bool, Error> {
         match self.single()? {
             TokenTree::Ident(i) if i.to_string() == "true" => Ok(true),
@@ -255,6 +273,10 @@ pub fn main_args(attr: TokenStream) -> Result<MainArgs, Error> {
                     ));
                 }
                 a.timeout = Some(ms);
+            }
+            "overhead_budget" => {
+                dup(a.overhead_budget.is_some())?;
+                a.overhead_budget = Some(arg.number("a percentage from 0 to 100")?);
             }
             "allocator" => {
                 dup(a.allocator.is_some())?;

@@ -271,6 +271,10 @@ pub fn main(args: &MainArgs, item: TokenStream) -> syn::Result<TokenStream> {
         let ms = Literal::u64_unsuffixed(ms);
         calls.extend(quote!(.timeout(::core::time::Duration::from_millis(#ms))));
     }
+    if let Some(b) = &args.overhead_budget {
+        let b = lit(b);
+        calls.extend(quote!(.overhead_budget(#b as f64)));
+    }
     if let Some(r) = &args.report {
         let r = lit(r);
         calls.extend(quote!(.report(#r)));

@@ -58,11 +58,13 @@ fn expanded(r: syn::Result<proc_macro2::TokenStream>, item: TokenStream) -> Toke
 /// | `<section>_limit = N` | rows of one section: the key is the `HotpathGuardBuilder` method it calls (`functions_limit`, `threads_limit`, `io_limit`, `sql_limit`, `http_limit`, `server_limit`, ...), so a name the builder lacks is a compile error | `limit` |
 /// | `output_path = "report.json"` | write the report to a file instead of stdout | stdout |
 /// | `timeout = MS` | print the report and exit the process after `MS` milliseconds | none |
+/// | `overhead_budget = 5` | hold the profiler's per-call work within this percentage of the run's CPU time: every call counted, each function timed at a rate chosen at run time (`0` = off) | off |
 /// | `allocator = mimalloc::MiMalloc` | with `hotpath-alloc`: the allocator the tracking allocator wraps | `System` |
 /// | `report = "timing,io"` | sections to print (`all`, or names; `-name` removes one) | all |
 ///
 /// `HOTPATH_OUTPUT_FORMAT`, `HOTPATH_OUTPUT_PATH`, `HOTPATH_LIMIT`,
-/// `HOTPATH_<SECTION>_LIMIT` and `HOTPATH_SHUTDOWN_MS` override the arguments at run time.
+/// `HOTPATH_<SECTION>_LIMIT`, `HOTPATH_SHUTDOWN_MS` and `HOTPATH_OVERHEAD_BUDGET` override
+/// the arguments at run time.
 ///
 /// Without the `hotpath` feature the function is left as written; the limits are still
 /// type-checked against the builder (an item `const _: fn(HotpathGuardBuilder) -> ..`

@@ -35,10 +35,10 @@ pub use fragment::{ApiError, ProfilerStatus};
 pub use model::{
     percentile_key, percentile_label, AllocTotal, CpuInfo, DebugEntry, Dist, Function,
     FunctionAlloc, FunctionCpu, FunctionIo, FunctionWaits, Histogram, HttpEntry, IoDirection,
-    IoEntry, LockDist, LockHolder, LockMode, MutexEntry, Percentiles, ProcessMemory, Report,
-    RunningCalls, RwLockEntry, ServerEntry, SqlEntry, StackPath, StatusClasses, ThreadRow,
-    TimedSums, TokioGauge, TokioRuntime, TokioWorker, WallNs, OLDEST_SCHEMA_VERSION,
-    SCHEMA_VERSION,
+    IoEntry, LockDist, LockHolder, LockMode, MutexEntry, OverheadBudget, Percentiles,
+    ProcessMemory, Report, RunningCalls, RwLockEntry, ServerEntry, SqlEntry, StackPath,
+    StatusClasses, ThreadRow, TimedSums, TokioGauge, TokioRuntime, TokioWorker, WallNs,
+    OLDEST_SCHEMA_VERSION, SCHEMA_VERSION,
 };
 pub use model::{ChannelEntry, DistNs, FutureEntry, SendBlocked, StreamEntry};
 pub use section::{Group, Section};

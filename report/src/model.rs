@@ -23,8 +23,8 @@ use super::section::known_sections;
 use super::section::Section;
 
 /// Version of the JSON layout; bumped on any incompatible change.
-pub const SCHEMA_VERSION: u32 = 7;
-/// Oldest layout version readers accept: versions 2 to 7 only added keys and sections to
+pub const SCHEMA_VERSION: u32 = 8;
+/// Oldest layout version readers accept: versions 2 to 8 only added keys and sections to
 /// version 1 (or, in 4, marked sampled times as such), so a version-1 report reads as a
 /// later one without them.
 pub const OLDEST_SCHEMA_VERSION: u32 = 1;
@@ -69,6 +69,11 @@ pub struct Report {
     pub clock: String,
     /// Fraction of calls timed (1 = all, 0 = count only).
     pub time_sampling_rate: f64,
+    /// The overhead budget (`HOTPATH_OVERHEAD_BUDGET`), when one held: each function's
+    /// calls were timed at a rate chosen at run time (its `effective_rate`), and
+    /// `time_sampling_rate` does not apply.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overhead_budget: Option<OverheadBudget>,
     /// Fraction of I/O operations timed (section `io`; every operation and byte is
     /// counted either way).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -214,6 +219,10 @@ pub struct Function {
     pub span: bool,
     /// Times are estimated from a sample of the calls.
     pub sampled: bool,
+    /// Under an overhead budget: the fraction of the calls that were timed (each timed
+    /// call stands for the calls it was picked among). Absent without a budget.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub effective_rate: Option<f64>,
     /// Wall time; `null` when no call was timed (count-only mode).
     pub wall_ns: Option<WallNs>,
     /// Async only: polls of the timed futures.
@@ -246,6 +255,23 @@ pub struct Function {
     /// decrease from one live report to the next, so counters are exported from them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timed_sums: Option<TimedSums>,
+}
+
+/// An overhead budget and what the profiler's per-call work is estimated to have cost.
+#[derive(Clone, Debug, Default, PartialEq, SerializeFields)]
+#[cfg_attr(feature = "read", derive(Deserialize))]
+pub struct OverheadBudget {
+    /// The budget: percent of the process's CPU time.
+    pub percent: f64,
+    /// The process's CPU time during the session, ns.
+    pub cpu_ns: u64,
+    /// Estimated cost of the measured calls: timed calls × `timed_call_ns` plus the
+    /// others × `untimed_call_ns`, ns (an estimate from costs measured at start-up).
+    pub estimated_cost_ns: u64,
+    /// What a timed call costs, measured at start-up, ns.
+    pub timed_call_ns: f64,
+    /// What a call the budget does not time costs (counted, with its frame), ns.
+    pub untimed_call_ns: f64,
 }
 
 /// Calls of a function in progress when the report was made.

@@ -180,6 +180,20 @@ fn header_details(r: &Report, out: &mut String) {
         }
     }
     out.push('\n');
+    if let Some(b) = &r.overhead_budget {
+        wrapped(
+            &format!(
+                "overhead budget: {}% of CPU time; the measured calls cost at most about {} \
+                 of {} CPU ({}, estimated); Timed: the share of a row's calls timed, the \
+                 others counted",
+                percentile_label(b.percent),
+                duration(b.estimated_cost_ns),
+                duration(b.cpu_ns),
+                percent(b.estimated_cost_ns as f64, b.cpu_ns as f64),
+            ),
+            out,
+        );
+    }
     if let Some(c) = &r.cpu {
         let _ = write!(out, "cpu: {}", c.mode);
         if let Some(hz) = c.hz {

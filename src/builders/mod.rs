@@ -46,6 +46,8 @@ pub(crate) struct Inputs<'a> {
     pub cpu: Option<&'a crate::cpu::CpuRun>,
     /// The threads monitor, when it runs.
     pub threads: Option<&'a crate::threads::Monitor>,
+    /// The overhead budget, when one holds.
+    pub budget: Option<crate::budget::Run>,
 }
 
 /// What every section builder reads.
@@ -56,6 +58,17 @@ pub(crate) struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
+    /// A sum of the timed calls' times of `s`, each weighted by the calls it stands for
+    /// (under an overhead budget), scaled to all its calls: by calls over the weights'
+    /// sum (without weights, calls over timed calls, as [`Ctx::scaled`]).
+    pub fn weighted(s: &SiteStats, v: u64) -> u64 {
+        if s.timed > 0 && s.timed_weight != s.calls {
+            (v as f64 * s.calls as f64 / s.timed_weight.max(1) as f64).round() as u64
+        } else {
+            v
+        }
+    }
+
     /// A value measured on the timed calls of `s`, scaled to all its calls.
     pub fn scaled(s: &SiteStats, v: u64) -> u64 {
         if s.timed > 0 && s.timed < s.calls {
@@ -114,10 +127,21 @@ pub(crate) fn report(inputs: &Inputs<'_>) -> Report {
         let (timed_calls, counted_calls) = events(false);
         let (timed_io, counted_io) = events(true);
         let o = inputs.overhead;
-        let overhead_ns = timed_calls as f64 * o.timed_ns
-            + counted_calls as f64 * o.counted_ns
-            + timed_io as f64 * o.io_timed_ns
-            + counted_io as f64 * o.io_counted_ns;
+        // Under a budget, a call it does not time keeps its frame: its own cost.
+        let (timed_cost, counted_cost) = match inputs.budget {
+            Some(b) => (b.costs.timed_ns, b.costs.untimed_ns),
+            None => (o.timed_ns, o.counted_ns),
+        };
+        let calls_ns = timed_calls as f64 * timed_cost + counted_calls as f64 * counted_cost;
+        let overhead_budget = inputs.budget.map(|b| crate::report::OverheadBudget {
+            percent: b.percent,
+            cpu_ns: crate::budget::process_cpu_ns().saturating_sub(b.cpu0),
+            estimated_cost_ns: calls_ns as u64,
+            timed_call_ns: (b.costs.timed_ns * 10.0).round() / 10.0,
+            untimed_call_ns: (b.costs.untimed_ns * 10.0).round() / 10.0,
+        });
+        let overhead_ns =
+            calls_ns + timed_io as f64 * o.io_timed_ns + counted_io as f64 * o.io_counted_ns;
         let tenth = |ns: f64| (ns * 10.0).round() / 10.0;
         let mut r = Report {
             schema_version: SCHEMA_VERSION,
@@ -133,6 +157,7 @@ pub(crate) fn report(inputs: &Inputs<'_>) -> Report {
             overhead_per_io_op_ns: (timed_io + counted_io > 0).then(|| tenth(o.io_timed_ns)),
             clock: hotpath_core::clock::source().name().to_string(),
             time_sampling_rate: hotpath_core::sampling_rate(),
+            overhead_budget,
             io_time_sampling_rate: None,
             notes: Vec::new(),
             alloc_total: None,

@@ -63,9 +63,9 @@ fn function(ctx: &Ctx<'_>, s: &SiteStats) -> Function {
     );
     let sampled = s.timed < s.calls;
     let wall_ns = (s.timed > 0).then(|| WallNs {
-        total: Ctx::scaled(s, s.total_ns),
-        self_: Ctx::scaled(s, s.self_ns),
-        mean: s.sum_ns / s.timed,
+        total: Ctx::weighted(s, s.total_ns),
+        self_: Ctx::weighted(s, s.self_ns).min(Ctx::weighted(s, s.total_ns)),
+        mean: s.sum_ns / s.timed_weight.max(1),
         min: s.min_ns,
         max: s.max_ns,
         percentiles: ctx.percentiles(|p| s.percentile_ns(p)),
@@ -86,6 +86,10 @@ fn function(ctx: &Ctx<'_>, s: &SiteStats) -> Function {
         is_async,
         span: s.site.kind() == SiteKind::Span,
         sampled,
+        effective_rate: ctx
+            .inputs
+            .budget
+            .map(|_| s.timed as f64 / s.calls.max(1) as f64),
         polls: is_async.then_some(s.polls),
         busy_ns: is_async.then_some(s.busy_ns),
         cancelled: is_async.then_some(s.cancelled),

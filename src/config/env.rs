@@ -104,6 +104,7 @@ const APPLIED: &[&str] = &[
     "HOTPATH_SHUTDOWN_MS",
     "HOTPATH_TIME_SAMPLING_RATE",
     "HOTPATH_SAMPLING_SEED",
+    "HOTPATH_OVERHEAD_BUDGET",
     "HOTPATH_REPORT",
     "HOTPATH_REPORT_LABEL",
     "HOTPATH_FOCUS",
@@ -328,6 +329,17 @@ impl Config {
             |s| s.parse::<u64>().ok(),
         ) {
             self.sampling_seed = Some(seed);
+        }
+        let current = self
+            .overhead_budget
+            .map_or("off".to_string(), |b| b.to_string());
+        if let Some(b) = env(
+            "HOTPATH_OVERHEAD_BUDGET",
+            "a percentage above 0 and at most 100, or 0 or off",
+            &current,
+            super::parse_budget,
+        ) {
+            self.overhead_budget = b;
         }
     }
 

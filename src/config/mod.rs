@@ -189,6 +189,10 @@ mod on {
         /// tests: the same events on a thread are timed the same way in every run); `None`
         /// leaves the core's default (each thread its own).
         pub sampling_seed: Option<u64>,
+        /// `HOTPATH_OVERHEAD_BUDGET`: the share of the run's CPU time, in percent, the
+        /// profiler's own per-call work may take; each function's timing rate is chosen
+        /// to hold it (`src/budget.rs`). `None`: every call timed (or the set rate).
+        pub overhead_budget: Option<f64>,
         pub sections: Vec<Section>,
         /// `HOTPATH_REPORT_LABEL`: shown in the report's header.
         pub report_label: Option<String>,
@@ -247,6 +251,24 @@ mod on {
         pub tracing_filter: Option<tracing_subscriber::filter::Targets>,
     }
 
+    /// A value of `HOTPATH_OVERHEAD_BUDGET` or of the builder's `overhead_budget`: a
+    /// percentage in `(0, 100]`, `Some(None)` for `0` or `off` (no budget), `None` when
+    /// it is neither.
+    pub(crate) fn parse_budget(s: &str) -> Option<Option<f64>> {
+        let s = s.trim().trim_end_matches('%').trim();
+        if s.eq_ignore_ascii_case("off") {
+            return Some(None);
+        }
+        let v: f64 = s.parse().ok()?;
+        if v == 0.0 {
+            Some(None)
+        } else if v > 0.0 && v <= 100.0 {
+            Some(Some(v))
+        } else {
+            None
+        }
+    }
+
     impl Config {
         pub(crate) fn new(caller: &'static str) -> Self {
             Config {
@@ -260,6 +282,7 @@ mod on {
                 rates: Sampler::ALL.map(Sampler::default_rate),
                 rates_set: [false; Sampler::COUNT],
                 sampling_seed: None,
+                overhead_budget: None,
                 sections: all_sections(),
                 report_label: None,
                 file_tag: None,

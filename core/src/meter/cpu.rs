@@ -65,6 +65,18 @@ impl CpuDelta {
         }
     }
 
+    /// Every field `w` times (a sampled call standing for `w` calls).
+    #[inline(always)]
+    pub(crate) fn times(self, w: u64) -> CpuDelta {
+        CpuDelta {
+            ns: self.ns.wrapping_mul(w),
+            voluntary: self.voluntary.wrapping_mul(w),
+            involuntary: self.involuntary.wrapping_mul(w),
+            instructions: self.instructions.wrapping_mul(w),
+            cycles: self.cycles.wrapping_mul(w),
+        }
+    }
+
     fn is_zero(&self) -> bool {
         self.ns | self.voluntary | self.involuntary | self.instructions | self.cycles == 0
     }

@@ -81,6 +81,17 @@ impl Delta {
         }
     }
 
+    /// Every field `w` times (a sampled call standing for `w` calls).
+    #[inline(always)]
+    pub(crate) fn times(self, w: u64) -> Delta {
+        Delta {
+            #[cfg(feature = "alloc")]
+            alloc: self.alloc.times(w),
+            #[cfg(feature = "cpu")]
+            cpu: self.cpu.times(w),
+        }
+    }
+
     /// `self + o`, field by field.
     #[inline(always)]
     pub(crate) fn plus(self, o: Delta) -> Delta {

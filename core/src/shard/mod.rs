@@ -71,6 +71,9 @@ pub struct Shard {
     /// The global key while every call is timed on the TSC with the stacks or the trace
     /// on, else 0.
     pub(crate) extra_key: Cnt,
+    /// The global key while an overhead budget sets each site's period on the TSC
+    /// without extras ([`crate::budget`]), else 0.
+    pub(crate) budget_key: Cnt,
     /// `stacks::{STACKS, TRACE}` as they were at the last sync.
     pub(crate) extra_bits: Cnt,
     /// The calling-context tree ([`crate::stacks`]).
@@ -112,6 +115,7 @@ impl Shard {
             key: Cnt::new(),
             sample_key: Cnt::new(),
             extra_key: Cnt::new(),
+            budget_key: Cnt::new(),
             extra_bits: Cnt::new(),
             tree: ThreadTree::new(),
             ring: ThreadRing::new(),
@@ -145,6 +149,7 @@ impl Shard {
         self.key.set(0);
         self.sample_key.set(0);
         self.extra_key.set(0);
+        self.budget_key.set(0);
     }
 
     /// A new shard on the heap (never built on the stack).
@@ -199,8 +204,16 @@ impl Shard {
         } else {
             0
         });
+        let budget = state::key_budget(key);
+        self.budget_key.set(
+            if tsc && budget && !extras && !state::exact_cpu() && inline {
+                key
+            } else {
+                0
+            },
+        );
         self.sample_key.set(
-            if tsc && !every && !extras && !state::exact_cpu() && inline {
+            if tsc && !every && !budget && !extras && !state::exact_cpu() && inline {
                 key
             } else {
                 0

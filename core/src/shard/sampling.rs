@@ -154,6 +154,15 @@ impl Sampling {
         self.countdowns[kind as usize].set(gap);
     }
 
+    /// Calls until the next timed one of a site whose overhead-budget period is
+    /// `period` ([`crate::budget`]): uniform in `1..2·period` (mean `period`), as for
+    /// [`Sampler::Calls`], so that periodic code cannot alias with it.
+    #[inline(never)]
+    pub(crate) fn budget_gap(&self, period: u32) -> u32 {
+        let span = 2 * u64::from(period.max(1)) - 1;
+        1 + (self.random() % span) as u32
+    }
+
     /// The next number of this thread's xorshift64 generator: cheap, per thread, good
     /// enough to spread the gaps.
     #[inline(always)]

@@ -238,9 +238,10 @@ impl Stack {
     /// being pushed or popped: the figures are as of about now). Recursion adds to a
     /// site's running calls and total once, at its outermost frame.
     pub(crate) fn running_into(&self, now: u64, out: &mut Vec<(u32, Running)>) {
+        // Calls an overhead budget does not time read no clock (`start` 0): not shown.
         let frames: Vec<&Frame> = self
             .frames()
-            .filter(|f| f.seq.load(Relaxed) != DEAD)
+            .filter(|f| f.seq.load(Relaxed) != DEAD && f.start.get() != 0)
             .collect();
         for (i, f) in frames.iter().enumerate() {
             let site = f.site.load(Relaxed);

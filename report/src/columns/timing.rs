@@ -15,10 +15,17 @@ pub fn timing(r: &Report) -> Columns<'_, Function> {
     let mut c: Columns<'_, Function> = vec![
         name_column("Function", |f: &Function| f),
         Column::right("Calls", |f: &Function| Cell::count(f.calls)),
-        Column::right("Avg", move |f: &Function| {
-            per_call(f.wall_ns.as_ref().map(|w| w.mean))
-        }),
     ];
+    if r.overhead_budget.is_some() {
+        // Under an overhead budget: the share of each row's calls that were timed.
+        c.push(Column::right("Timed", |f: &Function| {
+            f.effective_rate
+                .map_or_else(Cell::missing, |r| Cell::num(percent(r, 1.0), r))
+        }));
+    }
+    c.push(Column::right("Avg", move |f: &Function| {
+        per_call(f.wall_ns.as_ref().map(|w| w.mean))
+    }));
     for &p in &r.percentiles {
         c.push(Column::right(percentile_title(p), move |f: &Function| {
             per_call(f.wall_ns.as_ref().and_then(|w| w.percentiles.get(p)))

@@ -242,6 +242,16 @@ impl AllocReading {
             freed: self.freed.wrapping_add(o.freed),
         }
     }
+
+    /// Every field `w` times (a sampled call standing for `w` calls).
+    #[inline(always)]
+    pub(crate) fn times(self, w: u64) -> AllocReading {
+        AllocReading {
+            allocs: self.allocs.wrapping_mul(w),
+            bytes: self.bytes.wrapping_mul(w),
+            freed: self.freed.wrapping_mul(w),
+        }
+    }
 }
 
 /// This thread's counters as a reading.
