@@ -29,6 +29,11 @@ use hotpath_core::SiteLoad;
 /// How often the periods are chosen again.
 pub(crate) const INTERVAL: Duration = Duration::from_millis(20);
 
+/// Fewest timed calls a sampled site gets per interval (when it makes more calls): 64
+/// every 20 ms is 3,200 a second, about 0.01 % of a core at 30 ns each, so every site
+/// keeps a sample large enough that one call never stands for a whole phase.
+pub(crate) const MIN_TIMED: f64 = 64.0;
+
 /// What one call costs, ns: timed; not timed, with a frame but no clock; not timed and
 /// counted only (a leaf).
 #[derive(Clone, Copy, Debug)]
@@ -108,8 +113,9 @@ pub(crate) fn periods(
                 break;
             }
         }
-        // At least one timed call per site and interval: every site keeps a timing.
-        level.max(1.0)
+        // At least MIN_TIMED timed calls per site and interval: a few microseconds
+        // per site, and a sample that is not one call standing for a whole phase.
+        level.max(MIN_TIMED)
     };
     sites
         .iter()
@@ -368,15 +374,18 @@ mod tests {
     #[test]
     fn the_hottest_sites_are_sampled_and_share_the_rest_equally() {
         // 20 ms of CPU at 5 %: 1 ms of budget. Counting 1,000,010 calls costs 4 ms: over
-        // budget, so every sampled site keeps one timed call per interval, at most one
-        // call in MAX_PERIOD.
+        // budget, so every site keeps MIN_TIMED timed calls per interval (site 2, with
+        // fewer, all of them), at most one call in MAX_PERIOD.
         let p = periods(
             &[site(1, 1_000_000, false), site(2, 10, false)],
             20e6,
             5.0,
             COSTS,
         );
-        assert_eq!(p, [(1, MAX_PERIOD), (2, 10)]);
+        assert_eq!(p, [(1, MAX_PERIOD), (2, 1)]);
+        // 6,400 calls at a budget of 0.01 %: MIN_TIMED of them timed, one in 100.
+        let p = periods(&[site(1, 6_400, false)], 20e6, 0.01, COSTS);
+        assert_eq!(p, [(1, 100)]);
         // 100 ms of CPU at 5 %: 5 ms. Counting 200,110 calls costs 800,440 ns; left
         // 4,199,560 ns = 262,472.5 timed calls at 16 ns each. Site 3 (100) and site 2
         // (10) are timed in full; sites 1 and 4 share 262,362.5: 131,181.25 each.
@@ -403,9 +412,9 @@ mod tests {
             5.0,
             COSTS,
         );
-        // Counting 2,000,110 calls: 8,000,440 ns > 5 ms: one timed call each (at most
-        // one call in MAX_PERIOD).
-        assert_eq!(p, [(1, MAX_PERIOD), (2, 10), (3, 100), (4, MAX_PERIOD)]);
+        // Counting 2,000,110 calls: 8,000,440 ns > 5 ms: MIN_TIMED timed calls each (at
+        // most one call in MAX_PERIOD; site 2, with fewer, all; site 3 100 / 64 → 2).
+        assert_eq!(p, [(1, MAX_PERIOD), (2, 1), (3, 2), (4, MAX_PERIOD)]);
         let p = periods(
             &[
                 site(1, 400_000, false),
@@ -455,12 +464,13 @@ mod tests {
     fn long_calls_stay_timed_whatever_the_hot_ones_cost() {
         // Over budget (counting a million calls costs 4 ms of 20 ms at 5 %): the hot
         // site keeps its least timing; the one of 1 ms calls (timing costs 16 ns of
-        // 1 ms, under 5 %) stays timed in full, and one of 200 ns calls (8 %) does not.
-        let mut long = site(2, 20, false);
+        // 1 ms, under 5 %) stays timed in full, and one of 200 ns calls (8 %) does not:
+        // 64 timed of its 2,000, a period of 32.
+        let mut long = site(2, 2_000, false);
         long.mean_ns = Some(1e6);
-        let mut short = site(3, 20, false);
+        let mut short = site(3, 2_000, false);
         short.mean_ns = Some(200.0);
         let p = periods(&[site(1, 1_000_000, false), long, short], 20e6, 5.0, COSTS);
-        assert_eq!(p, [(1, MAX_PERIOD), (2, 1), (3, 20)]);
+        assert_eq!(p, [(1, MAX_PERIOD), (2, 1), (3, 32)]);
     }
 }

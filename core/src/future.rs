@@ -362,6 +362,31 @@ fn first_poll_done_slow<T>(
     first_poll_done(e, left, r, st, first)
 }
 
+/// [`first_poll_done`] of a call ready at its first poll that stands for `st.weight`
+/// calls: its busy time, second distribution and record weighted.
+#[cold]
+#[inline(never)]
+fn ready_weighted(left: &scope::Left, st: &State, first: u64) {
+    let w = st.weight;
+    let busy = left.incl.wrapping_mul(w);
+    if left.outer {
+        left.slot.c.busy.add(busy);
+    } else {
+        left.slot.c.busy_nested.add(busy);
+    }
+    if st.flow {
+        left.slot.record2_n(left.incl, w);
+    }
+    left.slot.record_n(
+        left.end.saturating_sub(first),
+        left.self_,
+        w,
+        left.m_incl,
+        left.m_self,
+        left.outer,
+    );
+}
+
 /// Records what the first poll measured (`left`: its pop, `None` when not recordable on
 /// this thread).
 #[inline(always)]
@@ -398,6 +423,12 @@ fn first_poll_done<T>(
         // inside it would have made it wait (Pending) too.
         st.mode = DONE;
         left.slot.c.polls.add(1);
+        if st.weight > 1 {
+            // Picked by a sampling countdown (the futures' rate, or an overhead budget):
+            // stands for `weight` calls, as a call ready at a later poll does.
+            ready_weighted(&left, st, first);
+            return r;
+        }
         if left.outer {
             left.slot.c.busy.add(left.incl);
         } else {

@@ -48,6 +48,9 @@ const BUDGET_FRAME: u32 = 8 << 24;
 /// frame (its children are its own; waits and CPU samples inside are charged to it) but
 /// reads no clock and no meter: it is counted.
 const UNTIMED: u32 = 16 << 24;
+/// With [`BUDGET_FRAME`]: the bits of [`Entered::extra`] that hold the base-2 logarithm of
+/// the calls a timed frame stands for.
+const WEIGHT_SHIFT: u32 = 0x1F;
 
 /// Times a fraction `rate` (0..=1) of calls; every call is still counted.
 ///
@@ -182,8 +185,8 @@ fn push_budget(
         exact,
         false,
         None,
-        BUDGET_FRAME,
-        w,
+        // `w` is a power of two: its logarithm fits the bits the stacks' node would use.
+        BUDGET_FRAME | w.trailing_zeros(),
     )
 }
 
@@ -249,7 +252,6 @@ fn push_untimed(shard: &'static Shard, slot: &'static Slot, site: u32, tsc: bool
         exact: false,
         tsc,
         extra: BUDGET_FRAME | UNTIMED,
-        w: 0,
     }
 }
 
@@ -428,10 +430,10 @@ pub(crate) struct Entered {
     pub(crate) tsc: bool,
     /// What the exit does beyond recording the call (`stacks::{STACKS, TRACE, FOLDED}`,
     /// [`BUDGET_FRAME`], [`UNTIMED`]) and the frame's node in the calling-context tree of
-    /// `shard` (`stacks::CTX`); 0 with stacks, trace and budget off.
+    /// `shard` (`stacks::CTX`); with [`BUDGET_FRAME`] (no stacks then), the low bits
+    /// are instead the base-2 logarithm of the calls a timed one stands for. 0 with
+    /// stacks, trace and budget off.
     pub(crate) extra: u32,
-    /// Under an overhead budget, the calls a timed one stands for (1 otherwise).
-    pub(crate) w: u32,
 }
 
 impl Entered {
@@ -489,7 +491,7 @@ pub(crate) fn push(
         _ => deep_place(shard, depth),
     };
     start(
-        shard, slot, site, depth, frame, tsc, exact, extras, inherit, 0, 1,
+        shard, slot, site, depth, frame, tsc, exact, extras, inherit, 0,
     )
 }
 
@@ -529,7 +531,6 @@ fn start(
     extras: bool,
     inherit: Option<CtxRef>,
     flags: u32,
-    w: u32,
 ) -> Entered {
     let seq = shard.stack.next_seq();
     let mut extra = 0;
@@ -569,7 +570,6 @@ fn start(
         exact,
         tsc,
         extra: extra | flags,
-        w,
     }
 }
 
@@ -916,7 +916,7 @@ fn exit_with_extras(e: &Entered) {
 #[inline(never)]
 fn exit_budget(e: &Entered) {
     let end = now(e.tsc);
-    let w = u64::from(e.w.max(1));
+    let w = 1u64 << (e.extra & WEIGHT_SHIFT);
     let l = match pop_inline_with(e, end, w, true) {
         Some(l) => l,
         None => match pop_deep_with(e, end, w, true) {
