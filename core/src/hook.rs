@@ -61,3 +61,36 @@ impl Drop for Entered {
         (self.0.exit)(self.1)
     }
 }
+
+/// What runs around the slow entry of a measured scope (a thread's first call, a site's
+/// first call on a thread, a sampled or counted call that misses the cached slot):
+/// `false` before, `true` after. The facade's `hotpath-callgrind` sets it under valgrind
+/// to stop callgrind counting there, since that work (allocating a shard or a slot,
+/// registering a site) depends on what the profiler's other threads did first.
+static SLOW_HOOK: AtomicPtr<()> = AtomicPtr::new(std::ptr::null_mut());
+
+/// Installs `hook` around every later slow scope entry; `false` (and no change) when
+/// one is installed already.
+pub fn set_slow_entry_hook(hook: fn(bool)) -> bool {
+    SLOW_HOOK
+        .compare_exchange(
+            std::ptr::null_mut(),
+            hook as *mut (),
+            Ordering::AcqRel,
+            Ordering::Acquire,
+        )
+        .is_ok()
+}
+
+#[inline(always)]
+pub(crate) fn slow_entry_hook() -> Option<fn(bool)> {
+    let p = SLOW_HOOK.load(Ordering::Acquire);
+    if p.is_null() {
+        None
+    } else {
+        // SAFETY: the only non-null value ever stored is a `fn(bool)` cast to a pointer
+        // by `set_slow_entry_hook`; function pointers and data pointers have the same
+        // size on every target Rust supports with atomics of pointer width.
+        Some(unsafe { std::mem::transmute::<*mut (), fn(bool)>(p) })
+    }
+}

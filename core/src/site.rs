@@ -239,6 +239,20 @@ impl CallSite {
     #[cold]
     #[inline(never)]
     fn register(&'static self) -> u32 {
+        // Numbering a site takes the registry's lock and may grow it: work whose cost
+        // depends on the other threads (`crate::hook::set_slow_entry_hook`).
+        let hook = crate::hook::slow_entry_hook();
+        if let Some(h) = hook {
+            h(false);
+        }
+        let id = self.register_locked();
+        if let Some(h) = hook {
+            h(true);
+        }
+        id
+    }
+
+    fn register_locked(&'static self) -> u32 {
         let mut sites = SITES.lock();
         let id = self.id.load(Relaxed);
         if id != 0 {
