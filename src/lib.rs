@@ -104,6 +104,8 @@ pub use hotpath_macros::{future_fn, main, measure, measure_all, skip};
 pub mod alloc;
 #[cfg(feature = "hotpath")]
 mod builders;
+#[cfg(feature = "hotpath-callgrind")]
+mod callgrind;
 mod config;
 #[cfg(feature = "hotpath-cpu")]
 mod cpu;

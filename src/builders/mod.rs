@@ -13,6 +13,7 @@ mod alloc;
 mod cpu;
 mod debug;
 mod flow;
+mod icount;
 mod io;
 mod locks;
 mod service;
@@ -46,6 +47,9 @@ pub(crate) struct Inputs<'a> {
     pub cpu: Option<&'a crate::cpu::CpuRun>,
     /// The threads monitor, when it runs.
     pub threads: Option<&'a crate::threads::Monitor>,
+    /// Callgrind's counts, read at the end of the session (`None`: a report made before).
+    #[cfg(feature = "hotpath-callgrind")]
+    pub icount: Option<&'a crate::callgrind::Outcome>,
 }
 
 /// What every section builder reads.
@@ -137,6 +141,7 @@ pub(crate) fn report(inputs: &Inputs<'_>) -> Report {
             notes: Vec::new(),
             alloc_total: None,
             cpu: None,
+            icount: None,
             functions,
             io: None,
             channels_time_sampling_rate: None,
@@ -163,6 +168,7 @@ pub(crate) fn report(inputs: &Inputs<'_>) -> Report {
                 Section::Timing => true,
                 Section::Alloc => alloc::build(&ctx, &mut r, &mut notes),
                 Section::Cpu => cpu::build(&ctx, &mut r, &mut notes),
+                Section::Icount => icount::build(&ctx, &mut r),
                 Section::Io => io::build(&ctx, &mut r),
                 Section::Channels => flow::channels(&ctx, &mut r),
                 Section::Streams => flow::streams(&ctx, &mut r),

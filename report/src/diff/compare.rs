@@ -41,6 +41,7 @@ pub fn diff_with_floor(base: &Report, head: &Report, threshold: f64, min_delta_n
             .collect(),
         alloc: has(base, Section::Alloc) && has(head, Section::Alloc),
         cpu: has(base, Section::Cpu) && has(head, Section::Cpu),
+        icount: has(base, Section::Icount) && has(head, Section::Icount),
         changes: Vec::new(),
     };
 
@@ -116,6 +117,8 @@ struct Compare {
     alloc: bool,
     /// Both reports have the `cpu` section.
     cpu: bool,
+    /// Both reports have the `icount` section.
+    icount: bool,
     changes: Vec<Change>,
 }
 
