@@ -4,6 +4,7 @@
 //!
 //! Unset, a poll pays one relaxed load. Set once per process (the first setter wins).
 
+use std::cell::Cell;
 use std::sync::atomic::{AtomicPtr, Ordering};
 
 use crate::site::CallSite;
@@ -62,17 +63,18 @@ impl Drop for Entered {
     }
 }
 
-/// What runs around the slow entry of a measured scope (a thread's first call, a site's
-/// first call on a thread, a sampled or counted call that misses the cached slot):
-/// `false` before, `true` after. The facade's `hotpath-callgrind` sets it under valgrind
-/// to stop callgrind counting there, since that work (allocating a shard or a slot,
-/// registering a site) depends on what the profiler's other threads did first.
-static SLOW_HOOK: AtomicPtr<()> = AtomicPtr::new(std::ptr::null_mut());
+/// What runs around the profiler's first-use work inside a measured call: the slow
+/// entry of a scope (a thread's shard, a missed cached slot), numbering a call site, and
+/// allocating a chunk of slots. `false` before, `true` after. The facade's
+/// `hotpath-callgrind` sets it under valgrind to stop callgrind counting there: what
+/// that work costs depends on the allocator's state and the registry's lock, which the
+/// profiler's other threads (and the environment's size) change from run to run.
+static COLD_HOOK: AtomicPtr<()> = AtomicPtr::new(std::ptr::null_mut());
 
-/// Installs `hook` around every later slow scope entry; `false` (and no change) when
-/// one is installed already.
-pub fn set_slow_entry_hook(hook: fn(bool)) -> bool {
-    SLOW_HOOK
+/// Installs `hook` around every later first-use work of the profiler's (see
+/// [`cold`]); `false` (and no change) when one is installed already.
+pub fn set_cold_hook(hook: fn(bool)) -> bool {
+    COLD_HOOK
         .compare_exchange(
             std::ptr::null_mut(),
             hook as *mut (),
@@ -82,15 +84,39 @@ pub fn set_slow_entry_hook(hook: fn(bool)) -> bool {
         .is_ok()
 }
 
+/// Runs `f`, the profiler's first-use work, between the calls of the hook set by
+/// [`set_cold_hook`] (if any). Unset, it costs one acquire load on a cold path. Nested
+/// (a slot's chunk allocated in a slow entry) only the outermost calls the hook, so a
+/// hook that toggles something (callgrind's `CALLGRIND_TOGGLE_COLLECT`) sees pairs.
 #[inline(always)]
-pub(crate) fn slow_entry_hook() -> Option<fn(bool)> {
-    let p = SLOW_HOOK.load(Ordering::Acquire);
+pub(crate) fn cold<R>(f: impl FnOnce() -> R) -> R {
+    let p = COLD_HOOK.load(Ordering::Acquire);
     if p.is_null() {
-        None
-    } else {
-        // SAFETY: the only non-null value ever stored is a `fn(bool)` cast to a pointer
-        // by `set_slow_entry_hook`; function pointers and data pointers have the same
-        // size on every target Rust supports with atomics of pointer width.
-        Some(unsafe { std::mem::transmute::<*mut (), fn(bool)>(p) })
+        return f();
     }
+    // SAFETY: the only non-null value ever stored is a `fn(bool)` cast to a pointer by
+    // `set_cold_hook`; function pointers and data pointers have the same size on every
+    // target Rust supports with atomics of pointer width.
+    let h = unsafe { std::mem::transmute::<*mut (), fn(bool)>(p) };
+    let depth = COLD_DEPTH.with(|d| {
+        let v = d.get();
+        d.set(v + 1);
+        v
+    });
+    if depth == 0 {
+        h(false);
+    }
+    // No unwinding out of the profiler's first-use work (it allocates and numbers, and
+    // an allocation failure aborts), so no guard restores the depth.
+    let r = f();
+    COLD_DEPTH.with(|d| d.set(depth));
+    if depth == 0 {
+        h(true);
+    }
+    r
+}
+
+thread_local! {
+    /// How many [`cold`] calls this thread is inside.
+    static COLD_DEPTH: Cell<u32> = const { Cell::new(0) };
 }

@@ -239,17 +239,9 @@ impl CallSite {
     #[cold]
     #[inline(never)]
     fn register(&'static self) -> u32 {
-        // Numbering a site takes the registry's lock and may grow it: work whose cost
-        // depends on the other threads (`crate::hook::set_slow_entry_hook`).
-        let hook = crate::hook::slow_entry_hook();
-        if let Some(h) = hook {
-            h(false);
-        }
-        let id = self.register_locked();
-        if let Some(h) = hook {
-            h(true);
-        }
-        id
+        // Numbering a site takes the registry's lock and may grow it: first-use work
+        // whose cost depends on the other threads (`crate::hook::set_cold_hook`).
+        crate::hook::cold(|| self.register_locked())
     }
 
     fn register_locked(&'static self) -> u32 {

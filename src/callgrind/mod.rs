@@ -70,18 +70,20 @@ pub(crate) fn detect() -> bool {
 }
 
 /// Called last when a session starts, under valgrind: zeroes callgrind's counts and
-/// leaves the profiler's slow scope entries out of them.
+/// leaves the profiler's first-use work out of them.
 pub(crate) fn zero() {
     if start().valgrinds > 0 {
-        hotpath_core::hook::set_slow_entry_hook(slow_entry);
+        hotpath_core::hook::set_cold_hook(cold);
         request::zero_stats();
     }
 }
 
-/// Around a slow scope entry (`false` before, `true` after): what it does (a thread's
-/// shard, a site's slot, allocated on first use) depends on what the profiler's other
-/// threads did first, so callgrind does not count it.
-fn slow_entry(done: bool) {
+/// Around the profiler's first-use work in a measured call (`false` before, `true`
+/// after; `hotpath_core::hook::set_cold_hook`): a thread's shard, a chunk of slots, a
+/// site's number. What `malloc` and the registry's lock do there depends on the heap
+/// and on the profiler's other threads, so callgrind does not count it. The client
+/// request itself executes the same instructions every time.
+fn cold(done: bool) {
     let _ = done;
     request::toggle_collect();
 }
