@@ -159,7 +159,7 @@ impl<F: Future> MeasuredFuture<F> {
             NEW => {
                 // The usual first poll: a frame pushed inline, kept in registers.
                 if let Some(e) = scope::enter_fast(this.site, st.flow) {
-                    return first_poll(e, this.inner, cx, st);
+                    return first_poll::<F, false>(e, this.inner, cx, st);
                 }
                 return first_poll_slow(this.site, this.inner, cx, st);
             }
@@ -303,7 +303,7 @@ fn first_poll_slow<F: Future>(
         e
     };
     match entry {
-        Entry::Timed(e) => first_poll(e, inner, cx, st),
+        Entry::Timed(e) => first_poll::<F, true>(e, inner, cx, st),
         Entry::Counted(slot) => {
             st.mode = COUNTED;
             st.polls += 1;
@@ -323,8 +323,10 @@ fn first_poll_slow<F: Future>(
 
 /// The first poll of a timed future, its frame `e` pushed: polls, pops, and records the
 /// call when it is ready (or keeps what the poll measured for the next ones).
+/// `WEIGHTED`: entered by the general entry, where a sampling countdown may have picked
+/// the call to stand for several (`State::weight`); the inline entry never does.
 #[inline(always)]
-fn first_poll<F: Future>(
+fn first_poll<F: Future, const WEIGHTED: bool>(
     e: scope::Entered,
     inner: Pin<&mut F>,
     cx: &mut Context<'_>,
@@ -342,8 +344,8 @@ fn first_poll<F: Future>(
     let e = frame.disarm();
     let end = scope::now(e.tsc);
     match scope::pop_fast(&e, end) {
-        Some(left) => first_poll_done(&e, Some(left), r, st, first),
-        None => first_poll_done_slow(&e, end, r, st, first),
+        Some(left) => first_poll_done::<_, WEIGHTED>(&e, Some(left), r, st, first),
+        None => first_poll_done_slow::<_, WEIGHTED>(&e, end, r, st, first),
     }
 }
 
@@ -351,7 +353,7 @@ fn first_poll<F: Future>(
 /// that the usual pop's result never goes through memory shared with this one's.
 #[cold]
 #[inline(never)]
-fn first_poll_done_slow<T>(
+fn first_poll_done_slow<T, const WEIGHTED: bool>(
     e: &scope::Entered,
     end: u64,
     r: Poll<T>,
@@ -359,7 +361,7 @@ fn first_poll_done_slow<T>(
     first: u64,
 ) -> Poll<T> {
     let left = scope::pop_slow(e, end.saturating_sub(e.start));
-    first_poll_done(e, left, r, st, first)
+    first_poll_done::<_, WEIGHTED>(e, left, r, st, first)
 }
 
 /// [`first_poll_done`] of a call ready at its first poll that stands for `st.weight`
@@ -390,7 +392,7 @@ fn ready_weighted(left: &scope::Left, st: &State, first: u64) {
 /// Records what the first poll measured (`left`: its pop, `None` when not recordable on
 /// this thread).
 #[inline(always)]
-fn first_poll_done<T>(
+fn first_poll_done<T, const WEIGHTED: bool>(
     e: &scope::Entered,
     left: Option<scope::Left>,
     r: Poll<T>,
@@ -423,7 +425,7 @@ fn first_poll_done<T>(
         // inside it would have made it wait (Pending) too.
         st.mode = DONE;
         left.slot.c.polls.add(1);
-        if st.weight > 1 {
+        if WEIGHTED && st.weight > 1 {
             // Picked by a sampling countdown (the futures' rate, or an overhead budget):
             // stands for `weight` calls, as a call ready at a later poll does.
             ready_weighted(&left, st, first);

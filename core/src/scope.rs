@@ -848,27 +848,37 @@ impl Drop for Scope {
     #[cfg_attr(debug_assertions, inline(never))]
     fn drop(&mut self) {
         if let Some(e) = &self.e {
-            exit(e);
+            if e.extra == 0 {
+                return exit(e);
+            }
+            if e.extra & UNTIMED != 0 {
+                return exit_untimed_out_of_line(e);
+            }
+            if e.extra & BUDGET_FRAME != 0 {
+                // The clock first, here: a call the budget times is one in many, and
+                // the exit out of line runs cold then, cache misses that are the
+                // profiler's and not the measured code's.
+                return exit_budget(e, now(e.tsc));
+            }
+            exit_with_extras(e);
         }
     }
 }
 
-/// Leaves a timed scope: reads the clock first, then pops and records.
+/// [`exit_untimed`], out of line.
+#[inline(never)]
+fn exit_untimed_out_of_line(e: &Entered) {
+    exit_untimed(e);
+}
+
+/// Leaves a timed scope (no stacks, trace or budget): reads the clock first, then pops
+/// and records.
 ///
 /// The usual pops (the owner's frame on top of its stack) and their recording are one
 /// straight path; every other pop records in [`exit_slow`] (so that what the usual ones
 /// measured never goes through memory shared with it).
 #[inline(never)]
 fn exit(e: &Entered) {
-    if e.extra != 0 {
-        if e.extra & UNTIMED != 0 {
-            return exit_untimed(e);
-        }
-        if e.extra & BUDGET_FRAME != 0 {
-            return exit_budget(e);
-        }
-        return exit_with_extras(e);
-    }
     let end = now(e.tsc);
     let l = match pop_inline(e, end) {
         Some(l) => l,
@@ -915,8 +925,7 @@ fn exit_with_extras(e: &Entered) {
 /// [`exit`] of a frame the overhead budget timed: recorded with its weight and a
 /// signed self time.
 #[inline(never)]
-fn exit_budget(e: &Entered) {
-    let end = now(e.tsc);
+fn exit_budget(e: &Entered, end: u64) {
     let w = 1u64 << (e.extra & WEIGHT_SHIFT);
     let l = match pop_inline_with(e, end, w, true) {
         Some(l) => l,
