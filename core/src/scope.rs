@@ -608,7 +608,7 @@ fn pop_inline(e: &Entered, end: u64) -> Option<Left> {
 }
 
 /// [`pop_inline`] of a frame standing for `w` calls; `signed`: its self time may come
-/// out "negative" (two's complement; see [`Slot::record_weighted`]).
+/// out "negative" (two's complement; see [`Slot::record_n`]).
 #[cfg_attr(not(debug_assertions), inline(always))]
 #[cfg_attr(debug_assertions, inline(never))]
 fn pop_inline_with(e: &Entered, end: u64, w: u64, signed: bool) -> Option<Left> {
@@ -941,7 +941,7 @@ fn exit_budget(e: &Entered, end: u64) {
         budget::mark_children(e.site);
     }
     l.slot
-        .record_weighted(l.incl, l.self_, w, l.m_incl, l.m_self, l.outer);
+        .record_n(l.incl, l.self_, w, l.m_incl, l.m_self, l.outer);
 }
 
 /// Pops and counts a call the budget did not time: inline, the owner's frame on top of

@@ -214,36 +214,13 @@ impl Slot {
         self.meters.record(m_incl, m_self, outer);
     }
 
-    /// [`Slot::record`] for a call that stands for `w` calls (a sampled `future!`):
-    /// counted once as timed, its times `w` times in the sums and the distribution (the
-    /// meters are scaled by calls over timed calls, as for functions).
+    /// [`Slot::record`] for a call that stands for `w` calls (a sampled `future!`, a
+    /// call an overhead budget timed): counted once as timed, its times `w` times in the
+    /// sums and the distribution (the meters are scaled by calls over timed calls, as
+    /// for functions). Under a budget `self_` may be "negative" (two's complement): its
+    /// children's times are weighted estimates, and the signed sum of the self times
+    /// estimates the site's self time without bias (a snapshot clamps it at 0).
     pub(crate) fn record_n(
-        &self,
-        incl: u64,
-        self_: u64,
-        w: u64,
-        m_incl: Delta,
-        m_self: Delta,
-        outer: bool,
-    ) {
-        let c = &self.c;
-        c.timed.add(1);
-        c.extra_weight.add(w - 1);
-        c.sum.add(incl.wrapping_mul(w));
-        if outer {
-            c.total.add(incl.wrapping_mul(w));
-        }
-        c.self_.add(self_.wrapping_mul(w));
-        self.time.record_n(incl, w);
-        self.meters.record(m_incl, m_self, outer);
-    }
-
-    /// Records a call timed under an overhead budget that stands for `w` calls: counted
-    /// once as timed, its times `w` times in the sums and the distribution (the meters
-    /// once, scaled by calls over timed calls as for sampled functions). `self_` may be "negative" (two's complement): its children's
-    /// times are weighted estimates, and the signed sum of the self times is what
-    /// estimates the site's self time without bias (a snapshot clamps the total at 0).
-    pub(crate) fn record_weighted(
         &self,
         incl: u64,
         self_: u64,
