@@ -106,6 +106,8 @@ pub mod alloc;
 mod budget;
 #[cfg(feature = "hotpath")]
 mod builders;
+#[cfg(feature = "hotpath-callgrind")]
+mod callgrind;
 mod config;
 #[cfg(feature = "hotpath-cpu")]
 mod cpu;

@@ -104,6 +104,29 @@ impl Session {
             }
             cfg.set_rate(Sampler::Calls, 1.0);
         }
+        #[cfg(feature = "hotpath-callgrind")]
+        if cfg.sections.contains(&Section::Icount) && crate::callgrind::detect() {
+            notes.push(
+                "under valgrind: nothing is timed (every time sampling rate is 0), so that \
+                 instruction counts are the same in every run; times under valgrind would \
+                 not be the program's"
+                    .to_string(),
+            );
+            for kind in Sampler::ALL {
+                cfg.set_rate(kind, 0.0);
+            }
+            // The threads monitor is a thread of the profiler's that registers call sites
+            // and shards while the program's first calls do: which comes first changes
+            // the work of a first call by a few instructions.
+            if cfg.sections.contains(&Section::Threads) {
+                cfg.sections.retain(|s| *s != Section::Threads);
+                notes.push(
+                    "under valgrind: the threads section is not sampled (its monitor \
+                     thread would make first calls' instruction counts vary)"
+                        .to_string(),
+                );
+            }
+        }
         let budget = match cfg.overhead_budget {
             Some(b) if cfg.rates_set[Sampler::Calls as usize] => {
                 notes.push(format!(
@@ -202,6 +225,11 @@ impl Session {
             let live = crate::live::Servers::start(&shared);
             *LIVE.lock() = Some(Arc::downgrade(&shared));
             let signals = crate::host::Signals::install();
+            // Last: callgrind's counts start from zero where the program's code does.
+            #[cfg(feature = "hotpath-callgrind")]
+            if shared.cfg.sections.contains(&Section::Icount) {
+                crate::callgrind::zero();
+            }
             Some(Session {
                 shared,
                 timer,
@@ -276,8 +304,32 @@ impl Drop for Session {
 }
 
 /// The report of the session so far.
+#[cfg_attr(not(feature = "hotpath-live"), allow(dead_code))]
 pub(crate) fn build(shared: &Shared) -> Report {
+    build_with(shared, None)
+}
+
+/// The report at the end of the session: the only one with instruction counts (reading
+/// them ends callgrind's count).
+fn build_final(shared: &Shared) -> Report {
+    #[cfg(feature = "hotpath-callgrind")]
+    if shared.cfg.sections.contains(&Section::Icount) {
+        // Reading the dump is the profiler's work, not the program's allocations.
+        let outcome = hotpath_core::internal(crate::callgrind::finish);
+        return build_with(shared, Some(&outcome));
+    }
+    build_with(shared, None)
+}
+
+#[cfg(feature = "hotpath-callgrind")]
+type Icount<'a> = Option<&'a crate::callgrind::Outcome>;
+#[cfg(not(feature = "hotpath-callgrind"))]
+type Icount<'a> = Option<&'a std::convert::Infallible>;
+
+fn build_with(shared: &Shared, _icount: Icount<'_>) -> Report {
     crate::builders::report(&crate::builders::Inputs {
+        #[cfg(feature = "hotpath-callgrind")]
+        icount: _icount,
         cfg: &shared.cfg,
         // The run ends now; taking the snapshot may wait for the tick calibration.
         elapsed_ns: shared.start.elapsed().as_nanos() as u64,
@@ -305,6 +357,8 @@ fn build_child(shared: &Shared) -> Report {
     ]
     .concat();
     crate::builders::report(&crate::builders::Inputs {
+        #[cfg(feature = "hotpath-callgrind")]
+        icount: None,
         cfg: &shared.cfg,
         elapsed_ns: shared.start.elapsed().as_nanos() as u64,
         overhead: &shared.overhead,
@@ -352,7 +406,8 @@ fn emit(shared: &Shared) {
         return;
     }
     let cfg = &shared.cfg;
-    let report = (cfg.format != Format::None || !cfg.exports.is_empty()).then(|| build(shared));
+    let report =
+        (cfg.format != Format::None || !cfg.exports.is_empty()).then(|| build_final(shared));
     // After the report: its ticks convert with the report's ratio.
     if let Some(path) = &cfg.trace_path {
         if let Err(e) = crate::export::write_trace(path, cfg.caller, shared.origin) {

@@ -3,14 +3,14 @@
 //! (`cargo insta review` after a deliberate change).
 
 use hotpath_report::{
-    AllocTotal, CpuInfo, Function, FunctionAlloc, FunctionCpu, IoDirection, IoEntry, Percentiles,
-    Report, Section, WallNs,
+    AllocTotal, CpuInfo, Function, FunctionAlloc, FunctionCpu, FunctionIcount, IcountInfo,
+    IoDirection, IoEntry, Percentiles, Report, Section, WallNs,
 };
 mod common;
 
 use hotpath_cli::diff::{
     diff, diff_runs, diff_with_floor, parse_min_delta, parse_threshold, Delta, Diff, Direction,
-    Metric, MinDeltaError, RowKey, ThresholdError, Value, Verdict, SIGNIFICANCE,
+    Metric, MinDeltaError, RowKey, ThresholdError, Unit, Value, Verdict, SIGNIFICANCE,
 };
 
 // ---------------------------------------------------------------- report builders
@@ -678,8 +678,8 @@ fn alloc_and_cpu_are_compared_only_when_both_reports_have_them() {
     assert_eq!(
         d.notes,
         [
-            "sections differ: alloc only in head; alloc and cpu are compared only when both \
-          reports have them, threads never"
+            "sections differ: alloc only in head; alloc, cpu and icount are compared only when \
+          both reports have them, threads never"
         ]
     );
 }
@@ -1064,6 +1064,171 @@ fn markdown_escapes_pipes_and_has_no_ansi() {
         "{md}"
     );
     assert!(!md.contains('\x1b') && !d.to_table().contains('\x1b'));
+}
+
+// ---------------------------------------------------------------- instructions
+
+/// A report of a run under `valgrind --tool=callgrind` (feature `hotpath-callgrind`), as
+/// the fixture `tests/fixtures/src/bin/icount.rs` writes one: nothing timed (rate 0),
+/// every call counted, and each function's `(name, calls, inclusive, self)`
+/// instructions; the run took `elapsed_ns` under valgrind.
+fn counted(elapsed_ns: u64, functions: &[(&str, u64, u64, u64)]) -> Report {
+    let mut r = report(
+        functions
+            .iter()
+            .map(|&(name, calls, inclusive, self_)| Function {
+                timed_calls: 0,
+                icount: Some(FunctionIcount {
+                    calls,
+                    inclusive,
+                    self_,
+                }),
+                ..func(name, calls, None)
+            })
+            .collect(),
+    );
+    r.elapsed_ns = elapsed_ns;
+    r.time_sampling_rate = 0.0;
+    r.sections.push(Section::Icount);
+    r.icount = Some(IcountInfo {
+        tool: Some("callgrind-3.19.0".into()),
+        dump: Some("callgrind.out.4242.1".into()),
+        total: Some(9_000_000),
+        unavailable: None,
+    });
+    r
+}
+
+/// `app::parse` at 1,000,000 instructions (400,000 its own), `app::main` at 5,000,000,
+/// and `app::log` at 20,000.
+const COUNTS: [(&str, u64, u64, u64); 3] = [
+    ("app::main", 1, 5_000_000, 100_000),
+    ("app::parse", 1_000, 1_000_000, 400_000),
+    ("app::log", 10, 20_000, 20_000),
+];
+
+#[test]
+fn one_percent_more_instructions_is_a_regression_and_rows_name_the_metric_icount() {
+    let base = counted(400_000_000, &COUNTS);
+    // HEAD: `parse` executes 1 % more of its own instructions (10,000 of 1,000,000),
+    // and so does `main`, which calls it. Valgrind took 30 % longer: not compared.
+    let mut head = counted(520_000_000, &COUNTS);
+    head.functions[0].icount.as_mut().unwrap().inclusive = 5_010_000;
+    let parse = head.functions[1].icount.as_mut().unwrap();
+    parse.inclusive = 1_010_000;
+    parse.self_ = 410_000;
+    let d = diff(&base, &head, 0.1);
+    assert!(d.has_regression());
+    let rows: Vec<(&str, String, Verdict, Option<Delta>)> = d
+        .regressions()
+        .iter()
+        .map(|c| (c.shown.as_str(), c.metric.to_string(), c.verdict, c.delta()))
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            (
+                "app::parse",
+                "icount self".into(),
+                Verdict::Increased,
+                Some(Delta::Int(10_000))
+            ),
+            (
+                "app::parse",
+                "icount".into(),
+                Verdict::Increased,
+                Some(Delta::Int(10_000))
+            ),
+            (
+                "app::main",
+                "icount".into(),
+                Verdict::Increased,
+                Some(Delta::Int(10_000))
+            ),
+        ]
+    );
+    assert_eq!(
+        d.find("app::parse", "icount").unwrap().relative(),
+        Some(0.01)
+    );
+    assert_eq!(verdict(&d, "app::main", "icount self"), Verdict::Unchanged);
+    assert_eq!(verdict(&d, "app::log", "icount"), Verdict::Unchanged);
+    // Times under valgrind are valgrind's: the elapsed time is not compared.
+    assert!(d.find("(process)", "elapsed").is_none());
+    assert!(d.changes.iter().all(|c| c.metric.unit() != Unit::Time));
+    assert_eq!(
+        d.notes[0],
+        "both reports were counted by callgrind: times (valgrind's, not the program's) are \
+         not compared, instructions are"
+    );
+    insta::assert_snapshot!(d.to_markdown());
+}
+
+#[test]
+fn one_instruction_more_is_flagged_one_fewer_is_an_improvement() {
+    let base = counted(400_000_000, &COUNTS);
+    let mut head = counted(400_000_000, &COUNTS);
+    head.functions[2].icount.as_mut().unwrap().self_ = 20_001;
+    head.functions[1].icount.as_mut().unwrap().inclusive = 999_999;
+    let d = diff(&base, &head, 0.1);
+    assert_eq!(verdict(&d, "app::log", "icount self"), Verdict::Increased);
+    assert_eq!(d.regressions().len(), 1);
+    assert_eq!(verdict(&d, "app::parse", "icount"), Verdict::Decreased);
+    assert_eq!(d.improvements().len(), 1);
+}
+
+#[test]
+fn the_same_instruction_counts_are_never_flagged_whatever_valgrind_took() {
+    let base = counted(400_000_000, &COUNTS);
+    let head = counted(900_000_000, &COUNTS);
+    let d = diff(&base, &head, 0.1);
+    assert!(!d.has_regression());
+    assert_eq!(d.summary().unchanged_exact, 9);
+    assert_eq!(d.summary().changed_exact + d.summary().slower, 0);
+    insta::assert_snapshot!(d.to_markdown());
+}
+
+#[test]
+fn instructions_counted_on_one_side_only_are_not_comparable_and_noted() {
+    let base = counted(400_000_000, &COUNTS);
+    // HEAD ran outside valgrind: its icount section says why it is empty, and its
+    // calls were timed.
+    let mut head = report(
+        COUNTS
+            .iter()
+            .map(|&(name, calls, _, _)| {
+                func(name, calls, wall(calls * 1_000, calls * 1_000, calls, &[]))
+            })
+            .collect(),
+    );
+    head.elapsed_ns = base.elapsed_ns;
+    head.sections.push(Section::Icount);
+    head.icount = Some(IcountInfo {
+        unavailable: Some(
+            "not running under valgrind (run `valgrind --tool=callgrind <program>`)".into(),
+        ),
+        ..IcountInfo::default()
+    });
+    let d = diff(&base, &head, 0.1);
+    assert_eq!(verdict(&d, "app::parse", "icount"), Verdict::NotComparable);
+    assert_eq!(
+        verdict(&d, "app::parse", "icount self"),
+        Verdict::NotComparable
+    );
+    // One side timed nothing: times are compared as usual (the elapsed time is the
+    // only one both have).
+    assert_eq!(verdict(&d, "(process)", "elapsed"), Verdict::Noise);
+    assert!(!d.has_regression());
+    assert_eq!(
+        d.notes,
+        [
+            "time sampling rates differ: base 0%, head 100% of calls timed; sampled times are \
+             estimates",
+            "instructions were counted in base only (head: not running under valgrind (run \
+             `valgrind --tool=callgrind <program>`)): run both under valgrind --tool=callgrind \
+             to compare them"
+        ]
+    );
 }
 
 // ---------------------------------------------------------------- data flow

@@ -830,14 +830,15 @@ impl Scope {
 
     #[inline(never)]
     fn enter_slow(id: u32) -> Scope {
-        match enter_slow(id) {
+        // A thread's shard, a site's slot: first-use work (`crate::hook::set_cold_hook`).
+        crate::hook::cold(|| match enter_slow(id) {
             Entry::Timed(e) => Scope { e: Some(e) },
             Entry::Counted(slot) => {
                 slot.c.counted.add(1);
                 Scope { e: None }
             }
             Entry::None => Scope { e: None },
-        }
+        })
     }
 }
 

@@ -192,6 +192,10 @@ pub(crate) fn encoder(section: Section) -> Encoder {
         Section::Server => Encoder::Own(|c, out| service::server(c.r, c.limit, &c.bounds, out)),
         Section::Tokio => Encoder::Own(|c, out| service::tokio(c.r, out)),
         Section::Threads => Encoder::Own(|c, out| process(c.r, c.limit, out)),
+        Section::Icount => Encoder::None(
+            "instructions are counted only under valgrind, and read once at the end of the \
+             session: a live report has none to export",
+        ),
         Section::Stacks => Encoder::None(
             "one series per calling path would grow with the program's paths, not its call \
              sites; the tree is served at /stacks and exported by `hotpath export`",

@@ -179,6 +179,7 @@ pub fn measure(args: &MeasureArgs, item: TokenStream, as_: AsyncAs) -> syn::Resu
     let mut f: syn::ItemFn = syn::parse2(item)?;
     let label = args.label.as_ref().map(lit);
     *f.block = body(&f.sig, &f.block, label, as_);
+    never_inline(&mut f.attrs, &f.sig);
     Ok(f.into_token_stream())
 }
 
@@ -199,7 +200,7 @@ fn is_attr(a: &Attribute, name: &str) -> bool {
 /// Instruments one function unless it opted out, is already measured, or is `const`.
 /// `#[hotpath::skip]` is left in place: it expands afterwards and validates its own
 /// arguments, exactly as in the feature-off build (where `measure_all` changes nothing).
-fn measure_in_place(attrs: &[Attribute], sig: &Signature, block: &mut Block) {
+fn measure_in_place(attrs: &mut Vec<Attribute>, sig: &Signature, block: &mut Block) {
     let skipped = attrs.iter().any(|a| is_attr(a, "skip"));
     let measured = attrs
         .iter()
@@ -208,12 +209,30 @@ fn measure_in_place(attrs: &[Attribute], sig: &Signature, block: &mut Block) {
         return;
     }
     *block = body(sig, block, None, AsyncAs::Function);
+    never_inline(attrs, sig);
 }
+
+/// With `hotpath-callgrind`, a measured function that is not `async` gets
+/// `#[inline(never)]` (in place of an `#[inline]` of its own): callgrind counts
+/// instructions per function symbol, so the function needs a frame of its own for the
+/// `icount` section to find it by its name. Costs one call where the compiler would have
+/// inlined it.
+#[cfg(feature = "hotpath-callgrind")]
+fn never_inline(attrs: &mut Vec<Attribute>, sig: &Signature) {
+    if sig.asyncness.is_some() {
+        return;
+    }
+    attrs.retain(|a| !a.path().is_ident("inline"));
+    attrs.push(syn::parse_quote!(#[inline(never)]));
+}
+
+#[cfg(not(feature = "hotpath-callgrind"))]
+fn never_inline(_: &mut Vec<Attribute>, _: &Signature) {}
 
 fn measure_items(items: &mut [Item]) {
     for item in items {
         match item {
-            Item::Fn(f) => measure_in_place(&f.attrs, &f.sig, &mut f.block),
+            Item::Fn(f) => measure_in_place(&mut f.attrs, &f.sig, &mut f.block),
             Item::Impl(i) => measure_impl(i),
             Item::Mod(m) => {
                 if let Some((_, items)) = &mut m.content {
@@ -228,7 +247,7 @@ fn measure_items(items: &mut [Item]) {
 fn measure_impl(i: &mut syn::ItemImpl) {
     for it in &mut i.items {
         if let ImplItem::Fn(f) = it {
-            measure_in_place(&f.attrs, &f.sig, &mut f.block);
+            measure_in_place(&mut f.attrs, &f.sig, &mut f.block);
         }
     }
 }

@@ -151,6 +151,17 @@ pub(crate) const SECTIONS: &[Decl] = &[
         ..row("Cpu", "cpu", "/functions_cpu", "Functions")
     },
     Decl {
+        doc: "Instructions (Ir) per function under `valgrind --tool=callgrind`: calls, \
+              inclusive (recursion counted once) and self (feature `hotpath-callgrind`).",
+        aliases: &["functions-icount", "functions_icount"],
+        features: &["hotpath-callgrind"],
+        limit: Limit::Of("Timing"),
+        extra: &["icount"],
+        functions: Some("icount"),
+        filter: true,
+        ..row("Icount", "icount", "/functions_icount", "Functions")
+    },
+    Decl {
         doc: "Where each function's own time went: CPU, I/O, locks, channels, SQL, HTTP, other.",
         limit: Limit::Of("Timing"),
         functions: Some("waits"),

@@ -7,6 +7,7 @@
 mod alloc;
 mod cpu;
 mod flow;
+mod icount;
 mod io;
 mod locks;
 mod service;
@@ -20,6 +21,7 @@ pub use flow::{
     channel_kind, channel_rows, channels, future_rows, futures, stream_rows, streams, ChannelRow,
     FutureRow, StreamRow,
 };
+pub use icount::{icount, icount_rows, IcountRow};
 pub use io::{
     io_directions, io_errors, io_function_rows, io_functions, io_overview, io_reads, io_reads_any,
     io_rows, io_writes, io_writes_any, DirectionRow, IoFunctionRow, IoRow,

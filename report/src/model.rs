@@ -23,8 +23,8 @@ use super::section::known_sections;
 use super::section::Section;
 
 /// Version of the JSON layout; bumped on any incompatible change.
-pub const SCHEMA_VERSION: u32 = 8;
-/// Oldest layout version readers accept: versions 2 to 8 only added keys and sections to
+pub const SCHEMA_VERSION: u32 = 9;
+/// Oldest layout version readers accept: versions 2 to 9 only added keys and sections to
 /// version 1 (or, in 4, marked sampled times as such), so a version-1 report reads as a
 /// later one without them.
 pub const OLDEST_SCHEMA_VERSION: u32 = 1;
@@ -86,6 +86,9 @@ pub struct Report {
     /// How CPU time was measured, and the process's CPU time (section `cpu`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu: Option<CpuInfo>,
+    /// How instructions were counted, or why they were not (section `icount`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub icount: Option<IcountInfo>,
     /// One entry per measured function or block, sorted by total wall time.
     pub functions: Vec<Function>,
     /// I/O entries, by bytes moved (section `io`).
@@ -237,6 +240,10 @@ pub struct Function {
     /// CPU time in this function's calls (section `cpu`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu: Option<FunctionCpu>,
+    /// Instructions executed in this function's calls under callgrind (section `icount`;
+    /// absent when callgrind did not count them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub icount: Option<FunctionIcount>,
     /// I/O operations made while this function was the innermost measured one on its
     /// thread (section `io`; absent when it made none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -502,6 +509,39 @@ pub struct CpuInfo {
     /// CPU time outside every measured function (threads that run no measured code
     /// included), ns.
     pub unattributed_cpu_ns: u64,
+}
+
+/// How the `icount` section was counted (feature `hotpath-callgrind`).
+#[derive(Clone, Debug, Default, PartialEq, SerializeFields)]
+#[cfg_attr(feature = "read", derive(Deserialize))]
+pub struct IcountInfo {
+    /// The tool that counted, from its dump: `callgrind-3.19.0`; `null` when nothing was
+    /// counted.
+    pub tool: Option<String>,
+    /// The callgrind dump the counts were read from, or `null`.
+    pub dump: Option<String>,
+    /// Instructions callgrind counted in the whole process from the start of the
+    /// session to the report (`null` when nothing was counted).
+    pub total: Option<u64>,
+    /// Why no function has instruction counts, when none has: not running under
+    /// valgrind, the dump could not be read.
+    pub unavailable: Option<String>,
+}
+
+/// Instructions (callgrind's `Ir`) executed in one function's calls.
+#[derive(Clone, Debug, Default, PartialEq, SerializeFields)]
+#[cfg_attr(feature = "read", derive(Deserialize))]
+pub struct FunctionIcount {
+    /// Calls counted by the profiler (every level of a recursion), as the row's `calls`.
+    pub calls: u64,
+    /// Instructions from entering to leaving the function, everything it called included;
+    /// a recursion (direct or through other functions) counts its outermost call only.
+    pub inclusive: u64,
+    /// Instructions in the function's own code (what the compiler inlined into it
+    /// included), every level of a recursion: callgrind's exclusive cost, calls of any
+    /// function left out.
+    #[serde(rename = "self")]
+    pub self_: u64,
 }
 
 /// CPU time of one function's calls.

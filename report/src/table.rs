@@ -11,6 +11,7 @@ use super::section::Section;
 mod alloc;
 mod cpu;
 mod flow;
+mod icount;
 mod io;
 mod locks;
 mod service;
@@ -124,6 +125,7 @@ fn section_text(r: &Report, section: Section, limit: usize, out: &mut String) {
         Section::Timing => timing::timing(r, limit, out),
         Section::Alloc => alloc::alloc(r, limit, out),
         Section::Cpu => cpu::cpu(r, limit, out),
+        Section::Icount => icount::icount(r, limit, out),
         Section::Io => io::io(r, limit, out),
         Section::Channels => flow::channels(r, limit, out),
         Section::Streams => flow::streams(r, limit, out),

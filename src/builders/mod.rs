@@ -13,6 +13,7 @@ mod alloc;
 mod cpu;
 mod debug;
 mod flow;
+mod icount;
 mod io;
 mod locks;
 mod service;
@@ -48,6 +49,9 @@ pub(crate) struct Inputs<'a> {
     pub threads: Option<&'a crate::threads::Monitor>,
     /// The overhead budget, when one holds.
     pub budget: Option<crate::budget::Run>,
+    /// Callgrind's counts, read at the end of the session (`None`: a report made before).
+    #[cfg(feature = "hotpath-callgrind")]
+    pub icount: Option<&'a crate::callgrind::Outcome>,
 }
 
 /// What every section builder reads.
@@ -162,6 +166,7 @@ pub(crate) fn report(inputs: &Inputs<'_>) -> Report {
             notes: Vec::new(),
             alloc_total: None,
             cpu: None,
+            icount: None,
             functions,
             io: None,
             channels_time_sampling_rate: None,
@@ -188,6 +193,7 @@ pub(crate) fn report(inputs: &Inputs<'_>) -> Report {
                 Section::Timing => true,
                 Section::Alloc => alloc::build(&ctx, &mut r, &mut notes),
                 Section::Cpu => cpu::build(&ctx, &mut r, &mut notes),
+                Section::Icount => icount::build(&ctx, &mut r),
                 Section::Io => io::build(&ctx, &mut r),
                 Section::Channels => flow::channels(&ctx, &mut r),
                 Section::Streams => flow::streams(&ctx, &mut r),

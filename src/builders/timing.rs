@@ -95,6 +95,7 @@ fn function(ctx: &Ctx<'_>, s: &SiteStats) -> Function {
         cancelled: is_async.then_some(s.cancelled),
         alloc: super::alloc::function(ctx, s),
         cpu: super::cpu::function(ctx, s, wall_total),
+        icount: super::icount::function(ctx, s),
         io: super::io::function(s),
         waits: None,
         timed_sums: None,

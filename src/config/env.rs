@@ -43,6 +43,9 @@ const READ_ELSEWHERE: &[&str] = &[
         feature = "criterion-0-8"
     ))]
     "HOTPATH_CRITERION_ITERATIONS",
+    // src/callgrind: where callgrind writes its dump (as --callgrind-out-file)
+    #[cfg(feature = "hotpath-callgrind")]
+    "HOTPATH_CALLGRIND_OUT_FILE",
 ];
 
 /// Variables hotpath 0.30 reads that mean nothing here, and why.
@@ -64,8 +67,9 @@ const NO_EFFECT: &[(&str, &str)] = &[
     ("HOTPATH_SAMPLY_WRAPPER_BIN", "CPU time is measured in process, without samply"),
     ("HOTPATH_KEEP_INLINE", "CPU time is measured in process, without samply"),
     ("HOTPATH_DISABLE_SAMPLY_LOAD", "CPU time is measured in process, without samply"),
-    ("HOTPATH_CALLGRIND_OUT_FILE", "there is no callgrind integration"),
-    ("HOTPATH_MERGE_REPORT", "there is no callgrind integration"),
+    #[cfg(not(feature = "hotpath-callgrind"))]
+    ("HOTPATH_CALLGRIND_OUT_FILE", "instructions are counted only with the feature hotpath-callgrind, under valgrind --tool=callgrind"),
+    ("HOTPATH_MERGE_REPORT", "a report made under callgrind (feature hotpath-callgrind) has the calls and instructions itself, and hotpath diff compares two of them; times come from a run outside valgrind, a report of its own"),
     ("HOTPATH_PROMETHEUS_PORT", "Prometheus metrics are served at /metrics of the metrics server (HOTPATH_METRICS_PORT, feature hotpath-prometheus)"),
     ("HOTPATH_PROMETHEUS_HOST", "Prometheus metrics are served at /metrics of the metrics server (HOTPATH_METRICS_HOST)"),
     ("HOTPATH_PROMETHEUS_AUTH_TOKEN", "Prometheus metrics are served at /metrics of the metrics server (HOTPATH_METRICS_AUTH_TOKEN)"),
@@ -759,6 +763,11 @@ mod tests {
         for name in ["HOTPATH_SQL_LIMIT", "HOTPATH_MUTEXES_TIME_SAMPLING_RATE"] {
             assert_eq!(unread(name), None, "{name}");
         }
+        // Where callgrind writes its dump: read with hotpath-callgrind, explained without.
+        assert_eq!(
+            unread("HOTPATH_CALLGRIND_OUT_FILE").is_none(),
+            cfg!(feature = "hotpath-callgrind")
+        );
         // No name is in two lists.
         let mut all: Vec<&str> = applied()
             .chain(READ_ELSEWHERE.iter().copied())

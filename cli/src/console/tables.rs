@@ -31,6 +31,8 @@ pub enum View {
     Memory,
     /// CPU time and waiting per function (section `cpu`).
     Cpu,
+    /// Instructions per function under callgrind (section `icount`).
+    Icount,
     /// Operations per `io!` stream (section `io`).
     IoStreams,
     /// I/O charged to each function (section `io`).
@@ -65,10 +67,11 @@ pub enum View {
 
 impl View {
     /// Every view, in the order of [`View::index`].
-    pub const ALL: [View; 18] = [
+    pub const ALL: [View; 19] = [
         View::Timing,
         View::Memory,
         View::Cpu,
+        View::Icount,
         View::IoStreams,
         View::IoFunctions,
         View::Threads,
@@ -92,6 +95,7 @@ impl View {
             View::Timing => "Timing",
             View::Memory => "Memory",
             View::Cpu => "CPU",
+            View::Icount => "Instructions",
             View::IoStreams => "Streams",
             View::IoFunctions => "By function",
             View::Threads => "Threads",
@@ -116,6 +120,7 @@ impl View {
             View::Timing => Section::Timing,
             View::Memory => Section::Alloc,
             View::Cpu => Section::Cpu,
+            View::Icount => Section::Icount,
             View::IoStreams | View::IoFunctions => Section::Io,
             View::Threads => Section::Threads,
             View::Waits => Section::Waits,
@@ -144,6 +149,7 @@ impl View {
             Section::Timing => &[View::Timing],
             Section::Alloc => &[View::Memory],
             Section::Cpu => &[View::Cpu],
+            Section::Icount => &[View::Icount],
             Section::Waits => &[View::Waits],
             Section::Io => &[View::IoStreams, View::IoFunctions],
             Section::Channels => &[View::Channels],
@@ -321,6 +327,7 @@ pub(crate) fn build(
         View::Timing => timing::timing(report, trend),
         View::Memory => alloc::memory(report, status),
         View::Cpu => cpu::cpu(report, status),
+        View::Icount => cpu::icount(report, status),
         View::IoStreams => io::io_streams(report, status),
         View::IoFunctions => io::io_functions(report, status),
         View::Threads => threads::threads(report, status),

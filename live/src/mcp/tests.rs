@@ -273,9 +273,10 @@ impl Source for Fake {
         200
     }
 
-    /// A build without hotpath-alloc and hotpath-cpu, as these tests expect.
+    /// A build without hotpath-alloc, hotpath-cpu and hotpath-callgrind, as these tests
+    /// expect.
     fn compiled(&self, section: Section) -> bool {
-        !matches!(section, Section::Alloc | Section::Cpu)
+        !matches!(section, Section::Alloc | Section::Cpu | Section::Icount)
     }
 }
 
@@ -365,7 +366,7 @@ fn a_section_is_its_fragment_cut_to_the_limit_without_histograms() {
     let e = tools::section(&fake(), "nope", 20, false).unwrap_err();
     assert_eq!(
         e,
-        "no section \"nope\"; sections: timing, alloc, cpu, waits, io, channels, streams, \
+        "no section \"nope\"; sections: timing, alloc, cpu, icount, waits, io, channels, streams, \
          futures, sql, http, server, mutexes, rw_locks, tokio, threads, debug, stacks"
     );
 }

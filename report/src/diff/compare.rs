@@ -41,6 +41,8 @@ pub fn diff_with_floor(base: &Report, head: &Report, threshold: f64, min_delta_n
             .collect(),
         alloc: has(base, Section::Alloc) && has(head, Section::Alloc),
         cpu: has(base, Section::Cpu) && has(head, Section::Cpu),
+        icount: has(base, Section::Icount) && has(head, Section::Icount),
+        untimed: counted(base) && counted(head),
         changes: Vec::new(),
     };
 
@@ -99,6 +101,12 @@ pub fn diff_with_floor(base: &Report, head: &Report, threshold: f64, min_delta_n
     }
 }
 
+/// Whether callgrind counted the report's instructions: it ran under valgrind, where
+/// nothing is timed but the elapsed time, which is valgrind's and not the program's.
+pub(super) fn counted(r: &Report) -> bool {
+    r.icount.as_ref().is_some_and(|i| i.unavailable.is_none())
+}
+
 /// The rows of one kind in one report only: those only in HEAD (added), those only in
 /// BASE (removed).
 type Unpaired = (Vec<Unmatched>, Vec<Unmatched>);
@@ -116,6 +124,11 @@ struct Compare {
     alloc: bool,
     /// Both reports have the `cpu` section.
     cpu: bool,
+    /// Both reports have the `icount` section.
+    icount: bool,
+    /// Both reports ran under callgrind: times are not compared (an instruction count
+    /// is exact; the elapsed time under valgrind varies by tens of percent).
+    untimed: bool,
     changes: Vec<Change>,
 }
 
@@ -128,6 +141,9 @@ impl Compare {
         base: Option<Value>,
         head: Option<Value>,
     ) {
+        if self.untimed && metric.unit() == Unit::Time {
+            return;
+        }
         let verdict = match (base, head) {
             (None, None) => return,
             (None, _) | (_, None) => Verdict::NotComparable,

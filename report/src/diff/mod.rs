@@ -8,7 +8,7 @@
 //! | row | matched by | compared |
 //! |---|---|---|
 //! | `(process)` | — | `elapsed_ns`; `cpu.process_cpu_ns`; `alloc_total.count`, `.bytes` |
-//! | a function | `name` + `label` | `calls`; `wall_ns` `total`, `self` (unless equal to `total` in both), `mean` and each percentile both reports show (unless called once in both: they equal `total`); `cpu.cpu_ns`; `alloc` `count`, `bytes`, `per_call_count`, `per_call_bytes` |
+//! | a function | `name` + `label` | `calls`; `wall_ns` `total`, `self` (unless equal to `total` in both), `mean` and each percentile both reports show (unless called once in both: they equal `total`); `cpu.cpu_ns`; `icount` `inclusive` (metric `icount`), `self` (`icount self`); `alloc` `count`, `bytes`, `per_call_count`, `per_call_bytes` |
 //! | an I/O entry | `name` + `type_name` | per direction in use: `ops`, `bytes`, `errors`, `mean_ns` |
 //! | a lock mode | kind (`mutex`, `rw_lock`) + `name` + `type_name` + mode | `acquisitions`, `contended`, `wait_ns.total`, `hold_ns.mean` |
 //!
@@ -17,7 +17,8 @@
 //!
 //! A row only in HEAD is *added*, only in BASE *removed*. Two rows of one report with the
 //! same identity (one label used twice in one function) are matched in the order listed.
-//! The `alloc` and `cpu` quantities are compared only when both reports have the section.
+//! The `alloc`, `cpu` and `icount` quantities are compared only when both reports have the
+//! section.
 //!
 //! Times are estimates and compared with a relative threshold: a time is
 //! [`Verdict::Slower`] when HEAD exceeds BASE by more than the threshold,
@@ -33,7 +34,9 @@
 //!
 //! # What is a regression
 //!
-//! A slower time; more allocations or bytes per call; more I/O operations or bytes on an
+//! A slower time; more instructions (`icount`, inclusive or self: callgrind's counts are
+//! exact and the same in every run, so one instruction more is a change of the code);
+//! more allocations or bytes per call; more I/O operations or bytes on an
 //! entry in both reports; more contended acquisitions of a lock. A changed call count is reported but is not a regression by
 //! itself: the workload changed, and the per-call quantities say whether each call got
 //! worse.
@@ -176,7 +179,9 @@ pub fn compared(section: Section) -> Compared {
         | Section::Server
         | Section::Mutexes
         | Section::RwLocks => Compared::Rows,
-        Section::Alloc | Section::Cpu | Section::Waits => Compared::On(Section::Timing),
+        Section::Alloc | Section::Cpu | Section::Icount | Section::Waits => {
+            Compared::On(Section::Timing)
+        }
         Section::Threads => Compared::None(
             "threads are told apart by ids and names a run gives them; the process's CPU \
              time and allocations are compared on the (process) row",
@@ -265,6 +270,10 @@ pub enum Metric {
     Percentile(f64),
     /// Function: `cpu.cpu_ns`; process: `cpu.process_cpu_ns`.
     Cpu,
+    /// Function: `icount.inclusive`, instructions counted by callgrind.
+    Icount,
+    /// Function: `icount.self`.
+    IcountSelf,
     /// Function: `alloc.count`; process: `alloc_total.count`.
     Allocs,
     /// Function: `alloc.bytes`; process: `alloc_total.bytes`.
@@ -333,6 +342,8 @@ impl Metric {
             | Metric::LockWait
             | Metric::LockHoldAvg => Unit::Time,
             Metric::Calls
+            | Metric::Icount
+            | Metric::IcountSelf
             | Metric::Allocs
             | Metric::IoOps(_)
             | Metric::IoErrors(_)
@@ -363,6 +374,8 @@ impl Metric {
             self,
             Metric::AllocsPerCall
                 | Metric::BytesPerCall
+                | Metric::Icount
+                | Metric::IcountSelf
                 | Metric::IoOps(_)
                 | Metric::IoBytes(_)
                 | Metric::LockContended
@@ -381,6 +394,8 @@ impl fmt::Display for Metric {
             Metric::Avg => f.write_str("avg"),
             Metric::Percentile(p) => write!(f, "p{}", percentile_label(*p)),
             Metric::Cpu => f.write_str("cpu"),
+            Metric::Icount => f.write_str("icount"),
+            Metric::IcountSelf => f.write_str("icount self"),
             Metric::Allocs => f.write_str("allocs"),
             Metric::AllocBytes => f.write_str("alloc bytes"),
             Metric::AllocsPerCall => f.write_str("allocs/call"),
@@ -490,6 +505,7 @@ impl Change {
                 Metric::Allocs | Metric::AllocBytes | Metric::AllocsPerCall | Metric::BytesPerCall,
             ) => Section::Alloc,
             (Section::Timing, Metric::Cpu) => Section::Cpu,
+            (Section::Timing, Metric::Icount | Metric::IcountSelf) => Section::Icount,
             (Section::Timing, Metric::Wait(_)) => Section::Waits,
             (row, _) => row,
         })

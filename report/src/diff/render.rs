@@ -4,6 +4,7 @@
 use std::fmt::Write as _;
 
 use crate::format::{bytes, count, duration, per_call, Table};
+use crate::Section;
 
 use super::{percent_label, Change, Delta, Diff, Summary, Unit, Unmatched, Value};
 
@@ -126,20 +127,35 @@ fn floor_clause(d: &Diff) -> String {
 
 /// The rules, one sentence each.
 fn legend(d: &Diff) -> Vec<String> {
-    let mut rules = vec![
-        format!(
+    let mut rules = Vec::new();
+    // Not under callgrind, where no time is compared.
+    if d.changes.iter().any(|c| c.metric.unit() == Unit::Time) {
+        rules.push(format!(
             "times (elapsed, total, self, avg, pNN, cpu, I/O avg): slower or faster when head \
              differs from base by more than {}{}, else noise; new: base was 0",
             percent_label(d.threshold),
             floor_clause(d)
-        ),
+        ));
+    }
+    rules.extend([
         "exact (calls, allocs, bytes, I/O ops and errors): every difference is shown; \
          n/a: in one report only"
             .into(),
         "regression: a slower time, more allocs or bytes per call, or more I/O ops or bytes; \
          a changed call count is not one by itself (the workload changed)"
             .into(),
-    ];
+    ]);
+    if d.changes
+        .iter()
+        .any(|c| c.section() == Some(Section::Icount))
+    {
+        rules.push(
+            "instructions (icount: inclusive, icount self): callgrind's counts, exact and the \
+             same in every run of the same program and input; any increase is a regression, \
+             however small"
+                .into(),
+        );
+    }
     if d.base_runs > 1 || d.head_runs > 1 {
         rules.push(format!(
             "runs: base and head are medians of {} and {} runs; a change also needs a one-sided \

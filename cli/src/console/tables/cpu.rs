@@ -46,3 +46,35 @@ pub(super) fn cpu(r: &Report, status: Option<&ProfilerStatus>) -> Table {
     t.footer.push(process);
     t
 }
+
+/// The console's `Instructions` table: the `icount` section of a report read from a file
+/// (a live report has none: callgrind's counts are read at the end of the session).
+pub(super) fn icount(r: &Report, status: Option<&ProfilerStatus>) -> Table {
+    let cols = columns::icount(r);
+    let mut t = Table::new(
+        "icount: instructions (Ir) per function under callgrind",
+        &cols,
+        "Instructions",
+    );
+    let info = r.icount.as_ref().filter(|_| r.has(Section::Icount));
+    let why = info.and_then(|i| i.unavailable.clone());
+    let Some(info) = info.filter(|_| why.is_none()) else {
+        t.empty = Some(missing(
+            Section::Icount,
+            status,
+            "no instructions counted",
+            why.as_deref()
+                .unwrap_or("instructions are counted under valgrind --tool=callgrind"),
+        ));
+        return t;
+    };
+    for (i, f) in r.functions.iter().enumerate() {
+        let Some(c) = &f.icount else { continue };
+        t.push(&cols, function_id(f), Source::Function(i), &(f, c));
+    }
+    t.footer.push(format!(
+        "counted by {}",
+        info.tool.as_deref().unwrap_or("callgrind")
+    ));
+    t
+}

@@ -1,5 +1,5 @@
-//! The functions of two reports: calls and wall times, and allocations and CPU when
-//! both reports have those sections.
+//! The functions of two reports: calls and wall times, and allocations, CPU time and
+//! instruction counts when both reports have those sections.
 
 use std::collections::HashMap;
 
@@ -28,7 +28,8 @@ impl Compare {
 
     fn function(&mut self, key: &RowKey, shown: &str, b: &Function, h: &Function) {
         self.per_call_weight = b.calls.max(h.calls).max(1);
-        let (percentiles, alloc, cpu) = (self.percentiles.clone(), self.alloc, self.cpu);
+        let (percentiles, alloc, cpu, icount) =
+            (self.percentiles.clone(), self.alloc, self.cpu, self.icount);
         let int = |v: u64| Some(Value::Int(v));
         let mut push = |metric, bv, hv| self.push(key.clone(), shown, metric, bv, hv);
         push(Metric::Calls, int(b.calls), int(h.calls));
@@ -69,6 +70,21 @@ impl Compare {
                 Metric::Cpu,
                 b.cpu.as_ref().map(|c| Value::Int(c.cpu_ns)),
                 h.cpu.as_ref().map(|c| Value::Int(c.cpu_ns)),
+            );
+        }
+        if icount {
+            // Exact: callgrind counts the same instructions in every run of the same
+            // program, so any difference is a change of the code or its input.
+            let (bi, hi) = (b.icount.as_ref(), h.icount.as_ref());
+            push(
+                Metric::Icount,
+                bi.map(|c| Value::Int(c.inclusive)),
+                hi.map(|c| Value::Int(c.inclusive)),
+            );
+            push(
+                Metric::IcountSelf,
+                bi.map(|c| Value::Int(c.self_)),
+                hi.map(|c| Value::Int(c.self_)),
             );
         }
         if alloc {

@@ -5,6 +5,8 @@ use crate::{percentile_label, Report, Section};
 
 use crate::diff::percent_label;
 
+use super::counted;
+
 /// What differs in how the two reports were made, then each report's own notes.
 pub(super) fn notes(base: &Report, head: &Report, compared: &[f64]) -> Vec<String> {
     let mut out = Vec::new();
@@ -78,10 +80,32 @@ pub(super) fn notes(base: &Report, head: &Report, compared: &[f64]) -> Vec<Strin
             ));
         }
         out.push(format!(
-            "sections differ: {}; alloc and cpu are compared only when both reports have them, \
-             threads never",
+            "sections differ: {}; alloc, cpu and icount are compared only when both reports \
+             have them, threads never",
             parts.join("; ")
         ));
+    }
+    match (counted(base), counted(head)) {
+        (true, true) => out.push(
+            "both reports were counted by callgrind: times (valgrind's, not the program's) \
+             are not compared, instructions are"
+                .to_string(),
+        ),
+        (true, false) | (false, true) => {
+            let (side, other, why) = if counted(base) {
+                ("base", "head", head.icount.as_ref())
+            } else {
+                ("head", "base", base.icount.as_ref())
+            };
+            let why = why
+                .and_then(|i| i.unavailable.clone())
+                .unwrap_or_else(|| "no icount section".to_string());
+            out.push(format!(
+                "instructions were counted in {side} only ({other}: {why}): run both under \
+                 valgrind --tool=callgrind to compare them"
+            ));
+        }
+        (false, false) => {}
     }
     if let (Some(b), Some(h)) = (&base.cpu, &head.cpu) {
         if b.mode != h.mode {

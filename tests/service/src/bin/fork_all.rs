@@ -18,6 +18,10 @@
 //!
 //! `fork_all report`: every registry in use, and no fork: a report with a part in every
 //! section (`tests/sections.rs` walks each consumer through it).
+//!
+//! `fork_all icount`: measured synchronous calls only, for a run under `valgrind
+//! --tool=callgrind` (feature `callgrind`): the `icount` section's rows, which a run that
+//! times anything cannot have.
 use std::io::Write as _;
 use std::time::Duration;
 
@@ -143,6 +147,11 @@ fn wait_bounded(pid: libc::pid_t, deadline: Duration) -> Option<libc::c_int> {
 
 #[hotpath::main]
 fn main() {
+    if std::env::args().nth(1).as_deref() == Some("icount") {
+        std::hint::black_box(work(1));
+        std::hint::black_box(work(2));
+        return;
+    }
     tracing_subscriber::registry()
         .with(hotpath::sqlx_tracing_layer())
         .with(hotpath::tracing::layer())
