@@ -1,6 +1,6 @@
 //! Columns of the `alloc` table.
 
-use super::{functions_with, name_column, percentile_title, Cell, Column, Columns, Show};
+use super::common::{functions_with, name_column, percentile_title, Cell, Column, Columns, Show};
 use crate::format::{bytes, per_call, percent, signed_bytes};
 use crate::model::{Function, FunctionAlloc, Report};
 

@@ -1,6 +1,6 @@
 //! Columns of the `cpu` table.
 
-use super::{functions_with, percentile_title, wall, Cell, Column, Columns, Show};
+use super::common::{functions_with, percentile_title, wall, Cell, Column, Columns, Show};
 use crate::format::{count, duration};
 use crate::model::{Function, FunctionCpu, Report};
 

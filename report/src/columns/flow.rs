@@ -1,6 +1,6 @@
 //! Columns of the data-flow tables: `channels`, `streams`, `futures`.
 
-use super::{named, percentile_title, Cell, Column, Columns, Show};
+use super::common::{named, percentile_title, Cell, Column, Columns, Show};
 use crate::format::{duration, per_call, Twin};
 use crate::model::{ChannelEntry, DistNs, FutureEntry, Report, StreamEntry};
 

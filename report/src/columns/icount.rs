@@ -1,6 +1,6 @@
 //! Columns of the `icount` table.
 
-use super::{functions_with, Cell, Column, Columns};
+use super::common::{functions_with, Cell, Column, Columns};
 use crate::model::{Function, FunctionIcount, Report};
 
 /// A function with its instruction counts: a row of the `icount` table.

@@ -1,7 +1,7 @@
 //! Columns of the `io` tables: reads, writes, the console's overview and per-direction
 //! pane, and `io by function`.
 
-use super::{
+use super::common::{
     functions_with, name_column, named, percentile_title, wall, Cell, Column, Columns, Key, Show,
 };
 use crate::format::{duration, percent, rate, Twin};

@@ -1,6 +1,6 @@
 //! Columns of the `waits`, `mutexes`, `rw_locks` and `debug` tables.
 
-use super::{functions_with, percentile_title, wall, Cell, Column, Columns, Key, Show};
+use super::common::{functions_with, percentile_title, wall, Cell, Column, Columns, Key, Show};
 use crate::format::{duration, percent, short_place};
 use crate::model::{
     DebugEntry, Function, FunctionWaits, LockDist, LockHolder, LockMode, MutexEntry, Report,
@@ -64,7 +64,7 @@ pub fn waits(r: &Report) -> Columns<'_, WaitsRow<'_>> {
             .is_some_and(|w: &FunctionWaits| w.cpu_ns.is_some())
     });
     let mut c: Columns<'_, WaitsRow<'_>> = vec![
-        super::name_column("Function", |(f, _): &WaitsRow<'_>| *f),
+        super::common::name_column("Function", |(f, _): &WaitsRow<'_>| *f),
         Column::right("Wall", |(f, _): &WaitsRow<'_>| Cell::duration(wall(f))),
         Column::right("Children", |(f, w): &WaitsRow<'_>| {
             share(wall(f).saturating_sub(w.own_ns), wall(f))

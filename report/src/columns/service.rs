@@ -1,6 +1,6 @@
 //! Columns of the `sql`, `http`, `server` and `tokio` tables.
 
-use super::{percentile_title, Cell, Column, Columns};
+use super::common::{percentile_title, Cell, Column, Columns};
 use crate::format::{count, duration, percent};
 use crate::model::{
     HttpEntry, Report, ServerEntry, SqlEntry, StatusClasses, TokioRuntime, TokioWorker,

@@ -1,6 +1,6 @@
 //! Columns of the `timing` table.
 
-use super::{name_column, percentile_title, Cell, Column, Columns};
+use super::common::{name_column, percentile_title, Cell, Column, Columns};
 use crate::format::{duration, per_call_duration, percent};
 use crate::model::{Function, Report};
 

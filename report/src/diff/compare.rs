@@ -42,7 +42,7 @@ pub fn diff_with_floor(base: &Report, head: &Report, threshold: f64, min_delta_n
         alloc: has(base, Section::Alloc) && has(head, Section::Alloc),
         cpu: has(base, Section::Cpu) && has(head, Section::Cpu),
         icount: has(base, Section::Icount) && has(head, Section::Icount),
-        untimed: counted(base) && counted(head),
+        untimed: notes::counted(base) && notes::counted(head),
         changes: Vec::new(),
     };
 
@@ -99,12 +99,6 @@ pub fn diff_with_floor(base: &Report, head: &Report, threshold: f64, min_delta_n
         removed,
         notes: notes::notes(base, head, &c.percentiles),
     }
-}
-
-/// Whether callgrind counted the report's instructions: it ran under valgrind, where
-/// nothing is timed but the elapsed time, which is valgrind's and not the program's.
-pub(super) fn counted(r: &Report) -> bool {
-    r.icount.as_ref().is_some_and(|i| i.unavailable.is_none())
 }
 
 /// The rows of one kind in one report only: those only in HEAD (added), those only in

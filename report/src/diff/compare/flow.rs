@@ -11,7 +11,7 @@ use crate::diff::{Metric, RowKey, Unmatched, Value};
 impl Compare {
     /// Compares the channel, stream and future entries both reports have; returns the
     /// rows only in HEAD and only in BASE.
-    pub(super) fn flow(&mut self, base: &Report, head: &Report) -> Unpaired {
+    pub(crate) fn flow(&mut self, base: &Report, head: &Report) -> Unpaired {
         let (b, h) = (flow_rows(base), flow_rows(head));
         let m = Matching::new(&b, &h, |e: &FlowRow| {
             (e.what, e.name.clone(), e.type_name.clone())

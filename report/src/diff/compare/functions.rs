@@ -12,7 +12,7 @@ use crate::diff::{Metric, RowKey, Unmatched, Value};
 impl Compare {
     /// Compares the functions both reports have, and their waits; returns the rows only
     /// in HEAD and only in BASE.
-    pub(super) fn functions(&mut self, base: &Report, head: &Report) -> Unpaired {
+    pub(crate) fn functions(&mut self, base: &Report, head: &Report) -> Unpaired {
         let (b, h) = (&base.functions, &head.functions);
         let m = Matching::new(b, h, |f: &Function| (f.name.clone(), f.label.clone()));
         let shown = shown_functions(&m.keys);

@@ -12,7 +12,7 @@ use crate::diff::{Direction, Metric, RowKey, Unmatched, Value};
 impl Compare {
     /// Compares the `io!` entries both reports have; returns the rows only in HEAD and
     /// only in BASE.
-    pub(super) fn io(&mut self, base: &Report, head: &Report) -> Unpaired {
+    pub(crate) fn io(&mut self, base: &Report, head: &Report) -> Unpaired {
         let (b, h) = (
             base.io.as_deref().unwrap_or(&[]),
             head.io.as_deref().unwrap_or(&[]),

@@ -49,7 +49,7 @@ fn shown((kind, name, _, mode): &LockId, nth: usize) -> String {
 impl Compare {
     /// Compares the lock modes both reports have; returns the rows only in HEAD and
     /// only in BASE.
-    pub(super) fn locks(&mut self, base: &Report, head: &Report) -> Unpaired {
+    pub(crate) fn locks(&mut self, base: &Report, head: &Report) -> Unpaired {
         let (b, h) = (lock_rows(base), lock_rows(head));
         let m = Matching::new(&b, &h, |(id, _)| id.clone());
         for (bi, hi) in &m.pairs {
@@ -89,7 +89,7 @@ impl Compare {
     }
 
     /// The waits of a function in both reports, per kind that either report shows.
-    pub(super) fn waits(&mut self, key: &RowKey, shown: &str, b: &Function, h: &Function) {
+    pub(crate) fn waits(&mut self, key: &RowKey, shown: &str, b: &Function, h: &Function) {
         let (Some(bw), Some(hw)) = (&b.waits, &h.waits) else {
             return;
         };

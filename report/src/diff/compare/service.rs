@@ -83,7 +83,7 @@ fn shown((section, key, source): &Id, nth: usize) -> String {
 impl Compare {
     /// Compares the SQL, HTTP and server rows both reports have; returns the rows only
     /// in HEAD and only in BASE.
-    pub(super) fn service(&mut self, base: &Report, head: &Report) -> Unpaired {
+    pub(crate) fn service(&mut self, base: &Report, head: &Report) -> Unpaired {
         let (b, h) = (rows(base), rows(head));
         let m = Matching::new(&b, &h, |(id, _)| id.clone());
         for (bi, hi) in &m.pairs {
