@@ -185,3 +185,26 @@ pub struct Dist {
 
 /// [`Dist`] by the name the lock sections gave it first.
 pub type LockDist = Dist;
+
+/// What the three distribution types share, for the code that reads any of them (the
+/// tables' mean and percentile columns).
+pub(crate) trait Distribution {
+    /// Mean of one value.
+    fn mean(&self) -> u64;
+    /// The values at the configured percentiles.
+    fn percentiles(&self) -> &Percentiles;
+}
+
+macro_rules! distribution {
+    ($($T:ty),*) => {$(
+        impl Distribution for $T {
+            fn mean(&self) -> u64 {
+                self.mean
+            }
+            fn percentiles(&self) -> &Percentiles {
+                &self.percentiles
+            }
+        }
+    )*};
+}
+distribution!(WallNs, DistNs, Dist);

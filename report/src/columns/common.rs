@@ -3,7 +3,8 @@
 //! the rows of functions with a part, entries with the names that tell them apart.
 
 use crate::format::{bytes, count, duration, twin_names, Twin};
-use crate::model::{percentile_label, Function, Report};
+use crate::model::{percentile_label, Function, Percentiles, Report};
+use crate::model_dist::Distribution;
 
 /// How a column's cells line up.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -177,6 +178,51 @@ pub fn percentile_title(p: f64) -> String {
     format!("P{}", percentile_label(p))
 }
 
+/// One column per configured percentile, titled `P50`, `P99.9` after `prefix`: a row's
+/// value at it in the percentiles `of` gives (`-` for a row without them), as `show`
+/// writes it.
+pub(crate) fn percentile_columns<'a, R: 'a>(
+    r: &Report,
+    prefix: &str,
+    of: impl Fn(&R) -> Option<&Percentiles> + Copy + 'a,
+    show: impl Fn(u64) -> String + Copy + 'a,
+) -> Columns<'a, R> {
+    r.percentiles
+        .iter()
+        .map(|&p| {
+            Column::right(format!("{prefix}{}", percentile_title(p)), move |x: &R| {
+                num_or_missing(of(x).and_then(|ps| ps.get(p)), show)
+            })
+        })
+        .collect()
+}
+
+/// The columns of a distribution `d` reads from a row (`-` for a row without one): its
+/// mean titled `avg`, then its percentiles titled after `prefix`, as `show` writes them.
+pub(crate) fn dist_columns<'a, R: 'a, D: Distribution + 'static>(
+    r: &Report,
+    avg: impl Into<String>,
+    prefix: &str,
+    d: impl Fn(&R) -> Option<&D> + Copy + 'a,
+    show: impl Fn(u64) -> String + Copy + 'a,
+) -> Columns<'a, R> {
+    let mut c = vec![Column::right(avg, move |x: &R| {
+        num_or_missing(d(x).map(D::mean), show)
+    })];
+    c.extend(percentile_columns(
+        r,
+        prefix,
+        move |x| d(x).map(D::percentiles),
+        show,
+    ));
+    c
+}
+
+/// `show(v)` sorted by `v`, or `-`: [`Cell::opt`] for any way of writing the number.
+fn num_or_missing(v: Option<u64>, show: impl Fn(u64) -> String) -> Cell {
+    v.map_or_else(Cell::missing, |v| Cell::num(show(v), v as f64))
+}
+
 /// A function's name as tables show it: the label or name, ` (async)` for an async
 /// function, ` (span)` for a `tracing` span, ` *` when its times come from a sample of its calls, and ` (running)` when
 /// a call had not returned.
@@ -221,6 +267,17 @@ pub(crate) fn functions_with<'r, T>(
         .iter()
         .filter_map(|f| Some((f, part(f)?)))
         .collect()
+}
+
+/// [`functions_with`] `part`, largest `key` first (report order among equals).
+pub(crate) fn functions_by<'r, T, K: Ord>(
+    r: &'r Report,
+    part: impl Fn(&'r Function) -> Option<&'r T>,
+    key: impl Fn(&(&'r Function, &'r T)) -> K,
+) -> Vec<(&'r Function, &'r T)> {
+    let mut rows = functions_with(r, part);
+    crate::format::sort_rows(&mut rows, &|a, b| key(b).cmp(&key(a)));
+    rows
 }
 
 /// `entries`, each with the name that tells it apart from entries of the same name: the

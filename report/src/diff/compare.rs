@@ -47,28 +47,22 @@ pub fn diff_with_floor(base: &Report, head: &Report, threshold: f64, min_delta_n
     };
 
     // The process.
-    let process = |c: &mut Compare, metric, b, h| {
-        c.push(RowKey::Process, "(process)", metric, b, h);
-    };
+    let process = |c: &mut Compare, metric, v| c.push(RowKey::Process, "(process)", metric, v);
     process(
         &mut c,
         Metric::Elapsed,
-        Some(Value::Int(base.elapsed_ns)),
-        Some(Value::Int(head.elapsed_ns)),
+        ints(base.elapsed_ns, head.elapsed_ns),
     );
     if let (Some(b), Some(h)) = (&base.cpu, &head.cpu) {
-        let v = |x: u64| Some(Value::Int(x));
         process(
             &mut c,
             Metric::Cpu,
-            v(b.process_cpu_ns),
-            v(h.process_cpu_ns),
+            ints(b.process_cpu_ns, h.process_cpu_ns),
         );
     }
     if let (Some(b), Some(h)) = (&base.alloc_total, &head.alloc_total) {
-        let v = |x: u64| Some(Value::Int(x));
-        process(&mut c, Metric::Allocs, v(b.count), v(h.count));
-        process(&mut c, Metric::AllocBytes, v(b.bytes), v(h.bytes));
+        process(&mut c, Metric::Allocs, ints(b.count, h.count));
+        process(&mut c, Metric::AllocBytes, ints(b.bytes, h.bytes));
     }
 
     // Each kind of row, its changes in this order.
@@ -126,15 +120,27 @@ struct Compare {
     changes: Vec<Change>,
 }
 
+/// A quantity of a row in BASE and in HEAD; `None` where that report does not have it.
+type Sides = (Option<Value>, Option<Value>);
+
+/// An integer quantity both reports' rows have.
+fn ints(base: u64, head: u64) -> Sides {
+    (Some(Value::Int(base)), Some(Value::Int(head)))
+}
+
+/// A quantity a row may lack in either report.
+fn opt_ints(base: Option<u64>, head: Option<u64>) -> Sides {
+    (base.map(Value::Int), head.map(Value::Int))
+}
+
+/// The quantity `v` reads from a part of the row (its wall time, allocations, a
+/// distribution...) in each report whose row has the part.
+fn sides<T>((base, head): (Option<&T>, Option<&T>), v: impl Fn(&T) -> Value) -> Sides {
+    (base.map(&v), head.map(&v))
+}
+
 impl Compare {
-    fn push(
-        &mut self,
-        row: RowKey,
-        shown: &str,
-        metric: Metric,
-        base: Option<Value>,
-        head: Option<Value>,
-    ) {
+    fn push(&mut self, row: RowKey, shown: &str, metric: Metric, (base, head): Sides) {
         if self.untimed && metric.unit() == Unit::Time {
             return;
         }

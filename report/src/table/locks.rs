@@ -35,7 +35,13 @@ fn sampling(rate: Option<f64>) -> String {
     }
 }
 
-fn holders(r: &Report, limit: usize, out: &mut String, mutexes: bool) {
+/// The lines under the table of the mutexes (`mutexes`) or rw-locks: the legend of the
+/// values over a sample when a shown row has one (`sampled`), then the table of the
+/// functions that acquired, waited and held.
+fn under_locks(r: &Report, limit: usize, out: &mut String, mutexes: bool, sampled: bool) {
+    if sampled {
+        wrapped(columns::SAMPLED_LEGEND, out);
+    }
     let rows: Vec<_> = columns::holder_rows(r)
         .into_iter()
         .filter(|(lock, _)| {
@@ -64,10 +70,8 @@ pub(crate) fn mutexes(r: &Report, limit: usize, out: &mut String) {
         columns::mutexes(r),
         &rows,
     );
-    if columns::any_sampled(rows[..n].iter().map(|e| &e.lock)) {
-        wrapped(columns::SAMPLED_LEGEND, out);
-    }
-    holders(r, limit, out, true);
+    let sampled = columns::any_sampled(rows[..n].iter().map(|e| &e.lock));
+    under_locks(r, limit, out, true, sampled);
 }
 
 pub(crate) fn rw_locks(r: &Report, limit: usize, out: &mut String) {
@@ -80,10 +84,8 @@ pub(crate) fn rw_locks(r: &Report, limit: usize, out: &mut String) {
         columns::rw_locks(r),
         &rows,
     );
-    if columns::any_sampled(rows[..n].iter().map(|(_, _, m)| *m)) {
-        wrapped(columns::SAMPLED_LEGEND, out);
-    }
-    holders(r, limit, out, false);
+    let sampled = columns::any_sampled(rows[..n].iter().map(|(_, _, m)| *m));
+    under_locks(r, limit, out, false, sampled);
 }
 
 pub(crate) fn debug(r: &Report, limit: usize, out: &mut String) {

@@ -47,7 +47,11 @@ pub(crate) fn waits(r: &Report, status: Option<&ProfilerStatus>) -> Table {
     t
 }
 
-fn sampling_note(t: &mut Table, rate: Option<f64>, sampled: bool) {
+/// The footer of a lock table: where the holders are, the sampling rate `rate` when under
+/// 1, and the legend of the values over a sample when a row has one (`sampled`).
+fn lock_footer(t: &mut Table, rate: Option<f64>, sampled: bool) {
+    t.footer
+        .push("Enter shows the functions that acquired, waited and held".into());
     if let Some(rate) = rate.filter(|r| *r < 1.0) {
         t.footer.push(format!(
             "{} of acquisitions timed, every one counted",
@@ -89,9 +93,7 @@ pub(crate) fn mutexes(r: &Report, status: Option<&ProfilerStatus>) -> Table {
     if !added {
         return t;
     }
-    t.footer
-        .push("Enter shows the functions that acquired, waited and held".into());
-    sampling_note(
+    lock_footer(
         &mut t,
         r.mutexes_time_sampling_rate,
         columns::any_sampled(rows.iter().map(|e| &e.lock)),
@@ -132,9 +134,7 @@ pub(crate) fn rw_locks(r: &Report, status: Option<&ProfilerStatus>) -> Table {
     if !added {
         return t;
     }
-    t.footer
-        .push("Enter shows the functions that acquired, waited and held".into());
-    sampling_note(
+    lock_footer(
         &mut t,
         r.rw_locks_time_sampling_rate,
         columns::any_sampled(rows.iter().map(|(_, _, m)| *m)),

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use crate::format::count;
 use crate::{Function, LockMode, Report};
 
-use super::{numbered, Compare, Matching, Unpaired};
+use super::{ints, numbered, sides, Compare, Matching, Unpaired};
 use crate::diff::{Metric, RowKey, Unmatched, Value};
 
 /// One mode of one lock site as compared: `(kind, name, type_name, mode)`.
@@ -58,24 +58,16 @@ impl Compare {
             let (id, nth) = &m.head[*hi];
             let shown = shown(id, *nth);
             self.per_call_weight = bm.acquisitions.max(hm.acquisitions).max(1);
-            let int = |v: u64| Some(Value::Int(v));
-            let mut push = |metric, bv, hv| self.push(key.clone(), &shown, metric, bv, hv);
+            let mut push = |metric, v| self.push(key.clone(), &shown, metric, v);
             push(
                 Metric::LockAcquisitions,
-                int(bm.acquisitions),
-                int(hm.acquisitions),
+                ints(bm.acquisitions, hm.acquisitions),
             );
-            push(Metric::LockContended, int(bm.contended), int(hm.contended));
-            push(
-                Metric::LockWait,
-                bm.wait_ns.as_ref().map(|d| Value::Int(d.total)),
-                hm.wait_ns.as_ref().map(|d| Value::Int(d.total)),
-            );
-            push(
-                Metric::LockHoldAvg,
-                bm.hold_ns.as_ref().map(|d| Value::Int(d.mean)),
-                hm.hold_ns.as_ref().map(|d| Value::Int(d.mean)),
-            );
+            push(Metric::LockContended, ints(bm.contended, hm.contended));
+            let wait = (bm.wait_ns.as_ref(), hm.wait_ns.as_ref());
+            push(Metric::LockWait, sides(wait, |d| Value::Int(d.total)));
+            let hold = (bm.hold_ns.as_ref(), hm.hold_ns.as_ref());
+            push(Metric::LockHoldAvg, sides(hold, |d| Value::Int(d.mean)));
         }
         m.unmatched(&b, &h, |(id, nth), (_, m)| Unmatched {
             row: lock_key(id.clone(), *nth),
@@ -102,13 +94,7 @@ impl Compare {
         for (kind, _) in bw.kinds() {
             let (bv, hv) = kinds[kind];
             if bv + hv > 0 {
-                self.push(
-                    key.clone(),
-                    shown,
-                    Metric::Wait(kind),
-                    Some(Value::Int(bv)),
-                    Some(Value::Int(hv)),
-                );
+                self.push(key.clone(), shown, Metric::Wait(kind), ints(bv, hv));
             }
         }
     }
