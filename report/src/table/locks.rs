@@ -89,13 +89,12 @@ pub(crate) fn rw_locks(r: &Report, limit: usize, out: &mut String) {
 }
 
 pub(crate) fn debug(r: &Report, limit: usize, out: &mut String) {
-    let rows = r.debug.as_deref().unwrap_or(&[]);
     listed(
         out,
         limit,
         "debug: last values of dbg!, val! and gauge!",
         "",
         columns::debug(),
-        &rows,
+        r.debug.as_deref().unwrap_or(&[]),
     );
 }
