@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 
 use crate::format::short_type;
+use crate::model_dist::Distribution;
 use crate::{Report, Section};
 
 use super::{Change, Diff, Metric, RowKey, Unit, Unmatched, Value, Verdict};
@@ -137,6 +138,20 @@ fn opt_ints(base: Option<u64>, head: Option<u64>) -> Sides {
 /// distribution...) in each report whose row has the part.
 fn sides<T>((base, head): (Option<&T>, Option<&T>), v: impl Fn(&T) -> Value) -> Sides {
     (base.map(&v), head.map(&v))
+}
+
+/// The mean and each percentile in `percentiles` of a distribution in BASE and in HEAD
+/// (`None` where that report's row has none), as metrics `avg`, `p50`, ...
+fn dist_sides<D: Distribution>(
+    percentiles: &[f64],
+    (base, head): (Option<&D>, Option<&D>),
+) -> Vec<(Metric, Sides)> {
+    let mut out = vec![(Metric::Avg, sides((base, head), |d| Value::Int(d.mean())))];
+    for &p in percentiles {
+        let at = |d: Option<&D>| d.and_then(|d| d.percentiles().get(p));
+        out.push((Metric::Percentile(p), opt_ints(at(base), at(head))));
+    }
+    out
 }
 
 impl Compare {

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use crate::format::{count, duration};
 use crate::{Function, Report};
 
-use super::{ints, numbered, opt_ints, sides, Compare, Matching, Unpaired};
+use super::{dist_sides, ints, numbered, sides, Compare, Matching, Unpaired};
 use crate::diff::{Metric, RowKey, Unmatched, Value};
 
 impl Compare {
@@ -43,10 +43,8 @@ impl Compare {
         }
         let once = |f: &Function| f.calls <= 1;
         if !(once(b) && once(h) && wall.0.is_some() && wall.1.is_some()) {
-            push(Metric::Avg, sides(wall, |w| Value::Int(w.mean)));
-            for p in &percentiles {
-                let at = |w: Option<&crate::WallNs>| w.and_then(|w| w.percentiles.get(*p));
-                push(Metric::Percentile(*p), opt_ints(at(wall.0), at(wall.1)));
+            for (metric, v) in dist_sides(&percentiles, wall) {
+                push(metric, v);
             }
         }
         if cpu {

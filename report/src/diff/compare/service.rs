@@ -4,7 +4,7 @@
 use crate::format::{count, duration};
 use crate::{Dist, Report};
 
-use super::{ints, numbered, opt_ints, Compare, Matching, Unpaired};
+use super::{dist_sides, ints, numbered, Compare, Matching, Unpaired};
 use crate::diff::{Metric, RowKey, Unmatched};
 
 /// One row as compared: `(section, key, source)` and its numbers.
@@ -99,10 +99,8 @@ impl Compare {
                 push(Metric::Errors, ints(be, he));
             }
             push(Metric::Total, ints(br.time.total, hr.time.total));
-            push(Metric::Avg, ints(br.time.mean, hr.time.mean));
-            for p in percentiles {
-                let at = |t: &Dist| t.percentiles.get(p);
-                push(Metric::Percentile(p), opt_ints(at(br.time), at(hr.time)));
+            for (metric, v) in dist_sides(&percentiles, (Some(br.time), Some(hr.time))) {
+                push(metric, v);
             }
         }
         m.unmatched(&b, &h, |(id, nth), (_, r)| Unmatched {
