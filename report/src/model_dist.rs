@@ -187,7 +187,7 @@ pub struct Dist {
 pub type LockDist = Dist;
 
 /// What the three distribution types share, for the code that reads any of them (the
-/// tables' mean and percentile columns).
+/// tables' mean and percentile columns, `hotpath diff`'s comparison of them).
 pub(crate) trait Distribution {
     /// Mean of one value.
     fn mean(&self) -> u64;
