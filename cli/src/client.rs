@@ -206,29 +206,24 @@ impl Client {
 
     /// `GET /report`: the whole report so far.
     pub fn fetch_report(&self) -> Result<Report, Error> {
-        let route = "/report";
-        let text = self.get(route)?;
-        Report::from_json(&text).map_err(|source| Error::Incompatible {
-            route: route.into(),
-            source,
-        })
+        self.fetch("/report", Report::from_json)
     }
 
     /// `GET /profiler_status`: what the program is and what it collects.
     pub fn fetch_status(&self) -> Result<ProfilerStatus, Error> {
-        let route = "/profiler_status";
-        let text = self.get(route)?;
-        ProfilerStatus::from_json(&text).map_err(|source| Error::Incompatible {
-            route: route.into(),
-            source,
-        })
+        self.fetch("/profiler_status", ProfilerStatus::from_json)
     }
 
     /// `GET <route>` for a section route (`/functions_timing`, `/functions_alloc`,
     /// `/functions_cpu`, `/io`, `/threads`).
     pub fn fetch_fragment(&self, route: &str) -> Result<Fragment, Error> {
+        self.fetch(route, Fragment::from_json)
+    }
+
+    /// `GET route`, its body read by `read`.
+    fn fetch<T>(&self, route: &str, read: fn(&str) -> Result<T, ReadError>) -> Result<T, Error> {
         let text = self.get(route)?;
-        Fragment::from_json(&text).map_err(|source| Error::Incompatible {
+        read(&text).map_err(|source| Error::Incompatible {
             route: route.into(),
             source,
         })

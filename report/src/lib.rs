@@ -19,6 +19,7 @@ pub mod export;
 pub mod format;
 mod fragment;
 mod model;
+mod model_dist;
 mod model_locks;
 mod model_service;
 pub mod names;

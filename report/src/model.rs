@@ -6,17 +6,16 @@
 
 use hotpath_macros::SerializeFields;
 #[cfg(feature = "read")]
-use serde::de::{MapAccess, Visitor};
-use serde::ser::SerializeMap;
-#[cfg(feature = "read")]
-use serde::{Deserialize, Deserializer};
-use serde::{Serialize, Serializer};
+use serde::Deserialize;
 
+pub use super::model_dist::{
+    percentile_key, percentile_label, Dist, DistNs, Histogram, LockDist, Percentiles, WallNs,
+};
 pub use super::model_locks::{
-    DebugEntry, FunctionWaits, LockDist, LockHolder, LockMode, MutexEntry, RwLockEntry,
+    DebugEntry, FunctionWaits, LockHolder, LockMode, MutexEntry, RwLockEntry,
 };
 pub use super::model_service::{
-    Dist, HttpEntry, ServerEntry, SqlEntry, StatusClasses, TokioGauge, TokioRuntime, TokioWorker,
+    HttpEntry, ServerEntry, SqlEntry, StatusClasses, TokioGauge, TokioRuntime, TokioWorker,
 };
 #[cfg(feature = "read")]
 use super::section::known_sections;
@@ -325,42 +324,6 @@ pub struct TimedSums {
     pub cpu_ns: Option<u64>,
 }
 
-/// The histogram behind a distribution's percentiles, for exports that need the whole
-/// shape (Prometheus buckets). Values are in the distribution's base unit.
-#[derive(Clone, Debug, Default, PartialEq, SerializeFields)]
-#[cfg_attr(feature = "read", derive(Deserialize))]
-pub struct Histogram {
-    /// Sum of every recorded value.
-    pub sum: u64,
-    /// Non-empty buckets in ascending order, each `[value, count]`: the value the bucket
-    /// stands for (its midpoint, clamped to the distribution's minimum and maximum:
-    /// within 3.1 % of every value in it) and how many values it holds.
-    pub buckets: Vec<(u64, u64)>,
-}
-
-impl Histogram {
-    /// Values recorded.
-    pub fn count(&self) -> u64 {
-        self.buckets.iter().map(|(_, c)| c).sum()
-    }
-
-    /// How many values are at most `bound`: exact below `min` and from `max` on (the
-    /// distribution's extremes), by bucket in between.
-    pub fn count_at_most(&self, bound: u64, min: u64, max: u64) -> u64 {
-        if bound < min {
-            0
-        } else if bound >= max {
-            self.count()
-        } else {
-            self.buckets
-                .iter()
-                .take_while(|(v, _)| *v <= bound)
-                .map(|(_, c)| c)
-                .sum()
-        }
-    }
-}
-
 /// One thread seen during the session (section `threads`).
 #[derive(Clone, Debug, PartialEq, SerializeFields)]
 #[cfg_attr(feature = "read", derive(Deserialize))]
@@ -650,117 +613,9 @@ impl Function {
     }
 }
 
-/// Wall-time statistics of one function, ns.
-#[derive(Clone, Debug, PartialEq, SerializeFields)]
-#[cfg_attr(feature = "read", derive(Deserialize))]
-pub struct WallNs {
-    /// Inclusive wall time; recursion counts the outermost call only. Scaled up to all
-    /// calls when sampled.
-    pub total: u64,
-    /// Exclusive of measured children (async: busy time minus children). Scaled when sampled.
-    #[serde(rename = "self")]
-    pub self_: u64,
-    /// Mean duration of one timed call (each recursive level counts its own inclusive
-    /// duration, so for recursion this is not `total / calls`).
-    pub mean: u64,
-    /// Shortest timed call.
-    pub min: u64,
-    /// Longest timed call.
-    pub max: u64,
-    /// One key per configured percentile: `p50`, `p95`, `p99.9`.
-    #[serde(flatten)]
-    pub percentiles: Percentiles,
-    /// The histogram of per-call durations (timed calls), ns.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hist: Option<Histogram>,
-}
-
-/// Values at the configured percentiles, serialized as `"p<percentile>": value` keys in
-/// order.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Percentiles(pub Vec<(f64, u64)>);
-
-impl Percentiles {
-    /// The value at percentile `p`, if it was computed.
-    pub fn get(&self, p: f64) -> Option<u64> {
-        self.0.iter().find(|(q, _)| *q == p).map(|(_, v)| *v)
-    }
-}
-
-/// `50` → `p50`, `99.9` → `p99.9`.
-pub fn percentile_key(p: f64) -> String {
-    format!("p{}", percentile_label(p))
-}
-
-/// `50` → `50`, `99.9` → `99.9`.
-pub fn percentile_label(p: f64) -> String {
-    let s = format!("{p:.3}");
-    s.trim_end_matches('0').trim_end_matches('.').to_string()
-}
-
-impl crate::ser::Fields for Percentiles {
-    fn fields<M: SerializeMap>(&self, m: &mut M) -> Result<(), M::Error> {
-        for (p, v) in &self.0 {
-            m.serialize_entry(&percentile_key(*p), v)?;
-        }
-        Ok(())
-    }
-}
-
-impl Serialize for Percentiles {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        crate::ser::map(self, s)
-    }
-}
-
-#[cfg(feature = "read")]
-impl<'de> Deserialize<'de> for Percentiles {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Percentiles;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("percentile keys such as \"p95\"")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Percentiles, A::Error> {
-                let mut out = Vec::new();
-                while let Some((k, v)) = map.next_entry::<String, u64>()? {
-                    if let Some(p) = k.strip_prefix('p').and_then(|p| p.parse::<f64>().ok()) {
-                        out.push((p, v));
-                    }
-                }
-                Ok(Percentiles(out))
-            }
-        }
-        d.deserialize_map(V)
-    }
-}
-
 // ---------------------------------------------------------------------------------------
 // Data flow: channels, streams, futures (since schema version 2)
 // ---------------------------------------------------------------------------------------
-
-/// A distribution of durations, ns: the same keys as [`WallNs`] without self time.
-#[derive(Clone, Debug, PartialEq, SerializeFields)]
-#[cfg_attr(feature = "read", derive(Deserialize))]
-pub struct DistNs {
-    /// Values recorded (timed operations).
-    pub count: u64,
-    /// Their sum.
-    pub total: u64,
-    /// `total / count`.
-    pub mean: u64,
-    /// Smallest value.
-    pub min: u64,
-    /// Largest value.
-    pub max: u64,
-    /// One key per configured percentile: `p50`, `p95`, `p99.9`.
-    #[serde(flatten)]
-    pub percentiles: Percentiles,
-    /// The histogram behind the percentiles.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hist: Option<Histogram>,
-}
 
 /// Sends that found their channel full and waited for room.
 #[derive(Clone, Debug, Default, PartialEq, SerializeFields)]

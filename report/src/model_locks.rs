@@ -5,7 +5,7 @@ use hotpath_macros::SerializeFields;
 #[cfg(feature = "read")]
 use serde::Deserialize;
 
-use super::model::{Histogram, Percentiles};
+use super::model_dist::LockDist;
 
 /// One `mutex!` call site (and the type it wrapped): a row of the `mutexes` section.
 #[derive(Clone, Debug, PartialEq, SerializeFields)]
@@ -101,26 +101,6 @@ pub struct LockMode {
     /// Every function that acquired, by hold, then wait, then acquisitions; then
     /// `<other>` for the acquisitions no function was found for.
     pub holders: Vec<LockHolder>,
-}
-
-/// A distribution of durations, ns.
-#[derive(Clone, Debug, Default, PartialEq, SerializeFields)]
-#[cfg_attr(feature = "read", derive(Deserialize))]
-pub struct LockDist {
-    /// Sum over the timed acquisitions.
-    pub total: u64,
-    /// Mean of one.
-    pub mean: u64,
-    /// Shortest.
-    pub min: u64,
-    /// Longest.
-    pub max: u64,
-    /// One key per configured percentile: `p50`, `p95`, `p99.9`.
-    #[serde(flatten)]
-    pub percentiles: Percentiles,
-    /// The histogram behind the percentiles.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hist: Option<Histogram>,
 }
 
 /// The acquisitions one function made on one lock site in one mode.

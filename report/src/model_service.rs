@@ -6,10 +6,7 @@ use hotpath_macros::SerializeFields;
 #[cfg(feature = "read")]
 use serde::Deserialize;
 
-use super::model_locks::LockDist;
-
-/// A distribution of durations, ns: `total, mean, min, max, p<P>…, hist`.
-pub type Dist = LockDist;
+use super::model_dist::Dist;
 
 /// One normalised query issued from one function: a row of the `sql` section.
 #[derive(Clone, Debug, PartialEq, SerializeFields)]

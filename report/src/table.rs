@@ -3,12 +3,13 @@
 
 use std::fmt::Write as _;
 
-use super::columns::{self, Columns};
-use super::format::{count, duration, percent, shown, take, Table};
-use super::model::{percentile_label, Function, Report};
+use super::format::{count, duration, percent};
+use super::model::{percentile_label, Report};
 use super::section::Section;
+use common::{wrapped, TABLE_LINE};
 
 mod alloc;
+mod common;
 mod cpu;
 mod flow;
 mod icount;
@@ -102,24 +103,6 @@ pub fn section_table(r: &Report, section: Section, limit: usize, out: &mut Strin
     }
 }
 
-/// Marks a line of a table in a section's text, for [`section_table`].
-const TABLE_LINE: char = '\u{1}';
-
-/// A table of a section, its lines marked as such when rendered.
-struct SectionTable(Table);
-
-impl SectionTable {
-    fn render(&self, out: &mut String) {
-        let mut text = String::new();
-        self.0.render(&mut text);
-        for line in text.lines() {
-            out.push(TABLE_LINE);
-            out.push_str(line);
-            out.push('\n');
-        }
-    }
-}
-
 fn section_text(r: &Report, section: Section, limit: usize, out: &mut String) {
     match section {
         Section::Timing => timing::timing(r, limit, out),
@@ -141,26 +124,6 @@ fn section_text(r: &Report, section: Section, limit: usize, out: &mut String) {
         Section::Server => service::server(r, limit, out),
         Section::Tokio => service::tokio(r, limit, out),
     }
-}
-
-/// A text table of `rows` in the exit report's columns of `cols`, with the extra rows
-/// (already formatted, one cell per exit column) at the end.
-/// A table wider than [`WIDTH`] is narrowed by [`Table::fit`].
-fn table<R>(cols: Columns<'_, R>, rows: &[R], extra: Option<Vec<String>>) -> SectionTable {
-    let cols: Vec<_> = cols.into_iter().filter(|c| c.show.in_exit()).collect();
-    let left: Vec<bool> = cols
-        .iter()
-        .map(|c| c.align == columns::Align::Left)
-        .collect();
-    let mut t = Table::new(cols.iter().map(|c| c.title.clone()).collect()).left(&left);
-    for row in rows {
-        t.row(cols.iter().map(|c| c.cell(row).text).collect());
-    }
-    if let Some(extra) = extra {
-        t.row(extra);
-    }
-    t.fit(WIDTH);
-    SectionTable(t)
 }
 
 fn header_details(r: &Report, out: &mut String) {
@@ -234,130 +197,75 @@ fn header_details(r: &Report, out: &mut String) {
     );
 }
 
-/// Writes a section's first line: `what` and how many of its `len` rows `limit` lets
-/// through (`(5)`, `(2/5)`). Returns how many rows to show.
-fn heading(out: &mut String, limit: usize, len: usize, what: &str) -> usize {
-    heading_then(out, limit, len, what, "")
-}
-
-/// [`heading`] with `tail` after the count (`; 1 more allocated and freed nothing`).
-fn heading_then(out: &mut String, limit: usize, len: usize, what: &str, tail: &str) -> usize {
-    let n = take(limit, len);
-    wrapped(&format!("{what} {}{tail}", shown(n, len)), out);
-    n
-}
-
-/// Width the lines under a table are wrapped to.
-const WIDTH: usize = 120;
-
-/// Writes `text` as lines of at most [`WIDTH`] characters (continuation lines indented
-/// by two spaces), broken at a space: preferably one after `;`, `,` or `|` or before `(`
-/// in the second half of the line, else the last that fits. A word longer than a line
-/// stays whole.
-fn wrapped(text: &str, out: &mut String) {
-    let width = |s: &str| s.chars().count();
-    let mut line = String::new();
-    for (i, word) in text.split(' ').enumerate() {
-        if i > 0 {
-            if width(&line) + 1 + width(word) > WIDTH && !line.trim().is_empty() {
-                let rest = match separator_break(&line) {
-                    Some(at) => {
-                        let rest = line[at + 1..].to_string();
-                        line.truncate(at);
-                        rest
-                    }
-                    None => String::new(),
-                };
-                out.push_str(line.trim_end());
-                out.push('\n');
-                line = format!("  {rest}");
-                if !rest.is_empty() {
-                    line.push(' ');
-                }
-            } else {
-                line.push(' ');
-            }
-        }
-        line.push_str(word);
-    }
-    out.push_str(line.trim_end());
-    out.push('\n');
-}
-
-/// The byte index of the last space of `line` after `;`, `,` or `|` or before `(`, in
-/// its second half.
-fn separator_break(line: &str) -> Option<usize> {
-    let half = WIDTH / 2;
-    line.char_indices()
-        .filter(|&(i, c)| {
-            c == ' '
-                && line[..i].chars().count() >= half
-                && (line[..i].ends_with([';', ',', '|']) || line[i + 1..].starts_with('('))
-        })
-        .map(|(i, _)| i)
-        .next_back()
-}
-
-/// The line under a table whose rows `limit` cut: how many are hidden, the hidden
-/// functions called most (they cost the most profiler time), and how to show them.
-fn hidden_functions(hidden: &[&Function], out: &mut String) {
-    if hidden.is_empty() {
-        return;
-    }
-    let mut most: Vec<&&Function> = hidden.iter().collect();
-    crate::format::sort_rows(&mut most, &|a, b| {
-        b.calls.cmp(&a.calls).then(a.name.cmp(&b.name))
-    });
-    let named: Vec<String> = most
-        .iter()
-        .take(3)
-        .map(|f| format!("{} ({} calls)", f.display_name(), count(f.calls)))
-        .collect();
-    wrapped(
-        &format!(
-            "{} more not shown, most called: {}; HOTPATH_LIMIT=0 shows all",
-            count(hidden.len() as u64),
-            named.join(", ")
-        ),
-        out,
-    );
-}
-
-/// The line under a table of other rows that `limit` cut.
-fn hidden_rows(hidden: usize, what: &str, out: &mut String) {
-    let one;
-    let what = match (hidden, what.strip_suffix("ies"), what.strip_suffix('s')) {
-        (1, Some(stem), _) => {
-            one = format!("{stem}y");
-            one.as_str()
-        }
-        (1, None, Some(stem)) => stem,
-        _ => what,
-    };
-    if hidden > 0 {
-        let _ = writeln!(
-            out,
-            "{} more {what} not shown; HOTPATH_LIMIT=0 shows all",
-            count(hidden as u64)
-        );
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::render;
+    use crate::model::{LockDist, LockMode, MutexEntry, Report};
+    use crate::Section;
+
+    /// A report of one mutex whose holds were timed `timed` times of 1,000, the longest
+    /// 50 ms.
+    fn one_mutex(timed: u64) -> Report {
+        let dist = |max: u64| LockDist {
+            total: max,
+            mean: max / timed,
+            min: 0,
+            max,
+            ..LockDist::default()
+        };
+        Report {
+            schema_version: crate::SCHEMA_VERSION,
+            sections: vec![Section::Mutexes],
+            mutexes_time_sampling_rate: Some(1.0 / 16.0),
+            mutexes: Some(vec![MutexEntry {
+                name: "held".into(),
+                label: Some("held".into()),
+                file: "src/main.rs".into(),
+                line: 7,
+                backend: "std".into(),
+                type_name: "std::sync::Mutex<u64>".into(),
+                instances: 1,
+                lock: LockMode {
+                    acquisitions: 1000,
+                    timed,
+                    sampled: timed < 1000,
+                    wait_ns: Some(dist(0)),
+                    hold_ns: Some(dist(50_000_000)),
+                    ..LockMode::default()
+                },
+            }]),
+            ..Report::default()
+        }
+    }
+
+    fn row<'a>(table: &'a str, name: &str) -> &'a str {
+        table
+            .lines()
+            .find(|l| l.trim_start().starts_with(name))
+            .unwrap_or_else(|| panic!("no row {name} in\n{table}"))
+    }
 
     #[test]
-    fn long_lines_wrap_at_separators_within_the_width() {
-        let mut out = String::new();
-        let text = format!("{}, {}; the end", "a".repeat(70), "b".repeat(60));
-        wrapped(&text, &mut out);
-        assert_eq!(
-            out,
-            format!("{},\n  {}; the end\n", "a".repeat(70), "b".repeat(60))
+    fn a_max_over_sampled_holds_is_marked_and_the_legend_says_why() {
+        let table = render(&one_mutex(300), 10);
+        assert!(
+            row(&table, "held").trim_end().ends_with("50.0 ms *"),
+            "{table}"
         );
-        let mut short = String::new();
-        wrapped("short, line", &mut short);
-        assert_eq!(short, "short, line\n");
+        assert!(
+            table.contains(&format!("\n{}\n", crate::columns::SAMPLED_LEGEND)),
+            "{table}"
+        );
+    }
+
+    #[test]
+    fn a_max_over_every_hold_is_not_marked() {
+        let table = render(&one_mutex(1000), 10);
+        assert!(
+            row(&table, "held").trim_end().ends_with("50.0 ms"),
+            "{table}"
+        );
+        assert!(!table.contains(crate::columns::SAMPLED_MARK), "{table}");
+        assert!(!table.contains(crate::columns::SAMPLED_LEGEND), "{table}");
     }
 }

@@ -15,9 +15,9 @@ use super::app::{span, App, Level, Tab};
 use super::tables;
 
 mod inspect;
+mod layout;
 
-/// Spaces between table columns.
-const GAP: u16 = 2;
+use layout::GAP;
 
 /// Draws the whole screen.
 pub fn draw(frame: &mut Frame, app: &App) {

@@ -4,8 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
+use super::error::InitError;
 use super::write::Change;
-use super::InitError;
 
 /// The skill file: YAML front matter (`name`, `description`) and the instructions.
 pub const SKILL: &str = include_str!("skill.md");

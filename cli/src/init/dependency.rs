@@ -5,8 +5,9 @@
 
 use std::path::{Component, Path, PathBuf};
 
+use super::args::Args;
+use super::error::InitError;
 use super::manifest::{self, Dependency, Source};
-use super::{Args, InitError};
 
 /// The dependency to write when the package has none: `--git`, `--crate-version`,
 /// `--path`, or the checkout this binary was built from.

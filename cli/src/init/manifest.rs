@@ -5,7 +5,7 @@ use std::path::Path;
 
 use toml_edit::{Array, DocumentMut, InlineTable, Item, Table, TableLike, Value};
 
-use super::InitError;
+use super::error::InitError;
 
 /// The features a package forwards to hotpath's, in the order they are added.
 pub const FEATURES: [&str; 3] = ["hotpath", "hotpath-alloc", "hotpath-cpu"];

@@ -8,7 +8,7 @@ use std::path::Path;
 use proc_macro2::LineColumn;
 use syn::{Attribute, ImplItem, Item, Signature, Visibility};
 
-use super::InitError;
+use super::error::InitError;
 
 /// Text to insert at a byte offset.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -292,13 +292,7 @@ fn path_text(p: &syn::Path) -> String {
 
 /// `#[hotpath::NAME]` (or `#[::hotpath::NAME]`).
 fn is_hotpath(a: &Attribute, name: &str) -> bool {
-    let segs: Vec<String> = a
-        .path()
-        .segments
-        .iter()
-        .map(|s| s.ident.to_string())
-        .collect();
-    segs.len() == 2 && segs[0] == "hotpath" && segs[1] == name
+    path_text(a.path()) == format!("hotpath::{name}")
 }
 
 /// `#[test]`, `#[tokio::test]`, `#[bench]`, `#[cfg(test)]` and the like.

@@ -6,7 +6,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use super::InitError;
+use super::error::InitError;
 
 /// The package to set up and the workspace around it.
 #[derive(Debug)]

@@ -7,7 +7,7 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use super::InitError;
+use super::error::InitError;
 
 /// One file's new content; `old` is `None` for a file that does not exist yet.
 #[derive(Debug, Clone)]

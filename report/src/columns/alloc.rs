@@ -1,6 +1,6 @@
 //! Columns of the `alloc` table.
 
-use super::{functions_with, name_column, percentile_title, Cell, Column, Columns, Show};
+use super::common::{functions_by, name_column, percentile_columns, Cell, Column, Columns, Show};
 use crate::format::{bytes, per_call, percent, signed_bytes};
 use crate::model::{Function, FunctionAlloc, Report};
 
@@ -21,14 +21,9 @@ pub fn alloc(r: &Report) -> Columns<'_, AllocRow<'_>> {
             Cell::bytes(a.per_call_bytes)
         }),
     ];
-    for &p in &r.percentiles {
-        c.push(
-            Column::right(percentile_title(p), move |(_, a): &AllocRow<'_>| {
-                Cell::opt(a.percentiles.get(p), bytes)
-            })
-            .only(Show::Exit),
-        );
-    }
+    let percentiles =
+        percentile_columns(r, "", |(_, a): &AllocRow<'_>| Some(&a.percentiles), bytes);
+    c.extend(percentiles.into_iter().map(|c| c.only(Show::Exit)));
     c.push(Column::right("Total bytes", |(_, a): &AllocRow<'_>| {
         Cell::bytes(a.bytes)
     }));
@@ -46,11 +41,8 @@ pub fn alloc(r: &Report) -> Columns<'_, AllocRow<'_>> {
 
 /// The `alloc` rows of `r`: functions that allocated or freed something, by bytes.
 pub fn alloc_rows(r: &Report) -> Vec<AllocRow<'_>> {
-    let mut rows = functions_with(r, |f| f.alloc.as_ref());
+    let mut rows = functions_by(r, |f| f.alloc.as_ref(), |(_, a)| (a.bytes, a.count));
     rows.retain(|(_, a)| a.count > 0 || a.freed_bytes > 0);
-    crate::format::sort_rows(&mut rows, &|a, b| {
-        b.1.bytes.cmp(&a.1.bytes).then(b.1.count.cmp(&a.1.count))
-    });
     rows
 }
 

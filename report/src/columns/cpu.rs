@@ -1,6 +1,6 @@
 //! Columns of the `cpu` table.
 
-use super::{functions_with, percentile_title, wall, Cell, Column, Columns, Show};
+use super::common::{functions_by, percentile_columns, wall, Cell, Column, Columns, Show};
 use crate::format::{count, duration};
 use crate::model::{Function, FunctionCpu, Report};
 
@@ -36,14 +36,9 @@ pub fn cpu(r: &Report) -> Columns<'_, CpuRow<'_>> {
         }),
     ];
     if cpu_exact(r) {
-        for &p in &r.percentiles {
-            c.push(
-                Column::right(percentile_title(p), move |(_, c): &CpuRow<'_>| {
-                    Cell::opt(c.percentiles.get(p), duration)
-                })
-                .only(Show::Exit),
-            );
-        }
+        let percentiles =
+            percentile_columns(r, "", |(_, c): &CpuRow<'_>| Some(&c.percentiles), duration);
+        c.extend(percentiles.into_iter().map(|c| c.only(Show::Exit)));
         c.push(Column::right("Vol sw", |(_, c): &CpuRow<'_>| {
             Cell::opt(c.voluntary_switches, count)
         }));
@@ -60,13 +55,7 @@ pub fn cpu(r: &Report) -> Columns<'_, CpuRow<'_>> {
 
 /// The `cpu` rows of `r`, by CPU time.
 pub fn cpu_rows(r: &Report) -> Vec<CpuRow<'_>> {
-    let mut rows = functions_with(r, |f| f.cpu.as_ref());
-    crate::format::sort_rows(&mut rows, &|a, b| {
-        b.1.cpu_ns
-            .cmp(&a.1.cpu_ns)
-            .then(b.1.self_cpu_ns.cmp(&a.1.self_cpu_ns))
-    });
-    rows
+    functions_by(r, |f| f.cpu.as_ref(), |(_, c)| (c.cpu_ns, c.self_cpu_ns))
 }
 
 /// The exit report's `(unattributed)` row of the `cpu` table, in the exit columns of

@@ -1,8 +1,8 @@
 //! Columns of the data-flow tables: `channels`, `streams`, `futures`.
 
-use super::{named, percentile_title, Cell, Column, Columns, Show};
+use super::common::{dist_columns, named, Cell, Column, Columns, Show};
 use crate::format::{duration, per_call, Twin};
-use crate::model::{ChannelEntry, DistNs, FutureEntry, Report, StreamEntry};
+use crate::model::{ChannelEntry, FutureEntry, Report, StreamEntry};
 
 /// A channel entry with the name that tells it apart from entries of the same name.
 pub type ChannelRow<'a> = (&'a ChannelEntry, String);
@@ -26,29 +26,18 @@ pub fn channel_kind(e: &ChannelEntry) -> String {
     }
 }
 
-/// Latency columns of a distribution: mean and the configured percentiles.
-fn dist_columns<'a, R: 'a>(
-    r: &Report,
-    avg: &str,
-    d: impl Fn(&R) -> Option<&DistNs> + Copy + 'a,
-) -> Columns<'a, R> {
-    let mut c: Columns<'a, R> = vec![Column::right(avg.to_string(), move |x| {
-        Cell::opt(d(x).map(|d| d.mean), duration)
-    })];
-    for &p in &r.percentiles {
-        c.push(Column::right(percentile_title(p), move |x| {
-            Cell::opt(d(x).and_then(|d| d.percentiles.get(p)), duration)
-        }));
-    }
-    c
+/// The first column of a data-flow table: an entry's name as its row tells it apart (with
+/// the place shortened), sorted by the entry's own name.
+fn entry_column<'a, E: 'a>(title: &str, display: fn(&E) -> &str) -> Column<'a, (&'a E, String)> {
+    Column::left(title.to_string(), move |(e, name): &(&E, String)| {
+        Cell::text(crate::format::short_place(name), display(e))
+    })
 }
 
 /// `channels`: messages per channel entry.
 pub fn channels<'a>(r: &Report) -> Columns<'a, ChannelRow<'a>> {
     let mut c: Columns<'a, ChannelRow<'a>> = vec![
-        Column::left("Channel", |(e, name): &ChannelRow<'_>| {
-            Cell::text(crate::format::short_place(name), e.display_name())
-        }),
+        entry_column("Channel", ChannelEntry::display_name),
         Column::right("Backend", |(e, _): &ChannelRow<'_>| {
             Cell::text(e.backend.clone(), e.backend.clone())
         })
@@ -72,9 +61,13 @@ pub fn channels<'a>(r: &Report) -> Columns<'a, ChannelRow<'a>> {
             Cell::opt((b.count > 0).then_some(b.total_ns), duration)
         }),
     ];
-    c.extend(dist_columns(r, "Latency avg", |(e, _): &ChannelRow<'_>| {
-        e.latency_ns.as_ref()
-    }));
+    c.extend(dist_columns(
+        r,
+        "Latency avg",
+        "",
+        |(e, _): &ChannelRow<'_>| e.latency_ns.as_ref(),
+        duration,
+    ));
     c.push(
         Column::right("Errors", |(e, _): &ChannelRow<'_>| {
             Cell::count(e.send_errors)
@@ -100,9 +93,7 @@ pub fn stream_rows(r: &Report) -> Vec<StreamRow<'_>> {
 /// `streams`: items and polls per stream entry.
 pub fn streams<'a>(r: &Report) -> Columns<'a, StreamRow<'a>> {
     let mut c: Columns<'a, StreamRow<'a>> = vec![
-        Column::left("Stream", |(e, name): &StreamRow<'_>| {
-            Cell::text(crate::format::short_place(name), e.display_name())
-        }),
+        entry_column("Stream", StreamEntry::display_name),
         Column::right("Inst", |(e, _): &StreamRow<'_>| Cell::count(e.instances)),
         Column::right("Done", |(e, _): &StreamRow<'_>| Cell::count(e.completed)),
         Column::right("Dropped", |(e, _): &StreamRow<'_>| Cell::count(e.dropped)),
@@ -114,7 +105,9 @@ pub fn streams<'a>(r: &Report) -> Columns<'a, StreamRow<'a>> {
     c.extend(dist_columns(
         r,
         "First item avg",
+        "",
         |(e, _): &StreamRow<'_>| e.first_item_ns.as_ref(),
+        duration,
     ));
     c
 }
@@ -135,9 +128,7 @@ pub fn future_rows(r: &Report) -> Vec<FutureRow<'_>> {
 /// `futures`: calls, outcomes, lifetime and busy time per future.
 pub fn futures<'a>(r: &Report) -> Columns<'a, FutureRow<'a>> {
     let mut c: Columns<'a, FutureRow<'a>> = vec![
-        Column::left("Future", |(e, name): &FutureRow<'_>| {
-            Cell::text(crate::format::short_place(name), e.display_name())
-        }),
+        entry_column("Future", FutureEntry::display_name),
         Column::right("Calls", |(e, _): &FutureRow<'_>| Cell::count(e.calls)),
         Column::right("Done", |(e, _): &FutureRow<'_>| Cell::count(e.completed)),
         Column::right("Cancelled", |(e, _): &FutureRow<'_>| {
@@ -156,9 +147,13 @@ pub fn futures<'a>(r: &Report) -> Columns<'a, FutureRow<'a>> {
             }
         }),
     ];
-    c.extend(dist_columns(r, "Lifetime avg", |(e, _): &FutureRow<'_>| {
-        e.lifetime_ns.as_ref()
-    }));
+    c.extend(dist_columns(
+        r,
+        "Lifetime avg",
+        "",
+        |(e, _): &FutureRow<'_>| e.lifetime_ns.as_ref(),
+        duration,
+    ));
     c.push(Column::right("Busy avg", |(e, _): &FutureRow<'_>| {
         Cell::opt(e.busy_ns.as_ref().map(|d| d.mean), duration)
     }));

@@ -1,6 +1,6 @@
 //! Columns of the `icount` table.
 
-use super::{functions_with, Cell, Column, Columns};
+use super::common::{functions_by, Cell, Column, Columns};
 use crate::model::{Function, FunctionIcount, Report};
 
 /// A function with its instruction counts: a row of the `icount` table.
@@ -26,11 +26,5 @@ pub fn icount(_: &Report) -> Columns<'_, IcountRow<'_>> {
 
 /// The rows of the `icount` table, by inclusive instructions.
 pub fn icount_rows(r: &Report) -> Vec<IcountRow<'_>> {
-    let mut rows = functions_with(r, |f| f.icount.as_ref());
-    crate::format::sort_rows(&mut rows, &|a, b| {
-        b.1.inclusive
-            .cmp(&a.1.inclusive)
-            .then(b.1.self_.cmp(&a.1.self_))
-    });
-    rows
+    functions_by(r, |f| f.icount.as_ref(), |(_, c)| (c.inclusive, c.self_))
 }

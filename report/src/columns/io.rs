@@ -1,8 +1,8 @@
 //! Columns of the `io` tables: reads, writes, the console's overview and per-direction
 //! pane, and `io by function`.
 
-use super::{
-    functions_with, name_column, named, percentile_title, wall, Cell, Column, Columns, Key, Show,
+use super::common::{
+    functions_by, name_column, named, percentile_columns, wall, Cell, Column, Columns, Key, Show,
 };
 use crate::format::{duration, percent, rate, Twin};
 use crate::model::{Function, FunctionIo, IoDirection, IoEntry, Report};
@@ -36,11 +36,12 @@ fn direction_columns<'a, R: 'a>(
         }),
         Column::right("Avg", move |x| Cell::opt(d(x).mean_ns, duration)),
     ];
-    for &p in &r.percentiles {
-        c.push(Column::right(percentile_title(p), move |x| {
-            Cell::opt(d(x).percentiles.get(p), duration)
-        }));
-    }
+    c.extend(percentile_columns(
+        r,
+        "",
+        move |x| Some(&d(x).percentiles),
+        duration,
+    ));
     c
 }
 
@@ -109,12 +110,12 @@ pub fn io_directions<'a>(r: &Report) -> Columns<'a, DirectionRow<'a>> {
             Cell::opt(d.mean_ns, duration)
         }),
     ];
-    for &p in &r.percentiles {
-        c.push(Column::right(
-            percentile_title(p),
-            move |(_, d): &DirectionRow<'_>| Cell::opt(d.percentiles.get(p), duration),
-        ));
-    }
+    c.extend(percentile_columns(
+        r,
+        "",
+        |(_, d): &DirectionRow<'_>| Some(&d.percentiles),
+        duration,
+    ));
     c.push(Column::right("Rate", |(_, d): &DirectionRow<'_>| {
         d.rate_bytes_per_sec
             .map_or_else(Cell::missing, |v| Cell::num(rate(v), v))
@@ -196,7 +197,5 @@ pub fn io_functions<'a>() -> Columns<'a, IoFunctionRow<'a>> {
 
 /// The `io by function` rows of `r`, by time in I/O.
 pub fn io_function_rows(r: &Report) -> Vec<IoFunctionRow<'_>> {
-    let mut rows = functions_with(r, |f| f.io.as_ref());
-    crate::format::sort_rows(&mut rows, &|a, b| b.1.io_ns.cmp(&a.1.io_ns));
-    rows
+    functions_by(r, |f| f.io.as_ref(), |(_, io)| io.io_ns)
 }

@@ -1,6 +1,6 @@
 //! Columns of the `waits`, `mutexes`, `rw_locks` and `debug` tables.
 
-use super::{functions_with, percentile_title, wall, Cell, Column, Columns, Key, Show};
+use super::common::{functions_by, percentile_title, wall, Cell, Column, Columns, Key, Show};
 use crate::format::{duration, percent, short_place};
 use crate::model::{
     DebugEntry, Function, FunctionWaits, LockDist, LockHolder, LockMode, MutexEntry, Report,
@@ -35,11 +35,7 @@ pub type WaitsRow<'a> = (&'a Function, &'a FunctionWaits);
 
 /// The `waits` rows of `r`, by time spent waiting.
 pub fn waits_rows(r: &Report) -> Vec<WaitsRow<'_>> {
-    let mut rows = functions_with(r, |f| f.waits.as_ref());
-    crate::format::sort_rows(&mut rows, &|(fa, wa), (fb, wb)| {
-        (wb.waited_ns(), wall(fb)).cmp(&(wa.waited_ns(), wall(fa)))
-    });
-    rows
+    functions_by(r, |f| f.waits.as_ref(), |(f, w)| (w.waited_ns(), wall(f)))
 }
 
 /// `12.0 ms 40.0%`: a time and its share of the function's wall time; `-` for none.
@@ -64,7 +60,7 @@ pub fn waits(r: &Report) -> Columns<'_, WaitsRow<'_>> {
             .is_some_and(|w: &FunctionWaits| w.cpu_ns.is_some())
     });
     let mut c: Columns<'_, WaitsRow<'_>> = vec![
-        super::name_column("Function", |(f, _): &WaitsRow<'_>| *f),
+        super::common::name_column("Function", |(f, _): &WaitsRow<'_>| *f),
         Column::right("Wall", |(f, _): &WaitsRow<'_>| Cell::duration(wall(f))),
         Column::right("Children", |(f, w): &WaitsRow<'_>| {
             share(wall(f).saturating_sub(w.own_ns), wall(f))

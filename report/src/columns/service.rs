@@ -1,6 +1,6 @@
 //! Columns of the `sql`, `http`, `server` and `tokio` tables.
 
-use super::{percentile_title, Cell, Column, Columns};
+use super::common::{dist_columns, percentile_title, Cell, Column, Columns};
 use crate::format::{count, duration, percent};
 use crate::model::{
     HttpEntry, Report, ServerEntry, SqlEntry, StatusClasses, TokioRuntime, TokioWorker,
@@ -10,21 +10,15 @@ fn opt_count(v: Option<u64>) -> Cell {
     Cell::opt(v, count)
 }
 
-fn dist_columns<'a, R: 'a>(
-    r: &Report,
-    prefix: &'static str,
-    d: impl Fn(&R) -> &crate::Dist + Copy + 'a,
-) -> Columns<'a, R> {
-    let mut c: Columns<'a, R> = vec![Column::right(format!("{prefix}Avg"), move |x: &R| {
-        Cell::duration(d(x).mean)
-    })];
-    for &p in &r.percentiles {
-        c.push(Column::right(
-            format!("{prefix}{}", percentile_title(p)),
-            move |x: &R| Cell::opt(d(x).percentiles.get(p), duration),
-        ));
-    }
-    c
+/// The function that issued a row's queries or requests, as tables name it.
+fn source_column<'a, R: 'a>(
+    r: &'a Report,
+    s: impl Fn(&R) -> &Option<String> + 'a,
+) -> Column<'a, R> {
+    Column::left("Source", move |x: &R| match s(x) {
+        Some(s) => Cell::text(r.display_name_of(s), s.clone()),
+        None => Cell::missing(),
+    })
 }
 
 /// Responses per status class; `-` for none (a table too wide leaves out a class no
@@ -56,10 +50,7 @@ pub fn sql(r: &Report) -> Columns<'_, &SqlEntry> {
         Column::left("Query", |e: &&SqlEntry| {
             Cell::text(e.query.clone(), e.query.clone())
         }),
-        Column::left("Source", |e: &&SqlEntry| match &e.source {
-            Some(s) => Cell::text(r.display_name_of(s), s.clone()),
-            None => Cell::missing(),
-        }),
+        source_column(r, |e: &&SqlEntry| &e.source),
         Column::right("Calls", |e: &&SqlEntry| Cell::count(e.calls)),
         Column::right("Per call", |e: &&SqlEntry| match e.per_source_call {
             Some(v) => Cell::num(format!("{v:.1}"), v),
@@ -68,7 +59,13 @@ pub fn sql(r: &Report) -> Columns<'_, &SqlEntry> {
         Column::right("Rows", |e: &&SqlEntry| opt_count(e.rows_returned)),
         Column::right("Errors", |e: &&SqlEntry| opt_count(e.errors)),
     ];
-    c.extend(dist_columns(r, "", |e: &&SqlEntry| &e.duration_ns));
+    c.extend(dist_columns(
+        r,
+        "Avg",
+        "",
+        |e: &&SqlEntry| Some(&e.duration_ns),
+        duration,
+    ));
     c.push(Column::right("Total", |e: &&SqlEntry| {
         Cell::duration(e.duration_ns.total)
     }));
@@ -84,35 +81,30 @@ pub fn http(r: &Report) -> Columns<'_, &HttpEntry> {
         Column::left("Endpoint", |e: &&HttpEntry| {
             Cell::text(e.endpoint.clone(), e.endpoint.clone())
         }),
-        Column::left("Source", |e: &&HttpEntry| match &e.source {
-            Some(s) => Cell::text(r.display_name_of(s), s.clone()),
-            None => Cell::missing(),
-        }),
+        source_column(r, |e: &&HttpEntry| &e.source),
         Column::right("Calls", |e: &&HttpEntry| Cell::count(e.calls)),
         Column::right("Errors", |e: &&HttpEntry| Cell::count(e.errors)),
     ];
     c.extend(status_columns(|e: &&HttpEntry| &e.status));
-    c.extend(dist_columns(r, "TTFB ", |e: &&HttpEntry| &e.ttfb_ns));
+    c.extend(dist_columns(
+        r,
+        "TTFB Avg",
+        "TTFB ",
+        |e: &&HttpEntry| Some(&e.ttfb_ns),
+        duration,
+    ));
     c.push(Column::right("Total", |e: &&HttpEntry| {
         Cell::duration(e.ttfb_ns.total)
     }));
     // With body timing: the time to the end of the body.
     if r.http.iter().flatten().any(|e| e.body_ns.is_some()) {
-        c.push(Column::right("Body Avg", |e: &&HttpEntry| {
-            e.body_ns
-                .as_ref()
-                .map_or_else(Cell::missing, |d| Cell::duration(d.mean))
-        }));
-        for &p in &r.percentiles {
-            c.push(Column::right(
-                format!("Body {}", percentile_title(p)),
-                move |e: &&HttpEntry| {
-                    e.body_ns
-                        .as_ref()
-                        .map_or_else(Cell::missing, |d| Cell::opt(d.percentiles.get(p), duration))
-                },
-            ));
-        }
+        c.extend(dist_columns(
+            r,
+            "Body Avg",
+            "Body ",
+            |e: &&HttpEntry| e.body_ns.as_ref(),
+            duration,
+        ));
     }
     c
 }
@@ -138,7 +130,13 @@ pub fn server(r: &Report) -> Columns<'_, &ServerEntry> {
             move |e: &&ServerEntry| Cell::opt(e.ttfb_ns.percentiles.get(p), duration),
         ));
     }
-    c.extend(dist_columns(r, "", |e: &&ServerEntry| &e.total_ns));
+    c.extend(dist_columns(
+        r,
+        "Avg",
+        "",
+        |e: &&ServerEntry| Some(&e.total_ns),
+        duration,
+    ));
     c
 }
 

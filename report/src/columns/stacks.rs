@@ -1,6 +1,6 @@
 //! Columns of the `stacks` table.
 
-use super::{Cell, Column, Columns};
+use super::common::{Cell, Column, Columns};
 use crate::format::{duration, percent};
 use crate::model::{Report, StackPath};
 

@@ -1,6 +1,6 @@
 //! Columns of the `threads` table.
 
-use super::{Cell, Column, Columns, Show};
+use super::common::{Cell, Column, Columns, Show};
 use crate::format::bytes;
 use crate::model::ThreadRow;
 

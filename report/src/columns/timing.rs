@@ -1,17 +1,12 @@
 //! Columns of the `timing` table.
 
-use super::{name_column, percentile_title, Cell, Column, Columns};
+use super::common::{dist_columns, name_column, Cell, Column, Columns};
 use crate::format::{duration, per_call_duration, percent};
 use crate::model::{Function, Report};
 
 /// `timing`: wall time per function. Rows: `report.functions`.
 pub fn timing(r: &Report) -> Columns<'_, Function> {
     let floor = r.clock_floor_ns;
-    let per_call = move |v: Option<u64>| {
-        v.map_or_else(Cell::missing, |v| {
-            Cell::num(per_call_duration(v, floor), v as f64)
-        })
-    };
     let mut c: Columns<'_, Function> = vec![
         name_column("Function", |f: &Function| f),
         Column::right("Calls", |f: &Function| Cell::count(f.calls)),
@@ -23,14 +18,13 @@ pub fn timing(r: &Report) -> Columns<'_, Function> {
                 .map_or_else(Cell::missing, |r| Cell::num(percent(r, 1.0), r))
         }));
     }
-    c.push(Column::right("Avg", move |f: &Function| {
-        per_call(f.wall_ns.as_ref().map(|w| w.mean))
-    }));
-    for &p in &r.percentiles {
-        c.push(Column::right(percentile_title(p), move |f: &Function| {
-            per_call(f.wall_ns.as_ref().and_then(|w| w.percentiles.get(p)))
-        }));
-    }
+    c.extend(dist_columns(
+        r,
+        "Avg",
+        "",
+        |f: &Function| f.wall_ns.as_ref(),
+        move |v| per_call_duration(v, floor),
+    ));
     // With the time so far of calls still running, as the row's name says.
     let timed = |f: &Function| f.wall_ns.is_some() || f.running.is_some();
     c.push(Column::right("Total", move |f: &Function| {

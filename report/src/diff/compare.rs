@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 
 use crate::format::short_type;
+use crate::model_dist::Distribution;
 use crate::{Report, Section};
 
 use super::{Change, Diff, Metric, RowKey, Unit, Unmatched, Value, Verdict};
@@ -42,33 +43,27 @@ pub fn diff_with_floor(base: &Report, head: &Report, threshold: f64, min_delta_n
         alloc: has(base, Section::Alloc) && has(head, Section::Alloc),
         cpu: has(base, Section::Cpu) && has(head, Section::Cpu),
         icount: has(base, Section::Icount) && has(head, Section::Icount),
-        untimed: counted(base) && counted(head),
+        untimed: notes::counted(base) && notes::counted(head),
         changes: Vec::new(),
     };
 
     // The process.
-    let process = |c: &mut Compare, metric, b, h| {
-        c.push(RowKey::Process, "(process)", metric, b, h);
-    };
+    let process = |c: &mut Compare, metric, v| c.push(RowKey::Process, "(process)", metric, v);
     process(
         &mut c,
         Metric::Elapsed,
-        Some(Value::Int(base.elapsed_ns)),
-        Some(Value::Int(head.elapsed_ns)),
+        ints(base.elapsed_ns, head.elapsed_ns),
     );
     if let (Some(b), Some(h)) = (&base.cpu, &head.cpu) {
-        let v = |x: u64| Some(Value::Int(x));
         process(
             &mut c,
             Metric::Cpu,
-            v(b.process_cpu_ns),
-            v(h.process_cpu_ns),
+            ints(b.process_cpu_ns, h.process_cpu_ns),
         );
     }
     if let (Some(b), Some(h)) = (&base.alloc_total, &head.alloc_total) {
-        let v = |x: u64| Some(Value::Int(x));
-        process(&mut c, Metric::Allocs, v(b.count), v(h.count));
-        process(&mut c, Metric::AllocBytes, v(b.bytes), v(h.bytes));
+        process(&mut c, Metric::Allocs, ints(b.count, h.count));
+        process(&mut c, Metric::AllocBytes, ints(b.bytes, h.bytes));
     }
 
     // Each kind of row, its changes in this order.
@@ -101,12 +96,6 @@ pub fn diff_with_floor(base: &Report, head: &Report, threshold: f64, min_delta_n
     }
 }
 
-/// Whether callgrind counted the report's instructions: it ran under valgrind, where
-/// nothing is timed but the elapsed time, which is valgrind's and not the program's.
-pub(super) fn counted(r: &Report) -> bool {
-    r.icount.as_ref().is_some_and(|i| i.unavailable.is_none())
-}
-
 /// The rows of one kind in one report only: those only in HEAD (added), those only in
 /// BASE (removed).
 type Unpaired = (Vec<Unmatched>, Vec<Unmatched>);
@@ -132,15 +121,41 @@ struct Compare {
     changes: Vec<Change>,
 }
 
+/// A quantity of a row in BASE and in HEAD; `None` where that report does not have it.
+type Sides = (Option<Value>, Option<Value>);
+
+/// An integer quantity both reports' rows have.
+fn ints(base: u64, head: u64) -> Sides {
+    (Some(Value::Int(base)), Some(Value::Int(head)))
+}
+
+/// A quantity a row may lack in either report.
+fn opt_ints(base: Option<u64>, head: Option<u64>) -> Sides {
+    (base.map(Value::Int), head.map(Value::Int))
+}
+
+/// The quantity `v` reads from a part of the row (its wall time, allocations, a
+/// distribution...) in each report whose row has the part.
+fn sides<T>((base, head): (Option<&T>, Option<&T>), v: impl Fn(&T) -> Value) -> Sides {
+    (base.map(&v), head.map(&v))
+}
+
+/// The mean and each percentile in `percentiles` of a distribution in BASE and in HEAD
+/// (`None` where that report's row has none), as metrics `avg`, `p50`, ...
+fn dist_sides<D: Distribution>(
+    percentiles: &[f64],
+    (base, head): (Option<&D>, Option<&D>),
+) -> Vec<(Metric, Sides)> {
+    let mut out = vec![(Metric::Avg, sides((base, head), |d| Value::Int(d.mean())))];
+    for &p in percentiles {
+        let at = |d: Option<&D>| d.and_then(|d| d.percentiles().get(p));
+        out.push((Metric::Percentile(p), opt_ints(at(base), at(head))));
+    }
+    out
+}
+
 impl Compare {
-    fn push(
-        &mut self,
-        row: RowKey,
-        shown: &str,
-        metric: Metric,
-        base: Option<Value>,
-        head: Option<Value>,
-    ) {
+    fn push(&mut self, row: RowKey, shown: &str, metric: Metric, (base, head): Sides) {
         if self.untimed && metric.unit() == Unit::Time {
             return;
         }

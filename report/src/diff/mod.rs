@@ -59,7 +59,7 @@ use std::fmt;
 use crate::{percentile_label, IoDirection, IoEntry, Section};
 
 mod compare;
-mod render;
+mod render; // `Diff::to_table`, `Diff::to_markdown`
 mod runs;
 mod threshold;
 
@@ -671,16 +671,6 @@ impl Diff {
             s.regressions += usize::from(c.is_regression());
         }
         s
-    }
-
-    /// As plain text tables, in the style of the report printed at exit.
-    pub fn to_table(&self) -> String {
-        render::table(self)
-    }
-
-    /// As GitHub-flavoured Markdown, for a pull-request comment.
-    pub fn to_markdown(&self) -> String {
-        render::markdown(self)
     }
 }
 

@@ -8,6 +8,18 @@ use crate::Section;
 
 use super::{percent_label, Change, Delta, Diff, Summary, Unit, Unmatched, Value};
 
+impl Diff {
+    /// As plain text tables, in the style of the report printed at exit.
+    pub fn to_table(&self) -> String {
+        table(self)
+    }
+
+    /// As GitHub-flavoured Markdown, for a pull-request comment.
+    pub fn to_markdown(&self) -> String {
+        markdown(self)
+    }
+}
+
 const HEADER: [&str; 7] = [
     "Entry", "Metric", "Base", "Head", "Delta", "Change", "Verdict",
 ];
@@ -169,7 +181,7 @@ fn legend(d: &Diff) -> Vec<String> {
     rules
 }
 
-pub(super) fn table(d: &Diff) -> String {
+fn table(d: &Diff) -> String {
     let s = d.summary();
     let mut out = String::new();
     let _ = writeln!(
@@ -248,7 +260,7 @@ fn md_table(changes: &[&Change], with_verdict: bool, out: &mut String) {
     }
 }
 
-pub(super) fn markdown(d: &Diff) -> String {
+fn markdown(d: &Diff) -> String {
     let s = d.summary();
     let mut out = String::new();
     let _ = writeln!(out, "## hotpath diff: {}", status(&s));

@@ -2,12 +2,12 @@
 
 use std::fmt::Write as _;
 
-use super::{heading_then, table};
+use super::common::{heading_then, hidden_rows, table};
 use crate::columns;
 use crate::format::{bytes, count};
 use crate::model::Report;
 
-pub(super) fn alloc(r: &Report, limit: usize, out: &mut String) {
+pub(crate) fn alloc(r: &Report, limit: usize, out: &mut String) {
     let measured = r.functions.iter().filter(|f| f.alloc.is_some()).count();
     let rows = columns::alloc_rows(r);
     let quiet = match measured - rows.len() {
@@ -27,7 +27,7 @@ pub(super) fn alloc(r: &Report, limit: usize, out: &mut String) {
         columns::alloc_unattributed(r),
     )
     .render(out);
-    super::hidden_rows(rows.len() - n, "rows", out);
+    hidden_rows(rows.len() - n, "rows", out);
     if let Some(total) = &r.alloc_total {
         let _ = writeln!(
             out,

@@ -2,25 +2,24 @@
 
 use std::fmt::Write as _;
 
-use super::{heading, hidden_functions, table};
+use super::common::listed_functions;
 use crate::columns;
 use crate::format::{duration, percent};
-use crate::model::{Function, Report};
+use crate::model::Report;
 
-pub(super) fn cpu(r: &Report, limit: usize, out: &mut String) {
+pub(crate) fn cpu(r: &Report, limit: usize, out: &mut String) {
     let Some(info) = &r.cpu else {
         return;
     };
-    let rows = columns::cpu_rows(r);
-    let n = heading(
+    listed_functions(
         out,
         limit,
-        rows.len(),
         "cpu: CPU time and waiting per function, by CPU",
+        columns::cpu(r),
+        &columns::cpu_rows(r),
+        columns::cpu_unattributed(r),
+        |(f, _)| f,
     );
-    table(columns::cpu(r), &rows[..n], columns::cpu_unattributed(r)).render(out);
-    let rest: Vec<&Function> = rows[n..].iter().map(|(f, _)| *f).collect();
-    hidden_functions(&rest, out);
     let _ = write!(out, "process CPU: {}", duration(info.process_cpu_ns));
     if let Some(sampled) = info.sampled_cpu_ns {
         let _ = write!(

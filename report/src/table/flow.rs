@@ -1,20 +1,20 @@
 //! The exit report's data-flow sections: `channels`, `streams`, `futures`.
 
-use super::{heading, table, wrapped};
+use super::common::{listed, wrapped};
 use crate::columns;
 use crate::format::count;
 use crate::model::Report;
 
-pub(super) fn channels(r: &Report, limit: usize, out: &mut String) {
+pub(crate) fn channels(r: &Report, limit: usize, out: &mut String) {
     let rows = columns::channel_rows(r);
-    let n = heading(
+    listed(
         out,
         limit,
-        rows.len(),
         "channels: messages per channel, by messages sent",
+        "",
+        columns::channels(r),
+        &rows,
     );
-    table(columns::channels(r), &rows[..n], None).render(out);
-    super::hidden_rows(rows.len() - n, "rows", out);
     wrapped(
         "Latency: from the send call to the receive (includes waiting for room); Blocked: time sends waited for room",
         out,
@@ -34,16 +34,16 @@ pub(super) fn channels(r: &Report, limit: usize, out: &mut String) {
     }
 }
 
-pub(super) fn streams(r: &Report, limit: usize, out: &mut String) {
+pub(crate) fn streams(r: &Report, limit: usize, out: &mut String) {
     let rows = columns::stream_rows(r);
-    let n = heading(
+    listed(
         out,
         limit,
-        rows.len(),
         "streams: items per stream, by items",
+        "",
+        columns::streams(r),
+        &rows,
     );
-    table(columns::streams(r), &rows[..n], None).render(out);
-    super::hidden_rows(rows.len() - n, "rows", out);
     wrapped(
         "Busy: time inside the polls; First item: from an instance's first poll to its first item",
         out,
@@ -51,16 +51,16 @@ pub(super) fn streams(r: &Report, limit: usize, out: &mut String) {
     flow_sampling(r.streams_time_sampling_rate, "polls", "Busy", out);
 }
 
-pub(super) fn futures(r: &Report, limit: usize, out: &mut String) {
+pub(crate) fn futures(r: &Report, limit: usize, out: &mut String) {
     let rows = columns::future_rows(r);
-    let n = heading(
+    listed(
         out,
         limit,
-        rows.len(),
         "futures: calls per future, by calls",
+        "",
+        columns::futures(r),
+        &rows,
     );
-    table(columns::futures(r), &rows[..n], None).render(out);
-    super::hidden_rows(rows.len() - n, "rows", out);
     wrapped(
         "Lifetime: first poll to Ready or drop; Busy: time inside the polls of one call",
         out,

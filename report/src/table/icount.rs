@@ -2,12 +2,12 @@
 
 use std::fmt::Write as _;
 
-use super::{heading, hidden_functions, table};
+use super::common::listed_functions;
 use crate::columns;
 use crate::format::count;
-use crate::model::{Function, Report};
+use crate::model::Report;
 
-pub(super) fn icount(r: &Report, limit: usize, out: &mut String) {
+pub(crate) fn icount(r: &Report, limit: usize, out: &mut String) {
     let Some(info) = &r.icount else {
         return;
     };
@@ -15,16 +15,15 @@ pub(super) fn icount(r: &Report, limit: usize, out: &mut String) {
         let _ = writeln!(out, "icount: no instructions counted: {why}");
         return;
     }
-    let rows = columns::icount_rows(r);
-    let n = heading(
+    listed_functions(
         out,
         limit,
-        rows.len(),
         "icount: instructions (Ir) per function under callgrind, by inclusive instructions",
+        columns::icount(r),
+        &columns::icount_rows(r),
+        None,
+        |(f, _)| f,
     );
-    table(columns::icount(r), &rows[..n], None).render(out);
-    let rest: Vec<&Function> = rows[n..].iter().map(|(f, _)| *f).collect();
-    hidden_functions(&rest, out);
     let _ = write!(
         out,
         "counted by {}",

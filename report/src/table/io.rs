@@ -2,12 +2,12 @@
 
 use std::fmt::Write as _;
 
-use super::{heading, heading_then, hidden_functions, hidden_rows, table};
+use super::common::{heading_then, hidden_rows, listed_functions, table};
 use crate::columns;
 use crate::format::{count, percent};
-use crate::model::{Function, Report};
+use crate::model::Report;
 
-pub(super) fn io(r: &Report, limit: usize, out: &mut String) {
+pub(crate) fn io(r: &Report, limit: usize, out: &mut String) {
     let entries = r.io.as_deref().unwrap_or(&[]);
     let sampling = match r.io_time_sampling_rate {
         Some(rate) if rate <= 0.0 => "; count only, no operation timed".to_string(),
@@ -73,14 +73,14 @@ pub(super) fn io(r: &Report, limit: usize, out: &mut String) {
     let by_fn = columns::io_function_rows(r);
     if !by_fn.is_empty() {
         out.push('\n');
-        let k = heading(
+        listed_functions(
             out,
             limit,
-            by_fn.len(),
             "io by function: operations made while it was the innermost measured function",
+            columns::io_functions(),
+            &by_fn,
+            None,
+            |(f, _)| f,
         );
-        table(columns::io_functions(), &by_fn[..k], None).render(out);
-        let rest: Vec<&Function> = by_fn[k..].iter().map(|(f, _)| *f).collect();
-        hidden_functions(&rest, out);
     }
 }

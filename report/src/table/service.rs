@@ -2,24 +2,23 @@
 
 use std::fmt::Write as _;
 
-use super::{heading, heading_then, table};
+use super::common::{hidden_rows, listed, table};
 use crate::columns;
 use crate::format::{count, duration, take};
 use crate::model::Report;
 
-pub(super) fn sql(r: &Report, limit: usize, out: &mut String) {
+pub(crate) fn sql(r: &Report, limit: usize, out: &mut String) {
     let rows = columns::sql_rows(r);
     let calls: u64 = rows.iter().map(|e| e.calls).sum();
     let total: u64 = rows.iter().map(|e| e.duration_ns.total).sum();
-    let n = heading_then(
+    listed(
         out,
         limit,
-        rows.len(),
         "sql: queries by total time",
         &format!("; {} calls, {}", count(calls), duration(total)),
+        columns::sql(r),
+        &rows,
     );
-    table(columns::sql(r), &rows[..n], None).render(out);
-    super::hidden_rows(rows.len() - n, "rows", out);
     if rows.iter().any(|e| e.backend == "sqlx") {
         let _ = writeln!(
             out,
@@ -29,31 +28,31 @@ pub(super) fn sql(r: &Report, limit: usize, out: &mut String) {
     }
 }
 
-pub(super) fn http(r: &Report, limit: usize, out: &mut String) {
+pub(crate) fn http(r: &Report, limit: usize, out: &mut String) {
     let rows: Vec<_> = r.http.as_deref().unwrap_or(&[]).iter().collect();
-    let n = heading(
+    listed(
         out,
         limit,
-        rows.len(),
         "http: client requests by total time to the response head",
+        "",
+        columns::http(r),
+        &rows,
     );
-    table(columns::http(r), &rows[..n], None).render(out);
-    super::hidden_rows(rows.len() - n, "rows", out);
 }
 
-pub(super) fn server(r: &Report, limit: usize, out: &mut String) {
+pub(crate) fn server(r: &Report, limit: usize, out: &mut String) {
     let rows: Vec<_> = r.server.as_deref().unwrap_or(&[]).iter().collect();
-    let n = heading(
+    listed(
         out,
         limit,
-        rows.len(),
         "server: requests per route by total time to the end of the body",
+        "",
+        columns::server(r),
+        &rows,
     );
-    table(columns::server(r), &rows[..n], None).render(out);
-    super::hidden_rows(rows.len() - n, "rows", out);
 }
 
-pub(super) fn tokio(r: &Report, limit: usize, out: &mut String) {
+pub(crate) fn tokio(r: &Report, limit: usize, out: &mut String) {
     for rt in r.tokio.as_deref().unwrap_or(&[]) {
         let _ = writeln!(
             out,
@@ -70,5 +69,5 @@ pub(super) fn tokio(r: &Report, limit: usize, out: &mut String) {
     let rows = columns::tokio_rows(r);
     let n = take(limit, rows.len());
     table(columns::tokio(r), &rows[..n], None).render(out);
-    super::hidden_rows(rows.len() - n, "rows", out);
+    hidden_rows(rows.len() - n, "rows", out);
 }

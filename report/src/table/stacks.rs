@@ -2,12 +2,12 @@
 
 use std::fmt::Write as _;
 
-use super::{heading, table};
+use super::common::{heading, table};
 use crate::columns;
 
 use crate::model::Report;
 
-pub(super) fn stacks(r: &Report, limit: usize, out: &mut String) {
+pub(crate) fn stacks(r: &Report, limit: usize, out: &mut String) {
     let rows = columns::stack_rows(r);
     let n = heading(
         out,

@@ -2,14 +2,14 @@
 
 use std::fmt::Write as _;
 
-use super::{heading, hidden_rows, table};
+use super::common::{heading, hidden_rows, table};
 use crate::columns;
 use crate::format::bytes;
 use crate::model::{Report, ThreadRow};
 
 /// The threads section: the user's threads in a table, the profiler's own on one line
 /// after it, and the process's memory.
-pub(super) fn threads(r: &Report, limit: usize, out: &mut String) {
+pub(crate) fn threads(r: &Report, limit: usize, out: &mut String) {
     let rows = r.threads.as_deref().unwrap_or(&[]);
     let order = |a: &&ThreadRow, b: &&ThreadRow| {
         b.cpu_ns()

@@ -2,21 +2,21 @@
 
 use std::fmt::Write as _;
 
-use super::{heading, hidden_functions, table, wrapped};
+use super::common::{listed_functions, wrapped};
 use crate::columns;
 use crate::format::duration;
 use crate::model::{percentile_label, Function, Report};
 
-pub(super) fn timing(r: &Report, limit: usize, out: &mut String) {
-    let n = heading(
+pub(crate) fn timing(r: &Report, limit: usize, out: &mut String) {
+    let n = listed_functions(
         out,
         limit,
-        r.functions.len(),
         "timing: wall time per function, by total",
+        columns::timing(r),
+        &r.functions,
+        None,
+        |f| f,
     );
-    table(columns::timing(r), &r.functions[..n], None).render(out);
-    let rest: Vec<&Function> = r.functions[n..].iter().collect();
-    hidden_functions(&rest, out);
     let shown_rows = &r.functions[..n];
     if shown_rows.iter().any(|f| f.is_async && !f.span) {
         let _ = writeln!(

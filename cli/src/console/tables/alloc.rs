@@ -4,9 +4,9 @@ use hotpath_report::columns;
 use hotpath_report::format::{bytes, count};
 use hotpath_report::{ProfilerStatus, Report, Section};
 
-use super::{function_id, missing, Source, Table};
+use super::common::{function_id, missing, Source, Table};
 
-pub(super) fn memory(r: &Report, status: Option<&ProfilerStatus>) -> Table {
+pub(crate) fn memory(r: &Report, status: Option<&ProfilerStatus>) -> Table {
     // Percentiles of bytes per call are in the inspect pane: with them the table would
     // not fit 120 columns.
     let cols = columns::alloc(r);

@@ -4,9 +4,9 @@ use hotpath_report::columns;
 use hotpath_report::format::{duration, percent};
 use hotpath_report::{ProfilerStatus, Report, Section};
 
-use super::{function_id, missing, Source, Table};
+use super::common::{function_id, missing, Source, Table};
 
-pub(super) fn cpu(r: &Report, status: Option<&ProfilerStatus>) -> Table {
+pub(crate) fn cpu(r: &Report, status: Option<&ProfilerStatus>) -> Table {
     let cols = columns::cpu(r);
     let mut t = Table::new("cpu: CPU time and waiting per function", &cols, "CPU");
     let Some(info) = r.cpu.as_ref().filter(|_| r.has(Section::Cpu)) else {
@@ -49,7 +49,7 @@ pub(super) fn cpu(r: &Report, status: Option<&ProfilerStatus>) -> Table {
 
 /// The console's `Instructions` table: the `icount` section of a report read from a file
 /// (a live report has none: callgrind's counts are read at the end of the session).
-pub(super) fn icount(r: &Report, status: Option<&ProfilerStatus>) -> Table {
+pub(crate) fn icount(r: &Report, status: Option<&ProfilerStatus>) -> Table {
     let cols = columns::icount(r);
     let mut t = Table::new(
         "icount: instructions (Ir) per function under callgrind",

@@ -4,25 +4,25 @@ use hotpath_report::columns;
 use hotpath_report::format::percent;
 use hotpath_report::{ProfilerStatus, Report, Section};
 
-use super::{function_id, missing, Source, Table};
+use super::common::{function_id, missing, site_id, Source, Table};
 
-pub(super) fn io_streams(r: &Report, status: Option<&ProfilerStatus>) -> Table {
+pub(crate) fn io_streams(r: &Report, status: Option<&ProfilerStatus>) -> Table {
     let cols = columns::io_overview();
     let mut t = Table::new("io: operations per stream", &cols, "Bytes");
-    let rows = columns::io_rows(r);
-    if !r.has(Section::Io) || rows.is_empty() {
-        t.empty = Some(missing(
-            Section::Io,
-            status,
-            "no hotpath::io! wrapper has completed an operation so far",
-            "HOTPATH_REPORT leaves io out",
-        ));
+    let added = t.fill(
+        &cols,
+        &columns::io_rows(r),
+        r.has(Section::Io),
+        |i, (e, _)| {
+            (
+                site_id(&e.name, &e.file, e.line, &e.type_name),
+                Source::Io(i),
+            )
+        },
+        || no_io(status),
+    );
+    if !added {
         return t;
-    }
-    for (i, row) in rows.iter().enumerate() {
-        let e = row.0;
-        let id = format!("{}\0{}:{}\0{}", e.name, e.file, e.line, e.type_name);
-        t.push(&cols, id, Source::Io(i), row);
     }
     t.footer.push(
         "Rate, Avg: reads and writes together, timed ones only; Enter shows each direction".into(),
@@ -36,7 +36,7 @@ pub(super) fn io_streams(r: &Report, status: Option<&ProfilerStatus>) -> Table {
     t
 }
 
-pub(super) fn io_functions(r: &Report, status: Option<&ProfilerStatus>) -> Table {
+pub(crate) fn io_functions(r: &Report, status: Option<&ProfilerStatus>) -> Table {
     let cols = columns::io_functions();
     let mut t = Table::new(
         "io by function: made while it was the innermost measured function",
@@ -51,13 +51,18 @@ pub(super) fn io_functions(r: &Report, status: Option<&ProfilerStatus>) -> Table
         t.empty = Some(if r.has(Section::Io) {
             "no I/O was made inside a measured function so far".into()
         } else {
-            missing(
-                Section::Io,
-                status,
-                "no hotpath::io! wrapper has completed an operation so far",
-                "HOTPATH_REPORT leaves io out",
-            )
+            no_io(status)
         });
     }
     t
+}
+
+/// Why there is no `io` section.
+fn no_io(status: Option<&ProfilerStatus>) -> String {
+    missing(
+        Section::Io,
+        status,
+        "no hotpath::io! wrapper has completed an operation so far",
+        "HOTPATH_REPORT leaves io out",
+    )
 }

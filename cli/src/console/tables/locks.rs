@@ -4,28 +4,34 @@ use hotpath_report::columns;
 use hotpath_report::format::percent;
 use hotpath_report::{ProfilerStatus, Report, Section};
 
-use super::{function_id, missing, Source, Table};
+use super::common::{function_id, missing, site_id, Source, Table};
 
-pub(super) fn waits(r: &Report, status: Option<&ProfilerStatus>) -> Table {
+pub(crate) fn waits(r: &Report, status: Option<&ProfilerStatus>) -> Table {
     let cols = columns::waits(r);
     let mut t = Table::new("waits: where each function's own time went", &cols, "Other");
-    let rows = columns::waits_rows(r);
-    if rows.is_empty() {
-        t.empty = Some(missing(
-            Section::Waits,
-            status,
-            "no function has waited on a wrapped lock, channel, I/O, SQL or HTTP call so far",
-            "HOTPATH_REPORT leaves waits out",
-        ));
+    let added = t.fill(
+        &cols,
+        &columns::waits_rows(r),
+        true,
+        |_, (f, _)| {
+            let i = r
+                .functions
+                .iter()
+                .position(|g| std::ptr::eq(g, *f))
+                .unwrap_or(0);
+            (function_id(f), Source::Function(i))
+        },
+        || {
+            missing(
+                Section::Waits,
+                status,
+                "no function has waited on a wrapped lock, channel, I/O, SQL or HTTP call so far",
+                "HOTPATH_REPORT leaves waits out",
+            )
+        },
+    );
+    if !added {
         return t;
-    }
-    for row in &rows {
-        let i = r
-            .functions
-            .iter()
-            .position(|f| std::ptr::eq(f, row.0))
-            .unwrap_or(0);
-        t.push(&cols, function_id(row.0), Source::Function(i), row);
     }
     // The column most users look at first: the kind of waiting that dominates.
     t.default_sort = t
@@ -41,7 +47,11 @@ pub(super) fn waits(r: &Report, status: Option<&ProfilerStatus>) -> Table {
     t
 }
 
-fn sampling_note(t: &mut Table, rate: Option<f64>, sampled: bool) {
+/// The footer of a lock table: where the holders are, the sampling rate `rate` when under
+/// 1, and the legend of the values over a sample when a row has one (`sampled`).
+fn lock_footer(t: &mut Table, rate: Option<f64>, sampled: bool) {
+    t.footer
+        .push("Enter shows the functions that acquired, waited and held".into());
     if let Some(rate) = rate.filter(|r| *r < 1.0) {
         t.footer.push(format!(
             "{} of acquisitions timed, every one counted",
@@ -53,7 +63,7 @@ fn sampling_note(t: &mut Table, rate: Option<f64>, sampled: bool) {
     }
 }
 
-pub(super) fn mutexes(r: &Report, status: Option<&ProfilerStatus>) -> Table {
+pub(crate) fn mutexes(r: &Report, status: Option<&ProfilerStatus>) -> Table {
     let cols = columns::mutexes(r);
     let mut t = Table::new(
         "mutexes: acquisitions, waits and holds per lock",
@@ -61,22 +71,29 @@ pub(super) fn mutexes(r: &Report, status: Option<&ProfilerStatus>) -> Table {
         "Hold max",
     );
     let rows = columns::mutex_rows(r);
-    if !r.has(Section::Mutexes) || rows.is_empty() {
-        t.empty = Some(missing(
-            Section::Mutexes,
-            status,
-            "no hotpath::mutex! lock has been acquired so far",
-            "HOTPATH_REPORT leaves mutexes out",
-        ));
+    let added = t.fill(
+        &cols,
+        &rows,
+        r.has(Section::Mutexes),
+        |i, e| {
+            (
+                site_id(&e.name, &e.file, e.line, &e.type_name),
+                Source::Mutex(i),
+            )
+        },
+        || {
+            missing(
+                Section::Mutexes,
+                status,
+                "no hotpath::mutex! lock has been acquired so far",
+                "HOTPATH_REPORT leaves mutexes out",
+            )
+        },
+    );
+    if !added {
         return t;
     }
-    for (i, e) in rows.iter().enumerate() {
-        let id = format!("{}\0{}:{}\0{}", e.name, e.file, e.line, e.type_name);
-        t.push(&cols, id, Source::Mutex(i), e);
-    }
-    t.footer
-        .push("Enter shows the functions that acquired, waited and held".into());
-    sampling_note(
+    lock_footer(
         &mut t,
         r.mutexes_time_sampling_rate,
         columns::any_sampled(rows.iter().map(|e| &e.lock)),
@@ -84,7 +101,7 @@ pub(super) fn mutexes(r: &Report, status: Option<&ProfilerStatus>) -> Table {
     t
 }
 
-pub(super) fn rw_locks(r: &Report, status: Option<&ProfilerStatus>) -> Table {
+pub(crate) fn rw_locks(r: &Report, status: Option<&ProfilerStatus>) -> Table {
     let cols = columns::rw_locks(r);
     let mut t = Table::new(
         "rw_locks: acquisitions, waits and holds per lock and mode",
@@ -92,28 +109,32 @@ pub(super) fn rw_locks(r: &Report, status: Option<&ProfilerStatus>) -> Table {
         "Hold max",
     );
     let rows = columns::rw_lock_rows(r);
-    if !r.has(Section::RwLocks) || rows.is_empty() {
-        t.empty = Some(missing(
-            Section::RwLocks,
-            status,
-            "no hotpath::rw_lock! lock has been acquired so far",
-            "HOTPATH_REPORT leaves rw_locks out",
-        ));
+    let entries = r.rw_locks.as_deref().unwrap_or(&[]);
+    let added = t.fill(
+        &cols,
+        &rows,
+        r.has(Section::RwLocks),
+        |_, (e, mode, _)| {
+            let i = entries
+                .iter()
+                .position(|x| std::ptr::eq(x, *e))
+                .unwrap_or(0);
+            let id = site_id(&e.name, &e.file, e.line, &e.type_name);
+            (format!("{id}\0{mode}"), Source::RwLock(i, mode))
+        },
+        || {
+            missing(
+                Section::RwLocks,
+                status,
+                "no hotpath::rw_lock! lock has been acquired so far",
+                "HOTPATH_REPORT leaves rw_locks out",
+            )
+        },
+    );
+    if !added {
         return t;
     }
-    let entries = r.rw_locks.as_deref().unwrap_or(&[]);
-    for row in &rows {
-        let (e, mode, _) = row;
-        let i = entries
-            .iter()
-            .position(|x| std::ptr::eq(x, *e))
-            .unwrap_or(0);
-        let id = format!("{}\0{}:{}\0{}\0{mode}", e.name, e.file, e.line, e.type_name);
-        t.push(&cols, id, Source::RwLock(i, mode), row);
-    }
-    t.footer
-        .push("Enter shows the functions that acquired, waited and held".into());
-    sampling_note(
+    lock_footer(
         &mut t,
         r.rw_locks_time_sampling_rate,
         columns::any_sampled(rows.iter().map(|(_, _, m)| *m)),
@@ -121,25 +142,26 @@ pub(super) fn rw_locks(r: &Report, status: Option<&ProfilerStatus>) -> Table {
     t
 }
 
-pub(super) fn debug(r: &Report, status: Option<&ProfilerStatus>) -> Table {
+pub(crate) fn debug(r: &Report, status: Option<&ProfilerStatus>) -> Table {
     let cols = columns::debug();
     let mut t = Table::new(
         "debug: last values of dbg!, val! and gauge!",
         &cols,
         "Key/Expr",
     );
-    let rows = r.debug.as_deref().unwrap_or(&[]);
-    if !r.has(Section::Debug) || rows.is_empty() {
-        t.empty = Some(missing(
-            Section::Debug,
-            status,
-            "no hotpath::dbg!, val! or gauge! has been updated so far",
-            "HOTPATH_REPORT leaves debug out",
-        ));
-        return t;
-    }
-    for (i, d) in rows.iter().enumerate() {
-        t.push(&cols, format!("{}\0{}", d.kind, d.key), Source::Debug(i), d);
-    }
+    t.fill(
+        &cols,
+        r.debug.as_deref().unwrap_or(&[]),
+        r.has(Section::Debug),
+        |i, d| (format!("{}\0{}", d.kind, d.key), Source::Debug(i)),
+        || {
+            missing(
+                Section::Debug,
+                status,
+                "no hotpath::dbg!, val! or gauge! has been updated so far",
+                "HOTPATH_REPORT leaves debug out",
+            )
+        },
+    );
     t
 }

@@ -3,33 +3,33 @@
 use hotpath_report::columns;
 use hotpath_report::{ProfilerStatus, Report, Section};
 
-use super::{missing, Source, Table};
+use super::common::{missing, Source, Table};
 
-pub(super) fn sql(r: &Report, status: Option<&ProfilerStatus>) -> Table {
+pub(crate) fn sql(r: &Report, status: Option<&ProfilerStatus>) -> Table {
     let cols = columns::sql(r);
     let mut t = Table::new(
         "sql: queries per normalised query and issuing function",
         &cols,
         "Total",
     );
-    let rows = columns::sql_rows(r);
-    if rows.is_empty() {
-        t.empty = Some(missing(
-            Section::Sql,
-            status,
-            "no SQL query recorded so far",
-            "HOTPATH_REPORT leaves sql out",
-        ));
-        return t;
-    }
-    for (i, e) in rows.iter().enumerate() {
-        let id = format!("{}\u{0}{}", e.query, e.source.as_deref().unwrap_or(""));
-        t.push(&cols, id, Source::Sql(i), e);
-    }
+    t.fill(
+        &cols,
+        &columns::sql_rows(r),
+        true,
+        |i, e| (source_id(&e.query, &e.source), Source::Sql(i)),
+        || {
+            missing(
+                Section::Sql,
+                status,
+                "no SQL query recorded so far",
+                "HOTPATH_REPORT leaves sql out",
+            )
+        },
+    );
     t
 }
 
-pub(super) fn http(r: &Report, status: Option<&ProfilerStatus>) -> Table {
+pub(crate) fn http(r: &Report, status: Option<&ProfilerStatus>) -> Table {
     let cols = columns::http(r);
     let mut t = Table::new(
         "http: client requests per endpoint and calling function",
@@ -37,61 +37,67 @@ pub(super) fn http(r: &Report, status: Option<&ProfilerStatus>) -> Table {
         "Total",
     );
     let rows: Vec<_> = r.http.as_deref().unwrap_or(&[]).iter().collect();
-    if rows.is_empty() {
-        t.empty = Some(missing(
-            Section::Http,
-            status,
-            "no HTTP client request recorded so far",
-            "HOTPATH_REPORT leaves http out",
-        ));
-        return t;
-    }
-    for (i, e) in rows.iter().enumerate() {
-        let id = format!("{}\u{0}{}", e.endpoint, e.source.as_deref().unwrap_or(""));
-        t.push(&cols, id, Source::Http(i), e);
-    }
+    t.fill(
+        &cols,
+        &rows,
+        true,
+        |i, e| (source_id(&e.endpoint, &e.source), Source::Http(i)),
+        || {
+            missing(
+                Section::Http,
+                status,
+                "no HTTP client request recorded so far",
+                "HOTPATH_REPORT leaves http out",
+            )
+        },
+    );
     t
 }
 
-pub(super) fn server(r: &Report, status: Option<&ProfilerStatus>) -> Table {
+pub(crate) fn server(r: &Report, status: Option<&ProfilerStatus>) -> Table {
     let cols = columns::server(r);
     let mut t = Table::new("server: requests per route", &cols, "Calls");
     let rows: Vec<_> = r.server.as_deref().unwrap_or(&[]).iter().collect();
-    if rows.is_empty() {
-        t.empty = Some(missing(
-            Section::Server,
-            status,
-            "no request served so far",
-            "HOTPATH_REPORT leaves server out",
-        ));
-        return t;
-    }
-    for (i, e) in rows.iter().enumerate() {
-        t.push(&cols, e.route.clone(), Source::Server(i), e);
-    }
+    t.fill(
+        &cols,
+        &rows,
+        true,
+        |i, e| (e.route.clone(), Source::Server(i)),
+        || {
+            missing(
+                Section::Server,
+                status,
+                "no request served so far",
+                "HOTPATH_REPORT leaves server out",
+            )
+        },
+    );
     t
 }
 
-pub(super) fn tokio(r: &Report, status: Option<&ProfilerStatus>) -> Table {
+pub(crate) fn tokio(r: &Report, status: Option<&ProfilerStatus>) -> Table {
     let cols = columns::tokio(r);
     let mut t = Table::new(
         "tokio: busy time and parks per runtime worker",
         &cols,
         "Busy",
     );
-    let rows = columns::tokio_rows(r);
-    if rows.is_empty() {
-        t.empty = Some(missing(
-            Section::Tokio,
-            status,
-            "no runtime registered with tokio_runtime! so far",
-            "HOTPATH_REPORT leaves tokio out",
-        ));
+    let added = t.fill(
+        &cols,
+        &columns::tokio_rows(r),
+        true,
+        |i, (rt, w)| (format!("{}\u{0}{}", rt.name(), w.index), Source::Tokio(i)),
+        || {
+            missing(
+                Section::Tokio,
+                status,
+                "no runtime registered with tokio_runtime! so far",
+                "HOTPATH_REPORT leaves tokio out",
+            )
+        },
+    );
+    if !added {
         return t;
-    }
-    for (i, row) in rows.iter().enumerate() {
-        let id = format!("{}\u{0}{}", row.0.name(), row.1.index);
-        t.push(&cols, id, Source::Tokio(i), row);
     }
     for rt in r.tokio.as_deref().unwrap_or(&[]) {
         t.footer.push(format!(
@@ -105,4 +111,9 @@ pub(super) fn tokio(r: &Report, status: Option<&ProfilerStatus>) -> Table {
         ));
     }
     t
+}
+
+/// The id of a SQL or HTTP row: its query or endpoint and the function that issued it.
+fn source_id(key: &str, source: &Option<String>) -> String {
+    format!("{key}\u{0}{}", source.as_deref().unwrap_or(""))
 }

@@ -3,11 +3,11 @@
 use hotpath_report::columns;
 use hotpath_report::{ProfilerStatus, Report, Section};
 
-use super::{Source, Table};
+use super::common::{Source, Table};
 
 /// The tree, depth first (sorted by the Path column); another column sorts the paths
 /// as a flat list.
-pub(super) fn stacks(r: &Report, status: Option<&ProfilerStatus>) -> Table {
+pub(crate) fn stacks(r: &Report, status: Option<&ProfilerStatus>) -> Table {
     let cols = columns::stacks(r);
     let mut t = Table::new("stacks: calls and time per path (tree)", &cols, "Path");
     let rows = columns::stack_rows(r);

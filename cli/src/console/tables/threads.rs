@@ -4,9 +4,9 @@ use hotpath_report::columns;
 use hotpath_report::format::bytes;
 use hotpath_report::{ProfilerStatus, Report, Section};
 
-use super::{Source, Table};
+use super::common::{Source, Table};
 
-pub(super) fn threads(r: &Report, status: Option<&ProfilerStatus>) -> Table {
+pub(crate) fn threads(r: &Report, status: Option<&ProfilerStatus>) -> Table {
     let rows = r.threads.as_deref().unwrap_or(&[]);
     let cols = columns::threads(rows);
     let mut t = Table::new("threads: per thread", &cols, "CPU");

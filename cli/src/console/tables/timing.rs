@@ -4,10 +4,10 @@ use hotpath_report::columns;
 use hotpath_report::format::{count, duration, percent};
 use hotpath_report::Report;
 
-use super::{dash, function_id, Key, Source, Table};
+use super::common::{dash, function_id, Key, Source, Table};
 use crate::console::trend::{sparkline, Trend, WINDOW};
 
-pub(super) fn timing(r: &Report, trend: &Trend) -> Table {
+pub(crate) fn timing(r: &Report, trend: &Trend) -> Table {
     let cols = columns::timing(r);
     let mut t = Table::new("timing: wall time per function", &cols, "Total");
     for (i, f) in r.functions.iter().enumerate() {

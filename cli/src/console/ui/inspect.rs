@@ -14,12 +14,12 @@ use ratatui::text::{Line, Span, Text};
 use ratatui::widgets::{Block, Cell, Paragraph, Row, Table, Wrap};
 use ratatui::Frame;
 
-use super::GAP;
+use super::layout::GAP;
 use crate::console::app::App;
 use crate::console::tables::Source;
 
 /// Lines the inspect pane needs for the selected row, without its border.
-pub(super) fn inspect_lines(app: &App) -> Option<usize> {
+pub(crate) fn inspect_lines(app: &App) -> Option<usize> {
     let (snap, _) = app.snapshot()?;
     let r = &snap.report;
     let source = app.selected_source()?;
@@ -42,7 +42,7 @@ pub(super) fn inspect_lines(app: &App) -> Option<usize> {
 }
 
 /// Draws the inspect pane of the selected row in `area`.
-pub(super) fn draw_inspect(frame: &mut Frame, area: Rect, app: &App) {
+pub(crate) fn draw_inspect(frame: &mut Frame, area: Rect, app: &App) {
     let (Some((snap, _)), Some(source)) = (app.snapshot(), app.selected_source()) else {
         return;
     };

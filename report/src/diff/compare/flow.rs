@@ -5,13 +5,13 @@ use std::collections::HashMap;
 use crate::format::count;
 use crate::Report;
 
-use super::{typed_names, Compare, Matching, Unpaired};
-use crate::diff::{Metric, RowKey, Unmatched, Value};
+use super::{ints, opt_ints, typed_names, Compare, Matching, Unpaired};
+use crate::diff::{Metric, RowKey, Unmatched};
 
 impl Compare {
     /// Compares the channel, stream and future entries both reports have; returns the
     /// rows only in HEAD and only in BASE.
-    pub(super) fn flow(&mut self, base: &Report, head: &Report) -> Unpaired {
+    pub(crate) fn flow(&mut self, base: &Report, head: &Report) -> Unpaired {
         let (b, h) = (flow_rows(base), flow_rows(head));
         let m = Matching::new(&b, &h, |e: &FlowRow| {
             (e.what, e.name.clone(), e.type_name.clone())
@@ -28,33 +28,17 @@ impl Compare {
     }
 
     fn flow_entry(&mut self, key: &RowKey, shown: &str, b: &FlowRow, h: &FlowRow) {
+        // Only the means are per message, instance or call.
+        self.per_call_weight = b.weight.max(h.weight).max(1);
+        let mut push = |metric, v| self.push(key.clone(), shown, metric, v);
         for ((name, bv), (_, hv)) in b.counts.iter().zip(&h.counts) {
-            self.push(
-                key.clone(),
-                shown,
-                Metric::FlowCount(name),
-                Some(Value::Int(*bv)),
-                Some(Value::Int(*hv)),
-            );
+            push(Metric::FlowCount(name), ints(*bv, *hv));
         }
         for ((name, bv), (_, hv)) in b.totals.iter().zip(&h.totals) {
-            self.push(
-                key.clone(),
-                shown,
-                Metric::FlowTime(name),
-                bv.map(Value::Int),
-                hv.map(Value::Int),
-            );
+            push(Metric::FlowTime(name), opt_ints(*bv, *hv));
         }
-        self.per_call_weight = b.weight.max(h.weight).max(1);
         for ((name, bv), (_, hv)) in b.means.iter().zip(&h.means) {
-            self.push(
-                key.clone(),
-                shown,
-                Metric::FlowAvg(name),
-                bv.map(Value::Int),
-                hv.map(Value::Int),
-            );
+            push(Metric::FlowAvg(name), opt_ints(*bv, *hv));
         }
     }
 }

@@ -6,13 +6,13 @@ use std::collections::HashMap;
 use crate::format::{count, duration};
 use crate::{Function, Report};
 
-use super::{numbered, Compare, Matching, Unpaired};
+use super::{dist_sides, ints, numbered, sides, Compare, Matching, Unpaired};
 use crate::diff::{Metric, RowKey, Unmatched, Value};
 
 impl Compare {
     /// Compares the functions both reports have, and their waits; returns the rows only
     /// in HEAD and only in BASE.
-    pub(super) fn functions(&mut self, base: &Report, head: &Report) -> Unpaired {
+    pub(crate) fn functions(&mut self, base: &Report, head: &Report) -> Unpaired {
         let (b, h) = (&base.functions, &head.functions);
         let m = Matching::new(b, h, |f: &Function| (f.name.clone(), f.label.clone()));
         let shown = shown_functions(&m.keys);
@@ -30,84 +30,45 @@ impl Compare {
         self.per_call_weight = b.calls.max(h.calls).max(1);
         let (percentiles, alloc, cpu, icount) =
             (self.percentiles.clone(), self.alloc, self.cpu, self.icount);
-        let int = |v: u64| Some(Value::Int(v));
-        let mut push = |metric, bv, hv| self.push(key.clone(), shown, metric, bv, hv);
-        push(Metric::Calls, int(b.calls), int(h.calls));
-        let (bw, hw) = (b.wall_ns.as_ref(), h.wall_ns.as_ref());
-        push(
-            Metric::Total,
-            bw.map(|w| Value::Int(w.total)),
-            hw.map(|w| Value::Int(w.total)),
-        );
+        let mut push = |metric, v| self.push(key.clone(), shown, metric, v);
+        push(Metric::Calls, ints(b.calls, h.calls));
+        let wall = (b.wall_ns.as_ref(), h.wall_ns.as_ref());
+        push(Metric::Total, sides(wall, |w| Value::Int(w.total)));
         // A quantity equal to the total in both reports says nothing the total does not:
         // self time without measured children, and every per-call time of a function
         // called once on both sides.
         let no_children = |w: &crate::WallNs| w.self_ == w.total;
-        if !(bw.is_some_and(no_children) && hw.is_some_and(no_children)) {
-            push(
-                Metric::SelfTime,
-                bw.map(|w| Value::Int(w.self_)),
-                hw.map(|w| Value::Int(w.self_)),
-            );
+        if !(wall.0.is_some_and(no_children) && wall.1.is_some_and(no_children)) {
+            push(Metric::SelfTime, sides(wall, |w| Value::Int(w.self_)));
         }
         let once = |f: &Function| f.calls <= 1;
-        if !(once(b) && once(h) && bw.is_some() && hw.is_some()) {
-            push(
-                Metric::Avg,
-                bw.map(|w| Value::Int(w.mean)),
-                hw.map(|w| Value::Int(w.mean)),
-            );
-            for p in &percentiles {
-                push(
-                    Metric::Percentile(*p),
-                    bw.and_then(|w| w.percentiles.get(*p)).map(Value::Int),
-                    hw.and_then(|w| w.percentiles.get(*p)).map(Value::Int),
-                );
+        if !(once(b) && once(h) && wall.0.is_some() && wall.1.is_some()) {
+            for (metric, v) in dist_sides(&percentiles, wall) {
+                push(metric, v);
             }
         }
         if cpu {
-            push(
-                Metric::Cpu,
-                b.cpu.as_ref().map(|c| Value::Int(c.cpu_ns)),
-                h.cpu.as_ref().map(|c| Value::Int(c.cpu_ns)),
-            );
+            let cpu = (b.cpu.as_ref(), h.cpu.as_ref());
+            push(Metric::Cpu, sides(cpu, |c| Value::Int(c.cpu_ns)));
         }
         if icount {
             // Exact: callgrind counts the same instructions in every run of the same
             // program, so any difference is a change of the code or its input.
-            let (bi, hi) = (b.icount.as_ref(), h.icount.as_ref());
-            push(
-                Metric::Icount,
-                bi.map(|c| Value::Int(c.inclusive)),
-                hi.map(|c| Value::Int(c.inclusive)),
-            );
-            push(
-                Metric::IcountSelf,
-                bi.map(|c| Value::Int(c.self_)),
-                hi.map(|c| Value::Int(c.self_)),
-            );
+            let icount = (b.icount.as_ref(), h.icount.as_ref());
+            push(Metric::Icount, sides(icount, |c| Value::Int(c.inclusive)));
+            push(Metric::IcountSelf, sides(icount, |c| Value::Int(c.self_)));
         }
         if alloc {
-            let (ba, ha) = (b.alloc.as_ref(), h.alloc.as_ref());
-            push(
-                Metric::Allocs,
-                ba.map(|a| Value::Int(a.count)),
-                ha.map(|a| Value::Int(a.count)),
-            );
-            push(
-                Metric::AllocBytes,
-                ba.map(|a| Value::Int(a.bytes)),
-                ha.map(|a| Value::Int(a.bytes)),
-            );
+            let alloc = (b.alloc.as_ref(), h.alloc.as_ref());
+            push(Metric::Allocs, sides(alloc, |a| Value::Int(a.count)));
+            push(Metric::AllocBytes, sides(alloc, |a| Value::Int(a.bytes)));
             push(
                 Metric::AllocsPerCall,
-                ba.map(|a| Value::Real(a.per_call_count)),
-                ha.map(|a| Value::Real(a.per_call_count)),
+                sides(alloc, |a| Value::Real(a.per_call_count)),
             );
             push(
                 Metric::BytesPerCall,
-                ba.map(|a| Value::Int(a.per_call_bytes)),
-                ha.map(|a| Value::Int(a.per_call_bytes)),
+                sides(alloc, |a| Value::Int(a.per_call_bytes)),
             );
         }
     }

@@ -6,13 +6,13 @@ use std::collections::HashMap;
 use crate::format::{bytes, count};
 use crate::{IoEntry, Report};
 
-use super::{typed_names, Compare, Matching, Unpaired};
-use crate::diff::{Direction, Metric, RowKey, Unmatched, Value};
+use super::{ints, opt_ints, typed_names, Compare, Matching, Unpaired};
+use crate::diff::{Direction, Metric, RowKey, Unmatched};
 
 impl Compare {
     /// Compares the `io!` entries both reports have; returns the rows only in HEAD and
     /// only in BASE.
-    pub(super) fn io(&mut self, base: &Report, head: &Report) -> Unpaired {
+    pub(crate) fn io(&mut self, base: &Report, head: &Report) -> Unpaired {
         let (b, h) = (
             base.io.as_deref().unwrap_or(&[]),
             head.io.as_deref().unwrap_or(&[]),
@@ -36,18 +36,13 @@ impl Compare {
                 continue;
             }
             self.per_call_weight = bd.ops.max(hd.ops).max(1);
-            let mut push = |metric, bv, hv| self.push(key.clone(), shown, metric, bv, hv);
-            let int = |v: u64| Some(Value::Int(v));
-            push(Metric::IoOps(dir), int(bd.ops), int(hd.ops));
+            let mut push = |metric, v| self.push(key.clone(), shown, metric, v);
+            push(Metric::IoOps(dir), ints(bd.ops, hd.ops));
             if dir.moves_bytes() {
-                push(Metric::IoBytes(dir), int(bd.bytes), int(hd.bytes));
+                push(Metric::IoBytes(dir), ints(bd.bytes, hd.bytes));
             }
-            push(Metric::IoErrors(dir), int(bd.errors), int(hd.errors));
-            push(
-                Metric::IoAvg(dir),
-                bd.mean_ns.map(Value::Int),
-                hd.mean_ns.map(Value::Int),
-            );
+            push(Metric::IoErrors(dir), ints(bd.errors, hd.errors));
+            push(Metric::IoAvg(dir), opt_ints(bd.mean_ns, hd.mean_ns));
         }
     }
 }

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use crate::format::count;
 use crate::{Function, LockMode, Report};
 
-use super::{numbered, Compare, Matching, Unpaired};
+use super::{ints, numbered, sides, Compare, Matching, Unpaired};
 use crate::diff::{Metric, RowKey, Unmatched, Value};
 
 /// One mode of one lock site as compared: `(kind, name, type_name, mode)`.
@@ -49,7 +49,7 @@ fn shown((kind, name, _, mode): &LockId, nth: usize) -> String {
 impl Compare {
     /// Compares the lock modes both reports have; returns the rows only in HEAD and
     /// only in BASE.
-    pub(super) fn locks(&mut self, base: &Report, head: &Report) -> Unpaired {
+    pub(crate) fn locks(&mut self, base: &Report, head: &Report) -> Unpaired {
         let (b, h) = (lock_rows(base), lock_rows(head));
         let m = Matching::new(&b, &h, |(id, _)| id.clone());
         for (bi, hi) in &m.pairs {
@@ -58,24 +58,16 @@ impl Compare {
             let (id, nth) = &m.head[*hi];
             let shown = shown(id, *nth);
             self.per_call_weight = bm.acquisitions.max(hm.acquisitions).max(1);
-            let int = |v: u64| Some(Value::Int(v));
-            let mut push = |metric, bv, hv| self.push(key.clone(), &shown, metric, bv, hv);
+            let mut push = |metric, v| self.push(key.clone(), &shown, metric, v);
             push(
                 Metric::LockAcquisitions,
-                int(bm.acquisitions),
-                int(hm.acquisitions),
+                ints(bm.acquisitions, hm.acquisitions),
             );
-            push(Metric::LockContended, int(bm.contended), int(hm.contended));
-            push(
-                Metric::LockWait,
-                bm.wait_ns.as_ref().map(|d| Value::Int(d.total)),
-                hm.wait_ns.as_ref().map(|d| Value::Int(d.total)),
-            );
-            push(
-                Metric::LockHoldAvg,
-                bm.hold_ns.as_ref().map(|d| Value::Int(d.mean)),
-                hm.hold_ns.as_ref().map(|d| Value::Int(d.mean)),
-            );
+            push(Metric::LockContended, ints(bm.contended, hm.contended));
+            let wait = (bm.wait_ns.as_ref(), hm.wait_ns.as_ref());
+            push(Metric::LockWait, sides(wait, |d| Value::Int(d.total)));
+            let hold = (bm.hold_ns.as_ref(), hm.hold_ns.as_ref());
+            push(Metric::LockHoldAvg, sides(hold, |d| Value::Int(d.mean)));
         }
         m.unmatched(&b, &h, |(id, nth), (_, m)| Unmatched {
             row: lock_key(id.clone(), *nth),
@@ -89,7 +81,7 @@ impl Compare {
     }
 
     /// The waits of a function in both reports, per kind that either report shows.
-    pub(super) fn waits(&mut self, key: &RowKey, shown: &str, b: &Function, h: &Function) {
+    pub(crate) fn waits(&mut self, key: &RowKey, shown: &str, b: &Function, h: &Function) {
         let (Some(bw), Some(hw)) = (&b.waits, &h.waits) else {
             return;
         };
@@ -102,13 +94,7 @@ impl Compare {
         for (kind, _) in bw.kinds() {
             let (bv, hv) = kinds[kind];
             if bv + hv > 0 {
-                self.push(
-                    key.clone(),
-                    shown,
-                    Metric::Wait(kind),
-                    Some(Value::Int(bv)),
-                    Some(Value::Int(hv)),
-                );
+                self.push(key.clone(), shown, Metric::Wait(kind), ints(bv, hv));
             }
         }
     }

@@ -5,10 +5,8 @@ use crate::{percentile_label, Report, Section};
 
 use crate::diff::percent_label;
 
-use super::counted;
-
 /// What differs in how the two reports were made, then each report's own notes.
-pub(super) fn notes(base: &Report, head: &Report, compared: &[f64]) -> Vec<String> {
+pub(crate) fn notes(base: &Report, head: &Report, compared: &[f64]) -> Vec<String> {
     let mut out = Vec::new();
     if base.caller != head.caller {
         out.push(format!(
@@ -126,4 +124,10 @@ pub(super) fn notes(base: &Report, head: &Report, compared: &[f64]) -> Vec<Strin
         out.push(format!("head report: {n}"));
     }
     out
+}
+
+/// Whether callgrind counted the report's instructions: it ran under valgrind, where
+/// nothing is timed but the elapsed time, which is valgrind's and not the program's.
+pub(crate) fn counted(r: &Report) -> bool {
+    r.icount.as_ref().is_some_and(|i| i.unavailable.is_none())
 }

@@ -4,8 +4,8 @@
 use crate::format::{count, duration};
 use crate::{Dist, Report};
 
-use super::{numbered, Compare, Matching, Unpaired};
-use crate::diff::{Metric, RowKey, Unmatched, Value};
+use super::{dist_sides, ints, numbered, Compare, Matching, Unpaired};
+use crate::diff::{Metric, RowKey, Unmatched};
 
 /// One row as compared: `(section, key, source)` and its numbers.
 type Id = (&'static str, String, Option<String>);
@@ -83,7 +83,7 @@ fn shown((section, key, source): &Id, nth: usize) -> String {
 impl Compare {
     /// Compares the SQL, HTTP and server rows both reports have; returns the rows only
     /// in HEAD and only in BASE.
-    pub(super) fn service(&mut self, base: &Report, head: &Report) -> Unpaired {
+    pub(crate) fn service(&mut self, base: &Report, head: &Report) -> Unpaired {
         let (b, h) = (rows(base), rows(head));
         let m = Matching::new(&b, &h, |(id, _)| id.clone());
         for (bi, hi) in &m.pairs {
@@ -92,39 +92,15 @@ impl Compare {
             let (id, nth) = &m.head[*hi];
             let shown = shown(id, *nth);
             self.per_call_weight = br.calls.max(hr.calls).max(1);
-            let int = |v: u64| Some(Value::Int(v));
-            self.push(
-                row.clone(),
-                &shown,
-                Metric::Calls,
-                int(br.calls),
-                int(hr.calls),
-            );
+            let percentiles = self.percentiles.clone();
+            let mut push = |metric, v| self.push(row.clone(), &shown, metric, v);
+            push(Metric::Calls, ints(br.calls, hr.calls));
             if let (Some(be), Some(he)) = (br.errors, hr.errors) {
-                self.push(row.clone(), &shown, Metric::Errors, int(be), int(he));
+                push(Metric::Errors, ints(be, he));
             }
-            self.push(
-                row.clone(),
-                &shown,
-                Metric::Total,
-                int(br.time.total),
-                int(hr.time.total),
-            );
-            self.push(
-                row.clone(),
-                &shown,
-                Metric::Avg,
-                int(br.time.mean),
-                int(hr.time.mean),
-            );
-            for p in self.percentiles.clone() {
-                self.push(
-                    row.clone(),
-                    &shown,
-                    Metric::Percentile(p),
-                    br.time.percentiles.get(p).map(Value::Int),
-                    hr.time.percentiles.get(p).map(Value::Int),
-                );
+            push(Metric::Total, ints(br.time.total, hr.time.total));
+            for (metric, v) in dist_sides(&percentiles, (Some(br.time), Some(hr.time))) {
+                push(metric, v);
             }
         }
         m.unmatched(&b, &h, |(id, nth), (_, r)| Unmatched {
