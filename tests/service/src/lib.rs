@@ -189,3 +189,18 @@ pub fn assert_same_log(what: &str, plain: &str, wrapped: &str) {
         }
     );
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_differing_log_fails_with_the_lines_that_differ() {
+        super::assert_same_log("same", "a\nb\n", "a\nb\n");
+        let failed = std::panic::catch_unwind(|| {
+            super::assert_same_log("log", "a\nb\nc\n", "a\nB\nc\n");
+        })
+        .unwrap_err();
+        let text = failed.downcast_ref::<String>().unwrap();
+        assert!(text.starts_with("log: the wrapped run's log differs"), "{text}");
+        assert!(text.contains("\n-b\n+B\n"), "{text}");
+    }
+}
