@@ -185,7 +185,10 @@ pub(crate) fn finish(s: Start, status: Option<u16>) -> Option<BodyRec> {
     })
 }
 
-#[cfg(all(feature = "hotpath", any(feature = "reqwest-0-12", feature = "reqwest-0-13")))]
+#[cfg(all(
+    feature = "hotpath",
+    any(feature = "reqwest-0-12", feature = "reqwest-0-13")
+))]
 pin_project_lite::pin_project! {
     /// A response body that records the end of its request's body (body timing).
     struct TimedBody<B> {
@@ -195,7 +198,10 @@ pin_project_lite::pin_project! {
     }
 }
 
-#[cfg(all(feature = "hotpath", any(feature = "reqwest-0-12", feature = "reqwest-0-13")))]
+#[cfg(all(
+    feature = "hotpath",
+    any(feature = "reqwest-0-12", feature = "reqwest-0-13")
+))]
 impl<B: http_body::Body> http_body::Body for TimedBody<B> {
     type Data = B::Data;
     type Error = B::Error;
@@ -231,7 +237,10 @@ impl<B: http_body::Body> http_body::Body for TimedBody<B> {
 }
 
 /// Runs `f` as the profiler's work: its allocations are not charged to the program.
-#[cfg(all(feature = "hotpath", any(feature = "reqwest-0-12", feature = "reqwest-0-13")))]
+#[cfg(all(
+    feature = "hotpath",
+    any(feature = "reqwest-0-12", feature = "reqwest-0-13")
+))]
 #[inline]
 fn internal<R>(f: impl FnOnce() -> R) -> R {
     hotpath_core::internal(f)
@@ -241,17 +250,26 @@ fn internal<R>(f: impl FnOnce() -> R) -> R {
 /// it): freed under [`internal`] as soon as the future completes, when only the box is
 /// left to free. Dropped before it completes, the future is dropped as usual, in the
 /// program's time (what it held is the program's), its box with it.
-#[cfg(all(feature = "hotpath", any(feature = "reqwest-0-12", feature = "reqwest-0-13")))]
+#[cfg(all(
+    feature = "hotpath",
+    any(feature = "reqwest-0-12", feature = "reqwest-0-13")
+))]
 struct Internal<F: ?Sized>(Option<std::pin::Pin<Box<F>>>);
 
-#[cfg(all(feature = "hotpath", any(feature = "reqwest-0-12", feature = "reqwest-0-13")))]
+#[cfg(all(
+    feature = "hotpath",
+    any(feature = "reqwest-0-12", feature = "reqwest-0-13")
+))]
 impl<F: std::future::Future + ?Sized> Internal<F> {
     fn new(f: std::pin::Pin<Box<F>>) -> Self {
         Internal(Some(f))
     }
 }
 
-#[cfg(all(feature = "hotpath", any(feature = "reqwest-0-12", feature = "reqwest-0-13")))]
+#[cfg(all(
+    feature = "hotpath",
+    any(feature = "reqwest-0-12", feature = "reqwest-0-13")
+))]
 impl<F: std::future::Future + ?Sized> std::future::Future for Internal<F> {
     type Output = F::Output;
 
@@ -270,7 +288,10 @@ impl<F: std::future::Future + ?Sized> std::future::Future for Internal<F> {
     }
 }
 
-#[cfg(all(feature = "hotpath", any(feature = "reqwest-0-12", feature = "reqwest-0-13")))]
+#[cfg(all(
+    feature = "hotpath",
+    any(feature = "reqwest-0-12", feature = "reqwest-0-13")
+))]
 macro_rules! reqwest_middleware_impl {
     ($modname:ident, $reqwest:ident, $mw:ident) => {
         pub mod $modname {

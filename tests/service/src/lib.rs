@@ -200,7 +200,10 @@ mod tests {
         })
         .unwrap_err();
         let text = failed.downcast_ref::<String>().unwrap();
-        assert!(text.starts_with("log: the wrapped run's log differs"), "{text}");
+        assert!(
+            text.starts_with("log: the wrapped run's log differs"),
+            "{text}"
+        );
         assert!(text.contains("\n-b\n+B\n"), "{text}");
     }
 }
