@@ -38,7 +38,8 @@ impl HotpathGuardBuilder {
     }
 
     /// Percentile columns, each in `0..=100` (0 is the minimum, 100 the maximum); sorted,
-    /// deduplicated, at most 10. Values out of range are dropped with a warning.
+    /// deduplicated, at most 10. Values out of range are dropped with a warning. Default
+    /// `[50, 95, 99]`.
     #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
     pub fn percentiles(mut self, percentiles: &[f64]) -> Self {
         #[cfg(feature = "hotpath")]

@@ -26,7 +26,10 @@
 //! program's allocations. `ReqwestHttpMiddleware` added to a program's own stack leaves
 //! that box to the program, as it would be without hotpath.
 //!
-//! Without the `hotpath` feature the middleware only forwards the request.
+//! Without the `hotpath` feature only ureq's middleware is here, and it only forwards the
+//! request: reqwest's needs reqwest-middleware, which is built with `hotpath` alone (and
+//! `http!` is then the client itself), so the timing helpers below go unused.
+#![cfg_attr(not(feature = "hotpath"), allow(dead_code))]
 
 /// A request in progress: its endpoint's site (looked up before the request is sent,
 /// from the request's parts, so that nothing of the request is copied), its source and
@@ -41,7 +44,6 @@ pub(crate) struct Start {
 }
 
 /// The parts of a request's URL a key is made of (never the query string).
-#[cfg_attr(not(feature = "hotpath"), allow(dead_code))]
 pub(crate) struct Target<'a> {
     pub method: &'a str,
     pub host: &'a str,
@@ -100,10 +102,6 @@ pub(crate) fn finish(_: Start, _: Option<u16>) -> Option<BodyRec> {
 
 /// A response whose body's end is still to come (nothing without `hotpath`).
 #[cfg(not(feature = "hotpath"))]
-#[cfg_attr(
-    not(any(feature = "reqwest-0-12", feature = "reqwest-0-13")),
-    allow(dead_code)
-)]
 pub(crate) struct BodyRec(());
 
 /// A response whose body's end is still to come: its site and start, and who reads it.
@@ -187,7 +185,10 @@ pub(crate) fn finish(s: Start, status: Option<u16>) -> Option<BodyRec> {
     })
 }
 
-#[cfg(any(feature = "reqwest-0-12", feature = "reqwest-0-13"))]
+#[cfg(all(
+    feature = "hotpath",
+    any(feature = "reqwest-0-12", feature = "reqwest-0-13")
+))]
 pin_project_lite::pin_project! {
     /// A response body that records the end of its request's body (body timing).
     struct TimedBody<B> {
@@ -197,7 +198,10 @@ pin_project_lite::pin_project! {
     }
 }
 
-#[cfg(any(feature = "reqwest-0-12", feature = "reqwest-0-13"))]
+#[cfg(all(
+    feature = "hotpath",
+    any(feature = "reqwest-0-12", feature = "reqwest-0-13")
+))]
 impl<B: http_body::Body> http_body::Body for TimedBody<B> {
     type Data = B::Data;
     type Error = B::Error;
@@ -233,34 +237,39 @@ impl<B: http_body::Body> http_body::Body for TimedBody<B> {
 }
 
 /// Runs `f` as the profiler's work: its allocations are not charged to the program.
-#[cfg(any(feature = "reqwest-0-12", feature = "reqwest-0-13"))]
+#[cfg(all(
+    feature = "hotpath",
+    any(feature = "reqwest-0-12", feature = "reqwest-0-13")
+))]
 #[inline]
 fn internal<R>(f: impl FnOnce() -> R) -> R {
-    #[cfg(feature = "hotpath")]
-    {
-        hotpath_core::internal(f)
-    }
-    #[cfg(not(feature = "hotpath"))]
-    {
-        f()
-    }
+    hotpath_core::internal(f)
 }
 
 /// A boxed future whose box is the profiler's (allocated under [`internal`] by who made
 /// it): freed under [`internal`] as soon as the future completes, when only the box is
 /// left to free. Dropped before it completes, the future is dropped as usual, in the
 /// program's time (what it held is the program's), its box with it.
-#[cfg(any(feature = "reqwest-0-12", feature = "reqwest-0-13"))]
+#[cfg(all(
+    feature = "hotpath",
+    any(feature = "reqwest-0-12", feature = "reqwest-0-13")
+))]
 struct Internal<F: ?Sized>(Option<std::pin::Pin<Box<F>>>);
 
-#[cfg(any(feature = "reqwest-0-12", feature = "reqwest-0-13"))]
+#[cfg(all(
+    feature = "hotpath",
+    any(feature = "reqwest-0-12", feature = "reqwest-0-13")
+))]
 impl<F: std::future::Future + ?Sized> Internal<F> {
     fn new(f: std::pin::Pin<Box<F>>) -> Self {
         Internal(Some(f))
     }
 }
 
-#[cfg(any(feature = "reqwest-0-12", feature = "reqwest-0-13"))]
+#[cfg(all(
+    feature = "hotpath",
+    any(feature = "reqwest-0-12", feature = "reqwest-0-13")
+))]
 impl<F: std::future::Future + ?Sized> std::future::Future for Internal<F> {
     type Output = F::Output;
 
@@ -279,10 +288,14 @@ impl<F: std::future::Future + ?Sized> std::future::Future for Internal<F> {
     }
 }
 
+#[cfg(all(
+    feature = "hotpath",
+    any(feature = "reqwest-0-12", feature = "reqwest-0-13")
+))]
 macro_rules! reqwest_middleware_impl {
     ($modname:ident, $reqwest:ident, $mw:ident) => {
         pub mod $modname {
-            use ::$mw::{Middleware, Next, Result};
+            use ::hotpath_core::integrations::$mw::{Middleware, Next, Result};
             use ::$reqwest::{Request, Response};
 
             /// The middleware `http!` adds to a reqwest client.
@@ -418,8 +431,8 @@ macro_rules! reqwest_middleware_impl {
                 client: ::$reqwest::Client,
                 label: Option<&'static str>,
                 bodies: bool,
-            ) -> ::$mw::ClientWithMiddleware {
-                ::$mw::ClientBuilder::new(client)
+            ) -> ::hotpath_core::integrations::$mw::ClientWithMiddleware {
+                ::hotpath_core::integrations::$mw::ClientBuilder::new(client)
                     .with(ReqwestHttpMiddleware {
                         label,
                         bodies,
@@ -431,9 +444,9 @@ macro_rules! reqwest_middleware_impl {
     };
 }
 
-#[cfg(feature = "reqwest-0-12")]
+#[cfg(all(feature = "hotpath", feature = "reqwest-0-12"))]
 reqwest_middleware_impl!(reqwest_012, reqwest_012, reqwest_middleware_04);
-#[cfg(feature = "reqwest-0-13")]
+#[cfg(all(feature = "hotpath", feature = "reqwest-0-13"))]
 reqwest_middleware_impl!(reqwest_013, reqwest_013, reqwest_middleware_05);
 
 #[cfg(feature = "ureq-3")]
@@ -505,30 +518,30 @@ pub trait InstrumentHttpClientBodies: InstrumentHttpClient {
     fn instrument_timing_bodies(self, label: Option<&'static str>) -> Self::Output;
 }
 
-#[cfg(feature = "reqwest-0-12")]
+#[cfg(all(feature = "hotpath", feature = "reqwest-0-12"))]
 impl InstrumentHttpClient for ::reqwest_012::Client {
-    type Output = ::reqwest_middleware_04::ClientWithMiddleware;
+    type Output = ::hotpath_core::integrations::reqwest_middleware_04::ClientWithMiddleware;
     fn instrument(self, label: Option<&'static str>) -> Self::Output {
         reqwest_012::instrument(self, label, false)
     }
 }
 
-#[cfg(feature = "reqwest-0-12")]
+#[cfg(all(feature = "hotpath", feature = "reqwest-0-12"))]
 impl InstrumentHttpClientBodies for ::reqwest_012::Client {
     fn instrument_timing_bodies(self, label: Option<&'static str>) -> Self::Output {
         reqwest_012::instrument(self, label, true)
     }
 }
 
-#[cfg(feature = "reqwest-0-13")]
+#[cfg(all(feature = "hotpath", feature = "reqwest-0-13"))]
 impl InstrumentHttpClient for ::reqwest_013::Client {
-    type Output = ::reqwest_middleware_05::ClientWithMiddleware;
+    type Output = ::hotpath_core::integrations::reqwest_middleware_05::ClientWithMiddleware;
     fn instrument(self, label: Option<&'static str>) -> Self::Output {
         reqwest_013::instrument(self, label, false)
     }
 }
 
-#[cfg(feature = "reqwest-0-13")]
+#[cfg(all(feature = "hotpath", feature = "reqwest-0-13"))]
 impl InstrumentHttpClientBodies for ::reqwest_013::Client {
     fn instrument_timing_bodies(self, label: Option<&'static str>) -> Self::Output {
         reqwest_013::instrument(self, label, true)

@@ -49,7 +49,7 @@
 //! | `sqlx` | `sqlx_tracing_layer()`: sqlx's queries per normalised query and issuing function (section `sql`) |
 //! | `tracing` | `hotpath::tracing::layer()`: the program's `tracing` spans as rows, measured as `async fn`s are (does not imply `hotpath`) |
 //! | `diesel` | `instrument_diesel_sql()`: the same from diesel's instrumentation, with errors |
-//! | `reqwest-0-12`, `reqwest-0-13` | `http!(client)` and `ReqwestHttpMiddleware` on reqwest (section `http`) |
+//! | `reqwest-0-12`, `reqwest-0-13` | `http!(client)` on reqwest (section `http`), and with `hotpath` `ReqwestHttpMiddleware` (as in hotpath 0.30) |
 //! | `ureq-3` | `http!(config_builder)` and `UreqHttpMiddleware` on ureq 3 (section `http`) |
 //! | `axum-0-8` | `axum!(router)`, `AxumLayer`, and `HttpServerLayer` for any tower service (section `server`) |
 //! | `criterion-0-5`, `criterion-0-6`, `criterion-0-7`, `criterion-0-8` | [`criterion`]: drop-in `Criterion`, `BenchmarkId`, `criterion_group!`, `criterion_main!` that write one report per benchmark id; `HOTPATH_CRITERION_ITERATIONS` |
@@ -141,9 +141,13 @@ mod sections;
 #[cfg(feature = "hotpath")]
 mod service;
 mod service_api;
-#[cfg(all(feature = "reqwest-0-12", not(feature = "reqwest-0-13")))]
+#[cfg(all(
+    feature = "hotpath",
+    feature = "reqwest-0-12",
+    not(feature = "reqwest-0-13")
+))]
 pub use http_client::reqwest_012::ReqwestHttpMiddleware;
-#[cfg(feature = "reqwest-0-13")]
+#[cfg(all(feature = "hotpath", feature = "reqwest-0-13"))]
 pub use http_client::reqwest_013::ReqwestHttpMiddleware;
 #[cfg(feature = "ureq-3")]
 pub use http_client::ureq_3::UreqHttpMiddleware;

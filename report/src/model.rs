@@ -23,9 +23,9 @@ use super::section::Section;
 
 /// Version of the JSON layout; bumped on any incompatible change.
 pub const SCHEMA_VERSION: u32 = 9;
-/// Oldest layout version readers accept: versions 2 to 9 only added keys and sections to
-/// version 1 (or, in 4, marked sampled times as such), so a version-1 report reads as a
-/// later one without them.
+/// Oldest layout version readers accept: versions 2 to 9 added keys and sections to
+/// version 1 (and changed what some values mean: sampled times in 4, waits in 6 and 7;
+/// see `docs/report-schema.md`), so a version-1 report reads as a later one without them.
 pub const OLDEST_SCHEMA_VERSION: u32 = 1;
 
 /// A whole report. `Default` is an empty report of no schema version, for building

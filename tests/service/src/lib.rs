@@ -1,5 +1,6 @@
 //! Helpers for the service tests: a PostgreSQL cluster of their own on a free loopback
-//! port, and running a scenario program for its JSON report.
+//! port, running a scenario program for its JSON report, and comparing the logs of a
+//! differential script's plain and wrapped runs.
 //!
 //! A missing PostgreSQL fails the test that needs it (CI installs the `postgresql`
 //! package, see `.ci/run`); it is never skipped.
@@ -158,5 +159,51 @@ pub fn report(bin: &str, args: &[&str]) -> Run {
         report: hotpath::report::Report::from_json(&json).unwrap_or_else(|e| panic!("{e}: {json}")),
         json,
         stderr,
+    }
+}
+
+/// How many lines of a diff [`assert_same_log`] shows.
+const DIFF_LINES: usize = 80;
+
+/// Asserts that a differential script's wrapped run logged exactly what its plain run
+/// did, showing a line diff of the two logs when not.
+#[track_caller]
+pub fn assert_same_log(what: &str, plain: &str, wrapped: &str) {
+    if plain == wrapped {
+        return;
+    }
+    let text = similar::TextDiff::from_lines(plain, wrapped)
+        .unified_diff()
+        .context_radius(3)
+        .header("plain", "wrapped")
+        .to_string();
+    let total = text.lines().count();
+    let shown: Vec<&str> = text.lines().take(DIFF_LINES).collect();
+    panic!(
+        "{what}: the wrapped run's log differs from the plain run's (`-` plain, `+` wrapped):\n{}{}",
+        shown.join("\n"),
+        if total > DIFF_LINES {
+            format!("\n... ({} more diff lines)", total - DIFF_LINES)
+        } else {
+            String::new()
+        }
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_differing_log_fails_with_the_lines_that_differ() {
+        super::assert_same_log("same", "a\nb\n", "a\nb\n");
+        let failed = std::panic::catch_unwind(|| {
+            super::assert_same_log("log", "a\nb\nc\n", "a\nB\nc\n");
+        })
+        .unwrap_err();
+        let text = failed.downcast_ref::<String>().unwrap();
+        assert!(
+            text.starts_with("log: the wrapped run's log differs"),
+            "{text}"
+        );
+        assert!(text.contains("\n-b\n+B\n"), "{text}");
     }
 }

@@ -3,7 +3,7 @@
 //! thread), N + 1, and the note when a global filter hides sqlx's events.
 
 use hotpath::report::{Report, SqlEntry};
-use hotpath_service_tests::{report, Postgres};
+use hotpath_service_tests::{assert_same_log, report, Postgres};
 
 const MS: u64 = 1_000_000;
 
@@ -141,10 +141,7 @@ fn sqlx_differential(kind: &str, fresh: impl Fn(&str) -> String) {
     ] {
         assert!(plain.contains(needle), "no {needle:?} in\n{plain}");
     }
-    assert!(
-        plain == wrapped,
-        "the logs differ:\n{plain}\n---\n{wrapped}"
-    );
+    assert_same_log(&format!("sqlx on {kind}"), &plain, &wrapped);
 
     // What the script ran, against what the report counted from the measured function.
     let numbers: Vec<u64> = tally
