@@ -295,7 +295,7 @@ impl<F: std::future::Future + ?Sized> std::future::Future for Internal<F> {
 macro_rules! reqwest_middleware_impl {
     ($modname:ident, $reqwest:ident, $mw:ident) => {
         pub mod $modname {
-            use ::hotpath_core::integrations::$mw::{Middleware, Next, Result};
+            use ::hotpath_integrations::$mw::{Middleware, Next, Result};
             use ::$reqwest::{Request, Response};
 
             /// The middleware `http!` adds to a reqwest client.
@@ -431,8 +431,8 @@ macro_rules! reqwest_middleware_impl {
                 client: ::$reqwest::Client,
                 label: Option<&'static str>,
                 bodies: bool,
-            ) -> ::hotpath_core::integrations::$mw::ClientWithMiddleware {
-                ::hotpath_core::integrations::$mw::ClientBuilder::new(client)
+            ) -> ::hotpath_integrations::$mw::ClientWithMiddleware {
+                ::hotpath_integrations::$mw::ClientBuilder::new(client)
                     .with(ReqwestHttpMiddleware {
                         label,
                         bodies,
@@ -520,7 +520,7 @@ pub trait InstrumentHttpClientBodies: InstrumentHttpClient {
 
 #[cfg(all(feature = "hotpath", feature = "reqwest-0-12"))]
 impl InstrumentHttpClient for ::reqwest_012::Client {
-    type Output = ::hotpath_core::integrations::reqwest_middleware_04::ClientWithMiddleware;
+    type Output = ::hotpath_integrations::reqwest_middleware_04::ClientWithMiddleware;
     fn instrument(self, label: Option<&'static str>) -> Self::Output {
         reqwest_012::instrument(self, label, false)
     }
@@ -535,7 +535,7 @@ impl InstrumentHttpClientBodies for ::reqwest_012::Client {
 
 #[cfg(all(feature = "hotpath", feature = "reqwest-0-13"))]
 impl InstrumentHttpClient for ::reqwest_013::Client {
-    type Output = ::hotpath_core::integrations::reqwest_middleware_05::ClientWithMiddleware;
+    type Output = ::hotpath_integrations::reqwest_middleware_05::ClientWithMiddleware;
     fn instrument(self, label: Option<&'static str>) -> Self::Output {
         reqwest_013::instrument(self, label, false)
     }

@@ -92,17 +92,6 @@ pub use snapshot::{
 #[cfg(feature = "cpu")]
 pub use snapshot::{CpuStats, CpuSummary};
 
-/// Crates the facade's integrations need only with its `hotpath` feature on (the
-/// features of the same names, which it turns on through this crate because Cargo
-/// cannot make a dependency depend on two features): re-exported, not used here.
-#[doc(hidden)]
-pub mod integrations {
-    #[cfg(feature = "reqwest-middleware-04")]
-    pub use reqwest_middleware_04;
-    #[cfg(feature = "reqwest-middleware-05")]
-    pub use reqwest_middleware_05;
-}
-
 /// Runs profiler bookkeeping that may allocate (first use of a thread, a call site or a
 /// histogram), so that allocation meters can leave it out.
 #[inline]
