@@ -10,7 +10,7 @@ use tokio::sync::mpsc::error::{SendError, SendTimeoutError, TryRecvError, TrySen
 use crate::chan::{Inst, SendOp, Stamped};
 use crate::depth::Depth;
 use crate::instrument::{check_capacity, Shape};
-use crate::wait::{recv_waited, recv_waiting, send_waiting, wait_start};
+use crate::wait::{recv_waited, recv_waiting, wait_start};
 
 endpoints! {
     /// `tokio::sync::mpsc::Sender`, instrumented.
@@ -146,7 +146,10 @@ impl<T> Sender<T> {
     pub async fn reserve(&self) -> Result<Permit<'_, T>, SendError<()>> {
         let op = SendOp::untimed();
         let fut = self.inner.reserve();
-        let r = send_waiting(fut, &self.inst, op, || self.inner.capacity() == 0, |_, r| r).await;
+        let r = self
+            .inst
+            .send_waiting(fut, op, || self.inner.capacity() == 0, |_, r| r)
+            .await;
         r.map(|inner| Permit {
             inner,
             inst: &self.inst,
@@ -157,7 +160,10 @@ impl<T> Sender<T> {
     pub async fn reserve_many(&self, n: usize) -> Result<PermitIterator<'_, T>, SendError<()>> {
         let op = SendOp::untimed();
         let fut = self.inner.reserve_many(n);
-        let r = send_waiting(fut, &self.inst, op, || self.inner.capacity() < n, |_, r| r).await;
+        let r = self
+            .inst
+            .send_waiting(fut, op, || self.inner.capacity() < n, |_, r| r)
+            .await;
         r.map(|inner| PermitIterator {
             inner,
             inst: &self.inst,
@@ -170,7 +176,7 @@ impl<T> Sender<T> {
         let full = self.inner.capacity() == 0;
         let op = SendOp::untimed();
         let fut = self.inner.reserve_owned();
-        let r = send_waiting(fut, &inst, op, || full, |_, r| r).await;
+        let r = inst.send_waiting(fut, op, || full, |_, r| r).await;
         r.map(|inner| OwnedPermit { inner, inst })
     }
 
