@@ -1,14 +1,6 @@
-//! `parking_lot::Condvar` for measured mutexes.
+//! The methods of [`Condvar`], `parking_lot::Condvar` for measured mutexes.
 
 use super::*;
-
-/// `parking_lot::Condvar` for the guards of measured mutexes: the same methods, taking
-/// the measured guard. A wait releases the mutex: the hold before and after it are two
-/// acquisitions, and the wait is charged to the function as lock waiting.
-#[derive(Debug, Default)]
-pub struct Condvar {
-    inner: parking_lot::Condvar,
-}
 
 impl Condvar {
     /// A condition variable, usable in a `static`.

@@ -266,9 +266,17 @@ macro_rules! arc_fair {
     };
 }
 
+/// `parking_lot::Condvar` for the guards of measured mutexes: the same methods, taking
+/// the measured guard. A wait releases the mutex: the hold before and after it are two
+/// acquisitions, and the wait is charged to the function as lock waiting.
+#[derive(Debug, Default)]
+pub struct Condvar {
+    inner: parking_lot::Condvar,
+}
+
+// The methods of the types above, by lock (each file `use super::*`, nothing here uses
+// them by path).
 mod condvar;
 mod mutex;
 mod rw_lock;
 mod upgrade;
-
-pub use condvar::Condvar;
