@@ -9,6 +9,10 @@
 //!
 //! Not offered: `MutexGuard::source` (it hands out the raw lock).
 
+use async_lock::{
+    RwLockReadGuard as ARead, RwLockUpgradableReadGuard as AUpgradable, RwLockWriteGuard as AWrite,
+};
+
 use crate::acquire::{
     acquire, acquire_async, acquire_await, acquire_by, downgrade, try_acquire, try_upgrade,
 };
@@ -17,9 +21,6 @@ use crate::{ArcGuard, Hold, Lock, Mode};
 
 type AMutex<T> = async_lock::Mutex<T>;
 type ARwLock<T> = async_lock::RwLock<T>;
-type ARead<'a, T> = async_lock::RwLockReadGuard<'a, T>;
-type AWrite<'a, T> = async_lock::RwLockWriteGuard<'a, T>;
-type AUpgradable<'a, T> = async_lock::RwLockUpgradableReadGuard<'a, T>;
 
 guard!(
     /// The guard of a measured `async_lock::Mutex`.

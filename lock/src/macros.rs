@@ -31,17 +31,19 @@ pub(crate) use fmt_as_inner;
 /// the one given first: `guard!(must_use = "…"; …)`.
 ///
 /// A guard that names its lock (parking_lot's `MutexGuard::mutex`, `rwlock`) keeps a
-/// reference to the measured lock too, its type given last: `…, mut; lock = PMutex`
-/// (the field `lock: &'a Lock<PMutex<T>>`).
+/// reference to the measured lock too, its type and accessor given last: `…, mut; lock =
+/// PMutex as mutex` (the field `lock: &'a Lock<PMutex<T>>`, and `MutexGuard::mutex(&g)`).
 macro_rules! guard {
-    ($(#[$m:meta])* $name:ident => $($inner:ident)::+ $(, $mutable:ident)? $(; lock = $lock:ident)?) => {
+    ($(#[$m:meta])* $name:ident => $($inner:ident)::+ $(, $mutable:ident)?
+     $(; lock = $lock:ident as $accessor:ident)?) => {
         $crate::macros::guard!(
             must_use = "if unused the lock will immediately unlock";
-            $(#[$m])* $name => $($inner)::+ $(, $mutable)? $(; lock = $lock)?
+            $(#[$m])* $name => $($inner)::+ $(, $mutable)? $(; lock = $lock as $accessor)?
         );
     };
     (must_use = $must_use:literal;
-     $(#[$m:meta])* $name:ident => $($inner:ident)::+ $(, $mutable:ident)? $(; lock = $lock:ident)?) => {
+     $(#[$m:meta])* $name:ident => $($inner:ident)::+ $(, $mutable:ident)?
+     $(; lock = $lock:ident as $accessor:ident)?) => {
         $(#[$m])*
         #[must_use = $must_use]
         pub struct $name<'a, T: ?Sized + 'a> {
@@ -54,6 +56,15 @@ macro_rules! guard {
             lock: &'a $crate::Lock<$lock<T>>,
             )?
         }
+
+        $(
+        impl<'a, T: ?Sized + 'a> $name<'a, T> {
+            /// The measured lock this guard holds.
+            pub fn $accessor(s: &Self) -> &'a $crate::Lock<$lock<T>> {
+                s.lock
+            }
+        }
+        )?
 
         $crate::macros::fmt_as_inner!($name<'a, T> where T: ?Sized + ::std::fmt::Debug);
 

@@ -51,7 +51,7 @@ type PRead<'a, T> = parking_lot::RwLockReadGuard<'a, T>;
 
 guard!(
     /// The guard of a measured `parking_lot::Mutex`.
-    MutexGuard => parking_lot::MutexGuard, mut; lock = PMutex
+    MutexGuard => parking_lot::MutexGuard, mut; lock = PMutex as mutex
 );
 guard!(
     /// A measured mutex guard narrowed to a part of the data (`MutexGuard::map`).
@@ -59,15 +59,15 @@ guard!(
 );
 guard!(
     /// The read guard of a measured `parking_lot::RwLock`.
-    RwLockReadGuard => parking_lot::RwLockReadGuard; lock = PRwLock
+    RwLockReadGuard => parking_lot::RwLockReadGuard; lock = PRwLock as rwlock
 );
 guard!(
     /// The write guard of a measured `parking_lot::RwLock`.
-    RwLockWriteGuard => parking_lot::RwLockWriteGuard, mut; lock = PRwLock
+    RwLockWriteGuard => parking_lot::RwLockWriteGuard, mut; lock = PRwLock as rwlock
 );
 guard!(
     /// The upgradable read guard of a measured `parking_lot::RwLock`.
-    RwLockUpgradableReadGuard => parking_lot::RwLockUpgradableReadGuard; lock = PRwLock
+    RwLockUpgradableReadGuard => parking_lot::RwLockUpgradableReadGuard; lock = PRwLock as rwlock
 );
 guard!(
     /// A measured read guard narrowed to a part of the data.
@@ -127,6 +127,25 @@ macro_rules! acquisitions {
                 .map(|g| self.$guard(g))
         }
     };
+}
+
+/// The measured guard `$s`, a `$from`, turned into a `$to` of the same lock by `$turn`,
+/// which takes the backend's guard and the hold and gives the new ones (`try`: or gives
+/// them back, and `$s` is given back): the borrowing guards' [`ArcGuard::turn_into`] and
+/// [`ArcGuard::turn`].
+macro_rules! turn {
+    (try $s:expr, $from:ident => $to:ident, $turn:expr) => {{
+        let $from { inner, hold, lock } = $s;
+        match ($turn)(inner, hold) {
+            Ok((inner, hold)) => Ok($to { inner, hold, lock }),
+            Err((inner, hold)) => Err($from { inner, hold, lock }),
+        }
+    }};
+    ($s:expr, $from:ident => $to:ident, $turn:expr) => {{
+        let $from { inner, hold, lock } = $s;
+        let (inner, hold) = ($turn)(inner, hold);
+        $to { inner, hold, lock }
+    }};
 }
 
 /// `map`, `try_map` and `$or_err` (lock_api's `try_map_or_err`, or `try_map_or_else`) on

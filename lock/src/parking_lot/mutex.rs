@@ -54,11 +54,6 @@ impl<T: ?Sized + 'static> Lock<PMutex<T>> {
 }
 
 impl<'a, T: ?Sized + 'a> MutexGuard<'a, T> {
-    /// The measured mutex this guard holds.
-    pub fn mutex(s: &Self) -> &'a Lock<PMutex<T>> {
-        s.lock
-    }
-
     /// Leaks the guard: the mutex stays locked; the acquisition is recorded now.
     pub fn leak(s: Self) -> &'a mut T {
         let MutexGuard { inner, hold, .. } = s;

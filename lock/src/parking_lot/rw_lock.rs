@@ -129,116 +129,60 @@ impl<T: ?Sized + 'static> Lock<PRwLock<T>> {
     }
 }
 
-impl<'a, T: ?Sized + 'a> RwLockReadGuard<'a, T> {
-    /// The measured lock this guard holds.
-    pub fn rwlock(s: &Self) -> &'a Lock<PRwLock<T>> {
-        s.lock
-    }
-}
-
 impl<'a, T: ?Sized + 'a> RwLockWriteGuard<'a, T> {
-    /// The measured lock this guard holds.
-    pub fn rwlock(s: &Self) -> &'a Lock<PRwLock<T>> {
-        s.lock
-    }
-
     /// Turns the write access into read access without letting a writer in: the write
     /// hold ends, a read hold starts.
     pub fn downgrade(s: Self) -> RwLockReadGuard<'a, T> {
-        let RwLockWriteGuard { inner, hold, lock } = s;
-        let (inner, hold) = downgrade_to_read(inner, hold);
-        RwLockReadGuard { inner, hold, lock }
+        turn!(s, RwLockWriteGuard => RwLockReadGuard, downgrade_to_read)
     }
 
     /// Turns the write access into upgradable read access.
     pub fn downgrade_to_upgradable(s: Self) -> RwLockUpgradableReadGuard<'a, T> {
-        let RwLockWriteGuard { inner, hold, lock } = s;
-        let (inner, hold) = downgrade_to_upgradable(inner, hold);
-        RwLockUpgradableReadGuard { inner, hold, lock }
+        turn!(s, RwLockWriteGuard => RwLockUpgradableReadGuard, downgrade_to_upgradable)
     }
 }
 
 impl<'a, T: ?Sized + 'a> RwLockUpgradableReadGuard<'a, T> {
-    /// The measured lock this guard holds.
-    pub fn rwlock(s: &Self) -> &'a Lock<PRwLock<T>> {
-        s.lock
-    }
-
     /// Upgrades to write access, waiting for the readers to leave: the upgradable hold
     /// ends and a write acquisition starts (contended if readers were there).
     pub fn upgrade(s: Self) -> RwLockWriteGuard<'a, T> {
-        let RwLockUpgradableReadGuard { inner, hold, lock } = s;
-        let (inner, hold) = upgrade(inner, hold);
-        RwLockWriteGuard { inner, hold, lock }
+        turn!(s, RwLockUpgradableReadGuard => RwLockWriteGuard, upgrade)
     }
 
     /// Upgrades to write access if no reader is there; gives the guard back otherwise
     /// (a failed try of the write mode).
     pub fn try_upgrade(s: Self) -> Result<RwLockWriteGuard<'a, T>, Self> {
-        let RwLockUpgradableReadGuard { inner, hold, lock } = s;
-        match try_upgrade(inner, hold, PUpgradable::try_upgrade) {
-            Ok((inner, hold)) => Ok(RwLockWriteGuard { inner, hold, lock }),
-            Err((inner, hold)) => Err(RwLockUpgradableReadGuard { inner, hold, lock }),
-        }
+        turn!(try s, RwLockUpgradableReadGuard => RwLockWriteGuard, |g, hold| {
+            try_upgrade(g, hold, PUpgradable::try_upgrade)
+        })
     }
 
     /// Upgrades to write access, waiting at most `timeout` for the readers to leave;
     /// gives the guard back otherwise (a failed try of the write mode).
     pub fn try_upgrade_for(s: Self, timeout: Duration) -> Result<RwLockWriteGuard<'a, T>, Self> {
-        let RwLockUpgradableReadGuard { inner, hold, lock } = s;
-        match upgrade_timed(inner, hold, |g| PUpgradable::try_upgrade_for(g, timeout)) {
-            Ok((inner, hold)) => Ok(RwLockWriteGuard { inner, hold, lock }),
-            Err((inner, hold)) => Err(RwLockUpgradableReadGuard { inner, hold, lock }),
-        }
+        turn!(try s, RwLockUpgradableReadGuard => RwLockWriteGuard, |g, hold| {
+            upgrade_timed(g, hold, |g| PUpgradable::try_upgrade_for(g, timeout))
+        })
     }
 
     /// As [`Self::try_upgrade_for`], waiting at most until `timeout`.
     pub fn try_upgrade_until(s: Self, timeout: Instant) -> Result<RwLockWriteGuard<'a, T>, Self> {
-        let RwLockUpgradableReadGuard { inner, hold, lock } = s;
-        match upgrade_timed(inner, hold, |g| PUpgradable::try_upgrade_until(g, timeout)) {
-            Ok((inner, hold)) => Ok(RwLockWriteGuard { inner, hold, lock }),
-            Err((inner, hold)) => Err(RwLockUpgradableReadGuard { inner, hold, lock }),
-        }
+        turn!(try s, RwLockUpgradableReadGuard => RwLockWriteGuard, |g, hold| {
+            upgrade_timed(g, hold, |g| PUpgradable::try_upgrade_until(g, timeout))
+        })
     }
 
     /// Turns the upgradable access into plain read access.
     pub fn downgrade(s: Self) -> RwLockReadGuard<'a, T> {
-        let RwLockUpgradableReadGuard { inner, hold, lock } = s;
-        let (inner, hold) = upgradable_to_read(inner, hold);
-        RwLockReadGuard { inner, hold, lock }
+        turn!(s, RwLockUpgradableReadGuard => RwLockReadGuard, upgradable_to_read)
     }
 
-    /// Upgrades to write access (waiting for the readers to leave), runs `f` on the
-    /// data, and downgrades back to upgradable read access: the upgradable hold ends, a
-    /// write acquisition holds while `f` runs, then an upgradable hold starts.
-    pub fn with_upgraded<Ret, F: FnOnce(&mut T) -> Ret>(&mut self, f: F) -> Ret {
-        with_upgraded(&self.inner, &mut self.hold, f)
+    /// The upgradable guard and its hold, for `with_upgraded`.
+    fn upgradable_parts(&mut self) -> (&PUpgradable<'a, T>, &mut Hold) {
+        (&self.inner, &mut self.hold)
     }
 
-    /// As [`Self::with_upgraded`] if no reader is there now; `None` (a failed try of the
-    /// write mode, the upgradable hold going on) otherwise.
-    pub fn try_with_upgraded<Ret, F: FnOnce(&mut T) -> Ret>(&mut self, f: F) -> Option<Ret> {
-        upgraded(&self.inner, &mut self.hold, Upgrade::Now, f)
-    }
-
-    /// As [`Self::with_upgraded`], waiting at most `timeout` for the readers to leave;
-    /// `None` (a failed try of the write mode) if they did not.
-    pub fn try_with_upgraded_for<Ret, F: FnOnce(&mut T) -> Ret>(
-        &mut self,
-        timeout: Duration,
-        f: F,
-    ) -> Option<Ret> {
-        upgraded(&self.inner, &mut self.hold, Upgrade::For(timeout), f)
-    }
-
-    /// As [`Self::try_with_upgraded_for`], waiting at most until `timeout`.
-    pub fn try_with_upgraded_until<Ret, F: FnOnce(&mut T) -> Ret>(
-        &mut self,
-        timeout: Instant,
-        f: F,
-    ) -> Option<Ret> {
-        upgraded(&self.inner, &mut self.hold, Upgrade::Until(timeout), f)
-    }
+    with_upgraded_methods!(upgradable_parts);
 }
 
 maps!(RwLockReadGuard { lock } => MappedRwLockReadGuard, (&), try_map_or_err);
