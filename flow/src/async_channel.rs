@@ -47,7 +47,8 @@ outcomes! {
     TrySendError<M> { Full => Full, Closed => Closed }
 }
 
-/// The queries both endpoints answer about their channel.
+/// The queries both endpoints answer about their channel, and whether another endpoint
+/// of the same kind is of the same channel.
 macro_rules! channel_queries {
     ($ty:ident) => {
         forward! { $ty(inner):
@@ -59,6 +60,7 @@ macro_rules! channel_queries {
             fn capacity(&self) -> Option<usize>;
             fn receiver_count(&self) -> usize;
             fn sender_count(&self) -> usize;
+            fn same_channel(&self, other: &Self) -> bool;
         }
     };
 }
@@ -117,11 +119,6 @@ impl<T> Sender<T> {
     }
 
     channel_queries!(Sender);
-
-    /// `Sender::same_channel`.
-    pub fn same_channel(&self, other: &Sender<T>) -> bool {
-        self.inner.same_channel(&other.inner)
-    }
 }
 
 weak!(WeakSender => Sender);
@@ -156,11 +153,6 @@ impl<T> Receiver<T> {
             inner: self.inner.downgrade(),
             inst: self.inst.clone(),
         }
-    }
-
-    /// `Receiver::same_channel`.
-    pub fn same_channel(&self, other: &Receiver<T>) -> bool {
-        self.inner.same_channel(&other.inner)
     }
 }
 

@@ -30,7 +30,8 @@ outcomes! {
     recv TryRecvError { Empty => Empty, Disconnected => Closed }
 }
 
-/// The queries both endpoints answer about their channel.
+/// The queries both endpoints answer about their channel, and whether another endpoint
+/// of the same kind is of the same channel.
 macro_rules! channel_queries {
     ($ty:ident) => {
         forward! { $ty(inner):
@@ -38,6 +39,7 @@ macro_rules! channel_queries {
             fn is_full(&self) -> bool;
             fn len(&self) -> usize;
             fn capacity(&self) -> Option<usize>;
+            fn same_channel(&self, other: &Self) -> bool;
         }
     };
 }
@@ -46,11 +48,6 @@ impl<T> Sender<T> {
     blocking_sends!(len: Self::len; send, try_send, send_timeout, send_deadline);
 
     channel_queries!(Sender);
-
-    /// `Sender::same_channel`.
-    pub fn same_channel(&self, other: &Sender<T>) -> bool {
-        self.inner.same_channel(&other.inner)
-    }
 }
 
 impl<T> Receiver<T> {
@@ -61,11 +58,6 @@ impl<T> Receiver<T> {
     blocking_recvs!(rx: rx, closed: RecvError; recv, recv_timeout, recv_deadline);
 
     channel_queries!(Receiver);
-
-    /// `Receiver::same_channel`.
-    pub fn same_channel(&self, other: &Receiver<T>) -> bool {
-        self.inner.same_channel(&other.inner)
-    }
 
     /// The crossbeam receiver inside, for `crossbeam_channel::select!` and `Select`,
     /// which take nothing else: what a receive through it gives is the message with its

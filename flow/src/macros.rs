@@ -60,12 +60,22 @@ macro_rules! clone_receivers {
 /// endpoint as `self.inner` (`Receiver(rx()):` as `self.rx()`); each method is
 /// documented as the one it calls, `` `Sender::len`. ``, or with the one-line note
 /// written above it (no final period), `` `Sender::len`: the note. ``. `&self`,
-/// `&mut self` and `async fn` (which awaits the wrapped one) take any plain arguments.
+/// `&mut self` and `async fn` (which awaits the wrapped one) take any plain arguments;
+/// an argument `other: &Self` is passed on as the other endpoint's wrapped one
+/// (`fn same_channel(&self, other: &Self) -> bool;`).
 macro_rules! forward {
     ($ty:ident($($inner:tt)+): $($items:tt)*) => {
         forward!(@[$ty $($inner)+] $($items)*);
     };
     (@[$($at:tt)+]) => {};
+    (@[$ty:ident $($inner:tt)+] $(#[doc = $note:literal])?
+        fn $name:ident(&self, $other:ident: &Self) $(-> $r:ty)?; $($rest:tt)*) => {
+        #[doc = concat!("`", stringify!($ty), "::", stringify!($name), "`" $(, ":", $note)?, ".")]
+        pub fn $name(&self, $other: &Self) $(-> $r)? {
+            self.$($inner)+.$name(&$other.$($inner)+)
+        }
+        forward!(@[$ty $($inner)+] $($rest)*);
+    };
     (@[$ty:ident $($inner:tt)+] $(#[doc = $note:literal])?
         fn $name:ident(&self $(, $a:ident: $t:ty)*) $(-> $r:ty)?; $($rest:tt)*) => {
         #[doc = concat!("`", stringify!($ty), "::", stringify!($name), "`" $(, ":", $note)?, ".")]

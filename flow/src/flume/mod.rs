@@ -84,9 +84,8 @@ impl<T> Sender<T> {
 
     channel_queries!(Sender(inner), sender_count, receiver_count);
 
-    /// `Sender::same_channel`.
-    pub fn same_channel(&self, other: &Sender<T>) -> bool {
-        self.inner.same_channel(&other.inner)
+    forward! { Sender(inner):
+        fn same_channel(&self, other: &Self) -> bool;
     }
 }
 
@@ -139,9 +138,8 @@ impl<T> Receiver<T> {
 
     channel_queries!(Receiver(rx()), sender_count, receiver_count);
 
-    /// `Receiver::same_channel`.
-    pub fn same_channel(&self, other: &Receiver<T>) -> bool {
-        self.rx().same_channel(other.rx())
+    forward! { Receiver(rx()):
+        fn same_channel(&self, other: &Self) -> bool;
     }
 }
 

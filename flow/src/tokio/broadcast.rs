@@ -61,11 +61,7 @@ impl<T> Sender<T> {
         async fn closed(&self);
         fn strong_count(&self) -> usize;
         fn weak_count(&self) -> usize;
-    }
-
-    /// `Sender::same_channel`.
-    pub fn same_channel(&self, other: &Self) -> bool {
-        self.inner.same_channel(&other.inner)
+        fn same_channel(&self, other: &Self) -> bool;
     }
 }
 
@@ -86,11 +82,7 @@ impl<T> Receiver<T> {
         fn is_closed(&self) -> bool;
         fn sender_strong_count(&self) -> usize;
         fn sender_weak_count(&self) -> usize;
-    }
-
-    /// `Receiver::same_channel`.
-    pub fn same_channel(&self, other: &Self) -> bool {
-        self.inner.same_channel(&other.inner)
+        fn same_channel(&self, other: &Self) -> bool;
     }
 }
 

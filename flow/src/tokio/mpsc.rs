@@ -206,9 +206,8 @@ impl<T> Sender<T> {
         }
     }
 
-    /// `Sender::same_channel`.
-    pub fn same_channel(&self, other: &Self) -> bool {
-        self.inner.same_channel(&other.inner)
+    forward! { Sender(inner):
+        fn same_channel(&self, other: &Self) -> bool;
     }
 }
 
@@ -255,9 +254,8 @@ impl<T> OwnedPermit<T> {
         }
     }
 
-    /// `OwnedPermit::same_channel`.
-    pub fn same_channel(&self, other: &Self) -> bool {
-        self.inner.same_channel(&other.inner)
+    forward! { OwnedPermit(inner):
+        fn same_channel(&self, other: &Self) -> bool;
     }
 
     /// `OwnedPermit::same_channel_as_sender`.
@@ -394,11 +392,7 @@ impl<T> UnboundedSender<T> {
         fn is_closed(&self) -> bool;
         fn strong_count(&self) -> usize;
         fn weak_count(&self) -> usize;
-    }
-
-    /// `UnboundedSender::same_channel`.
-    pub fn same_channel(&self, other: &Self) -> bool {
-        self.inner.same_channel(&other.inner)
+        fn same_channel(&self, other: &Self) -> bool;
     }
 }
 
