@@ -86,17 +86,7 @@ impl<T> Sender<T> {
             .into_result(SendError, SendError)
     }
 
-    /// `Sender::send_blocking` (outside an async context).
-    pub fn send_blocking(&self, msg: T) -> Result<(), SendError<T>> {
-        self.inst
-            .send_with(
-                msg,
-                |m| self.inner.try_send(m),
-                |m| self.inner.send_blocking(m),
-                || self.inner.len(),
-            )
-            .into_result(SendError, SendError)
-    }
+    blocking_sends!(len: Self::len; send_blocking);
 
     /// `Sender::force_send`: on a full channel replaces the oldest message (returned).
     pub fn force_send(&self, msg: T) -> Result<Option<T>, SendError<T>> {

@@ -65,14 +65,7 @@ impl<T> Sender<T> {
     }
 }
 
-weak!(WeakSender => Sender);
-
-impl<T> WeakSender<T> {
-    forward! { WeakSender(inner):
-        fn strong_count(&self) -> usize;
-        fn weak_count(&self) -> usize;
-    }
-}
+weak!(WeakSender => Sender + counts);
 
 impl<T> Receiver<T> {
     forward! { Receiver(inner):

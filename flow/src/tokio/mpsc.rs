@@ -120,17 +120,8 @@ impl<T> Sender<T> {
             .into_result(SendTimeoutError::Timeout, SendTimeoutError::Closed)
     }
 
-    /// `Sender::blocking_send` (outside an async context).
-    pub fn blocking_send(&self, value: T) -> Result<(), SendError<T>> {
-        self.inst
-            .send_with(
-                value,
-                |m| self.inner.try_send(m),
-                |m| self.inner.blocking_send(m),
-                || 0,
-            )
-            .into_result(SendError, SendError)
-    }
+    // The depth comes from the instance's counters, not from a length.
+    blocking_sends!(len: |_: &Self| 0; blocking_send);
 
     forward! { Sender(inner):
         async fn closed(&self);
@@ -396,21 +387,10 @@ impl<T> UnboundedSender<T> {
     }
 }
 
-weak!(WeakSender => Sender, WeakUnboundedSender => UnboundedSender);
-
-impl<T> WeakSender<T> {
-    forward! { WeakSender(inner):
-        fn strong_count(&self) -> usize;
-        fn weak_count(&self) -> usize;
-    }
-}
-
-impl<T> WeakUnboundedSender<T> {
-    forward! { WeakUnboundedSender(inner):
-        fn strong_count(&self) -> usize;
-        fn weak_count(&self) -> usize;
-    }
-}
+weak!(
+    WeakSender => Sender + counts,
+    WeakUnboundedSender => UnboundedSender + counts,
+);
 
 clone_endpoints!(Sender, UnboundedSender, WeakSender, WeakUnboundedSender);
 debug_endpoints!(Sender, UnboundedSender, WeakSender, WeakUnboundedSender);
