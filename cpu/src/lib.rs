@@ -447,6 +447,23 @@ mod tests {
         assert_eq!(source(&CpuError::Unsupported("perf_event")), None);
     }
 
+    #[test]
+    fn sources_are_named_as_reports_show_them() {
+        assert_eq!(ClockSource::PerfTaskClock.name(), "perf_event task-clock");
+        assert_eq!(ClockSource::ThreadCputime.name(), "CLOCK_THREAD_CPUTIME_ID");
+        assert_eq!(SamplerSource::PerfTaskClock.name(), "perf_event task-clock");
+        assert_eq!(
+            SamplerSource::CpuTimeTimer.name(),
+            "timer_create(CLOCK_THREAD_CPUTIME_ID)"
+        );
+    }
+
+    #[test]
+    fn sampling_defaults_to_1_khz_perf_event_first() {
+        let cfg = SamplerConfig::default();
+        assert_eq!((cfg.hz, cfg.force), (1000, None));
+    }
+
     #[cfg(target_os = "linux")]
     mod fallbacks {
         //! The fallbacks through the public API: the ones this machine takes (a VM without

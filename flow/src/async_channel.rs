@@ -180,3 +180,22 @@ impl<T> WeakReceiver<T> {
 clone_receivers!(Receiver);
 debug_endpoints!(Sender, Receiver, WeakSender, WeakReceiver);
 clone_endpoints!(Sender, WeakSender, WeakReceiver);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chan::TrySend;
+
+    #[test]
+    fn async_channel_s_results_say_what_a_send_did() {
+        assert_eq!(TrySend::from(Ok::<(), SendError<u8>>(())), TrySend::Sent);
+        assert_eq!(
+            TrySend::from(Err::<(), _>(SendError(1u8))),
+            TrySend::Closed(1)
+        );
+        let full = Err::<(), _>(TrySendError::Full(2u8));
+        assert_eq!(TrySend::from(full), TrySend::Full(2));
+        let gone = Err::<(), _>(TrySendError::Closed(3u8));
+        assert_eq!(TrySend::from(gone), TrySend::Closed(3));
+    }
+}

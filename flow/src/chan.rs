@@ -770,6 +770,20 @@ mod tests {
     }
 
     #[test]
+    fn a_message_is_stamped_with_its_send_s_clock_reading_and_unstamped_whole() {
+        let op = SendOp {
+            here: None,
+            t: 0x51,
+            owned: false,
+        };
+        let m = Inst::stamped(&op, "m");
+        assert_eq!((m.t, m.v), (0x51, "m"));
+        assert_eq!(m.into_inner(), "m");
+        let untimed = SendOp { t: 0, ..op };
+        assert_eq!(Inst::stamped(&untimed, 9u8).t, 0);
+    }
+
+    #[test]
     fn a_stamped_message_debugs_as_the_message() {
         assert_eq!(format!("{:?}", Stamped { t: 12, v: "m" }), "\"m\"");
     }

@@ -313,3 +313,50 @@ impl Condvar {
         self.inner.notify_all()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A result's guard (or the poisoned one) and hold, read back.
+    fn parts<W: Copy>(r: LockResult<W>) -> (bool, W) {
+        match r {
+            Ok(w) => (false, w),
+            Err(e) => (true, *e.get_ref()),
+        }
+    }
+
+    #[test]
+    fn a_try_is_a_guard_a_poisoned_guard_or_none_for_would_block() {
+        assert!(matches!(
+            attempt(Ok::<u8, TryLockError<u8>>(1)),
+            Some(Ok(1))
+        ));
+        let poisoned = attempt(Err(TryLockError::Poisoned(PoisonError::new(2u8))));
+        assert_eq!(poisoned.map(parts), Some((true, 2)));
+        assert!(attempt(Err::<u8, _>(TryLockError::WouldBlock)).is_none());
+    }
+
+    #[test]
+    fn a_guard_is_wrapped_with_its_hold_poisoned_or_not() {
+        let pair = |g: u8, h: char| (g, h);
+        assert_eq!(parts(wrap(Ok(3u8), 'h', pair)), (false, (3, 'h')));
+        let poisoned = wrap(Err(PoisonError::new(4u8)), 'p', pair);
+        assert_eq!(parts(poisoned), (true, (4, 'p')));
+    }
+
+    #[test]
+    fn a_try_s_guard_is_wrapped_and_would_block_stays_would_block() {
+        let pair = |g: u8, h: char| (g, h);
+        assert!(matches!(wrap_try(Some((Ok(5u8), 'a')), pair), Ok((5, 'a'))));
+        match wrap_try(Some((Err(PoisonError::new(6u8)), 'b')), pair) {
+            Err(TryLockError::Poisoned(e)) => assert_eq!(e.into_inner(), (6, 'b')),
+            other => panic!("not poisoned: {other:?}"),
+        }
+        let none: Option<(LockResult<u8>, char)> = None;
+        assert!(matches!(
+            wrap_try(none, pair),
+            Err(TryLockError::WouldBlock)
+        ));
+    }
+}
