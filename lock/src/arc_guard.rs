@@ -31,14 +31,14 @@ use crate::{Hold, Lock};
 ///   `Arc` that does not keep its lock alive (a use after free once that lock's last
 ///   `Arc` goes); with a `G` by value, a guard could outlive every `Arc`. Inside the crate,
 ///   `ArcGuard::new` is the only constructor, given a guard just acquired from the
-///   lock in the `Arc` it is given; [`ArcGuard::turn`], [`ArcGuard::turn_into`] and
-///   [`ArcGuard::turn_async`] give the guard, by value, only to a backend's function that
+///   lock in the `Arc` it is given; `ArcGuard::turn`, `ArcGuard::turn_into` and
+///   `ArcGuard::turn_async` give the guard, by value, only to a backend's function that
 ///   turns it into another guard
 ///   of the same lock (tokio's `map`, async-lock's and parking_lot's `upgrade` and
-///   `downgrade`), and keep it beside the same `Arc`; [`ArcGuard::parts`] lends `&mut G`
+///   `downgrade`), and keep it beside the same `Arc`; `ArcGuard::parts` lends `&mut G`
 ///   only to parking_lot's functions that release and take back the lock it borrows
 ///   (`unlocked`, `bump`, `with_upgraded`), after which it is a guard of the same lock;
-///   [`ArcGuard::release`] gives `G` by value only to its drop or `unlock_fair`, before
+///   `ArcGuard::release` gives `G` by value only to its drop or `unlock_fair`, before
 ///   the `Arc` is given back. The turn owns the guard, so a panic inside it drops the
 ///   guard (releasing the lock) in its own frame, before the `Arc` is let go; an awaited
 ///   turn cancelled drops its future, declared after the `Arc`, first.
@@ -177,7 +177,7 @@ impl<L: ?Sized, G> ArcGuard<L, G> {
         }
     }
 
-    /// As [`ArcGuard::turn`], for a turn that cannot fail (`map`, `downgrade`).
+    /// As `ArcGuard::turn`, for a turn that cannot fail (`map`, `downgrade`).
     #[cfg_attr(
         not(any(feature = "parking_lot", feature = "tokio", feature = "async-lock")),
         allow(dead_code)
@@ -188,7 +188,7 @@ impl<L: ?Sized, G> ArcGuard<L, G> {
         ArcGuard::new(guard, hold, lock)
     }
 
-    /// As [`ArcGuard::turn`], awaiting the turn (async-lock's `upgrade`). If the future
+    /// As `ArcGuard::turn`, awaiting the turn (async-lock's `upgrade`). If the future
     /// is dropped while it waits, the turn's future (holding the guard) is dropped before
     /// the `Arc`: it is declared after it.
     #[cfg(feature = "async-lock")]
