@@ -141,20 +141,22 @@ pub struct ThreadCpuClock {
 }
 
 impl ThreadCpuClock {
-    /// perf_event `task-clock` for the calling thread.
-    pub fn perf() -> Result<ThreadCpuClock, CpuError> {
-        sys::Clock::perf().map(|inner| ThreadCpuClock {
+    /// `inner`, opened by the calling thread, which the clock stays on.
+    fn on_this_thread(inner: sys::Clock) -> ThreadCpuClock {
+        ThreadCpuClock {
             inner,
             _this_thread: std::marker::PhantomData,
-        })
+        }
+    }
+
+    /// perf_event `task-clock` for the calling thread.
+    pub fn perf() -> Result<ThreadCpuClock, CpuError> {
+        sys::Clock::perf().map(ThreadCpuClock::on_this_thread)
     }
 
     /// `clock_gettime(CLOCK_THREAD_CPUTIME_ID)`.
     pub fn thread_cputime() -> Result<ThreadCpuClock, CpuError> {
-        sys::Clock::thread_cputime().map(|inner| ThreadCpuClock {
-            inner,
-            _this_thread: std::marker::PhantomData,
-        })
+        sys::Clock::thread_cputime().map(ThreadCpuClock::on_this_thread)
     }
 
     /// perf_event `task-clock`, else `CLOCK_THREAD_CPUTIME_ID`; with the reason the
@@ -443,6 +445,23 @@ mod tests {
             None
         );
         assert_eq!(source(&CpuError::Unsupported("perf_event")), None);
+    }
+
+    #[test]
+    fn sources_are_named_as_reports_show_them() {
+        assert_eq!(ClockSource::PerfTaskClock.name(), "perf_event task-clock");
+        assert_eq!(ClockSource::ThreadCputime.name(), "CLOCK_THREAD_CPUTIME_ID");
+        assert_eq!(SamplerSource::PerfTaskClock.name(), "perf_event task-clock");
+        assert_eq!(
+            SamplerSource::CpuTimeTimer.name(),
+            "timer_create(CLOCK_THREAD_CPUTIME_ID)"
+        );
+    }
+
+    #[test]
+    fn sampling_defaults_to_1_khz_perf_event_first() {
+        let cfg = SamplerConfig::default();
+        assert_eq!((cfg.hz, cfg.force), (1000, None));
     }
 
     #[cfg(target_os = "linux")]

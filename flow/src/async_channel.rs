@@ -47,7 +47,8 @@ outcomes! {
     TrySendError<M> { Full => Full, Closed => Closed }
 }
 
-/// The queries both endpoints answer about their channel.
+/// The queries both endpoints answer about their channel, and whether another endpoint
+/// of the same kind is of the same channel.
 macro_rules! channel_queries {
     ($ty:ident) => {
         forward! { $ty(inner):
@@ -59,6 +60,7 @@ macro_rules! channel_queries {
             fn capacity(&self) -> Option<usize>;
             fn receiver_count(&self) -> usize;
             fn sender_count(&self) -> usize;
+            fn same_channel(&self, other: &Self) -> bool;
         }
     };
 }
@@ -84,17 +86,7 @@ impl<T> Sender<T> {
             .into_result(SendError, SendError)
     }
 
-    /// `Sender::send_blocking` (outside an async context).
-    pub fn send_blocking(&self, msg: T) -> Result<(), SendError<T>> {
-        self.inst
-            .send_with(
-                msg,
-                |m| self.inner.try_send(m),
-                |m| self.inner.send_blocking(m),
-                || self.inner.len(),
-            )
-            .into_result(SendError, SendError)
-    }
+    blocking_sends!(len: Self::len; send_blocking);
 
     /// `Sender::force_send`: on a full channel replaces the oldest message (returned).
     pub fn force_send(&self, msg: T) -> Result<Option<T>, SendError<T>> {
@@ -117,11 +109,6 @@ impl<T> Sender<T> {
     }
 
     channel_queries!(Sender);
-
-    /// `Sender::same_channel`.
-    pub fn same_channel(&self, other: &Sender<T>) -> bool {
-        self.inner.same_channel(&other.inner)
-    }
 }
 
 weak!(WeakSender => Sender);
@@ -156,11 +143,6 @@ impl<T> Receiver<T> {
             inner: self.inner.downgrade(),
             inst: self.inst.clone(),
         }
-    }
-
-    /// `Receiver::same_channel`.
-    pub fn same_channel(&self, other: &Receiver<T>) -> bool {
-        self.inner.same_channel(&other.inner)
     }
 }
 
@@ -198,3 +180,22 @@ impl<T> WeakReceiver<T> {
 clone_receivers!(Receiver);
 debug_endpoints!(Sender, Receiver, WeakSender, WeakReceiver);
 clone_endpoints!(Sender, WeakSender, WeakReceiver);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chan::TrySend;
+
+    #[test]
+    fn async_channel_s_results_say_what_a_send_did() {
+        assert_eq!(TrySend::from(Ok::<(), SendError<u8>>(())), TrySend::Sent);
+        assert_eq!(
+            TrySend::from(Err::<(), _>(SendError(1u8))),
+            TrySend::Closed(1)
+        );
+        let full = Err::<(), _>(TrySendError::Full(2u8));
+        assert_eq!(TrySend::from(full), TrySend::Full(2));
+        let gone = Err::<(), _>(TrySendError::Closed(3u8));
+        assert_eq!(TrySend::from(gone), TrySend::Closed(3));
+    }
+}

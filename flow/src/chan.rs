@@ -19,7 +19,7 @@ use hotpath_core::op::{now, Here, Sampler, Wait};
 use crate::depth::{Depth, Line, Senders};
 use crate::instrument::Shape;
 use crate::registry::{Entry, FlowSite, What};
-use crate::wait::{recv_waited, send_waiting, wait_start};
+use crate::wait::{recv_waited, wait_start, waits_timed};
 
 /// A message as a wrapped channel carries it: the clock reading at the send (0 when the
 /// message is not timed) and the message. `channel!` rewrites the constructor's message
@@ -300,7 +300,7 @@ impl Inst {
     ///
     /// Not an `async fn`: the send starts when it is called, from the endpoint's own
     /// `async fn` (at its first poll, as the raw one starts), and its future is
-    /// [`send_waiting`]'s, so that the endpoint awaits one future, not one in another.
+    /// [`Inst::send_waiting`]'s, so that the endpoint awaits one future, not one in another.
     #[inline(always)]
     pub(crate) fn send_async_with<'a, T, F>(
         &'a self,
@@ -317,10 +317,40 @@ impl Inst {
         let op = self.begin_send();
         let undo = self.undo_on_drop(&op);
         let fut = send(Inst::stamped(&op, v));
-        send_waiting(fut, self, op, full, move |op, r| {
+        self.send_waiting(fut, op, full, move |op, r| {
             undo.done();
             self.record(op, r.into(), len)
         })
+    }
+
+    /// Awaits `fut`, a send that may wait for room: when a poll returns `Pending` while
+    /// `full()` says the channel has no room, the send counts as blocked from then until it
+    /// completes; then `done` gets the send (on the thread that completed it) and `fut`'s
+    /// output. The future is polled exactly as the raw send would be (tokio's cooperative
+    /// budget included).
+    pub(crate) async fn send_waiting<F: std::future::Future, R>(
+        &self,
+        fut: F,
+        mut op: SendOp,
+        full: impl Fn() -> bool,
+        done: impl FnOnce(&SendOp, F::Output) -> R,
+    ) -> R {
+        let mut fut = std::pin::pin!(fut);
+        let mut t0: Option<u64> = None;
+        let timed = waits_timed();
+        let r = std::future::poll_fn(|cx| {
+            let p = fut.as_mut().poll(cx);
+            if p.is_pending() && t0.is_none() && full() {
+                t0 = Some(if timed { now() } else { 0 });
+            }
+            p
+        })
+        .await;
+        op.here_again();
+        if let Some(t0) = t0 {
+            self.blocked(&op, t0);
+        }
+        done(&op, r)
     }
 
     /// A send failed (the channel is closed): counts a send error and takes the send out
@@ -737,6 +767,20 @@ mod tests {
         assert_eq!(TrySend::sent_or_closed(Ok::<(), u8>(())), TrySend::Sent);
         assert_eq!(TrySend::Full(4u8).or_refusal(|e| e * 2), Err(8));
         assert_eq!(TrySend::Closed(4u8).or_refusal(|e| e + 1), Err(5));
+    }
+
+    #[test]
+    fn a_message_is_stamped_with_its_send_s_clock_reading_and_unstamped_whole() {
+        let op = SendOp {
+            here: None,
+            t: 0x51,
+            owned: false,
+        };
+        let m = Inst::stamped(&op, "m");
+        assert_eq!((m.t, m.v), (0x51, "m"));
+        assert_eq!(m.into_inner(), "m");
+        let untimed = SendOp { t: 0, ..op };
+        assert_eq!(Inst::stamped(&untimed, 9u8).t, 0);
     }
 
     #[test]

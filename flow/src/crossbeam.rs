@@ -30,7 +30,8 @@ outcomes! {
     recv TryRecvError { Empty => Empty, Disconnected => Closed }
 }
 
-/// The queries both endpoints answer about their channel.
+/// The queries both endpoints answer about their channel, and whether another endpoint
+/// of the same kind is of the same channel.
 macro_rules! channel_queries {
     ($ty:ident) => {
         forward! { $ty(inner):
@@ -38,6 +39,7 @@ macro_rules! channel_queries {
             fn is_full(&self) -> bool;
             fn len(&self) -> usize;
             fn capacity(&self) -> Option<usize>;
+            fn same_channel(&self, other: &Self) -> bool;
         }
     };
 }
@@ -46,11 +48,6 @@ impl<T> Sender<T> {
     blocking_sends!(len: Self::len; send, try_send, send_timeout, send_deadline);
 
     channel_queries!(Sender);
-
-    /// `Sender::same_channel`.
-    pub fn same_channel(&self, other: &Sender<T>) -> bool {
-        self.inner.same_channel(&other.inner)
-    }
 }
 
 impl<T> Receiver<T> {
@@ -61,11 +58,6 @@ impl<T> Receiver<T> {
     blocking_recvs!(rx: rx, closed: RecvError; recv, recv_timeout, recv_deadline);
 
     channel_queries!(Receiver);
-
-    /// `Receiver::same_channel`.
-    pub fn same_channel(&self, other: &Receiver<T>) -> bool {
-        self.inner.same_channel(&other.inner)
-    }
 
     /// The crossbeam receiver inside, for `crossbeam_channel::select!` and `Select`,
     /// which take nothing else: what a receive through it gives is the message with its
@@ -100,3 +92,34 @@ impl<T> Drop for Receiver<T> {
 clone_endpoints!(Sender);
 clone_receivers!(Receiver);
 debug_endpoints!(Sender, Receiver);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chan::{TryRecv, TrySend};
+
+    #[test]
+    fn crossbeam_s_results_say_what_a_send_or_a_receive_did() {
+        assert_eq!(TrySend::from(Ok::<(), SendError<u8>>(())), TrySend::Sent);
+        assert_eq!(
+            TrySend::from(Err::<(), _>(SendError(1u8))),
+            TrySend::Closed(1)
+        );
+        let full = Err::<(), _>(TrySendError::Full(2u8));
+        assert_eq!(TrySend::from(full), TrySend::Full(2));
+        let gone = Err::<(), _>(TrySendError::Disconnected(3u8));
+        assert_eq!(TrySend::from(gone), TrySend::Closed(3));
+        // A timeout is a blocked send that did not send: `Full`, not an error.
+        let timeout = Err::<(), _>(SendTimeoutError::Timeout(4u8));
+        assert_eq!(TrySend::from(timeout), TrySend::Full(4));
+        let gone = Err::<(), _>(SendTimeoutError::Disconnected(5u8));
+        assert_eq!(TrySend::from(gone), TrySend::Closed(5));
+        assert_eq!(TryRecv::from(Ok::<u8, TryRecvError>(6)), TryRecv::Got(6));
+        assert_eq!(
+            TryRecv::<u8>::from(Err(TryRecvError::Empty)),
+            TryRecv::Empty
+        );
+        let closed = TryRecv::<u8>::from(Err(TryRecvError::Disconnected));
+        assert_eq!(closed, TryRecv::Closed);
+    }
+}

@@ -60,12 +60,22 @@ macro_rules! clone_receivers {
 /// endpoint as `self.inner` (`Receiver(rx()):` as `self.rx()`); each method is
 /// documented as the one it calls, `` `Sender::len`. ``, or with the one-line note
 /// written above it (no final period), `` `Sender::len`: the note. ``. `&self`,
-/// `&mut self` and `async fn` (which awaits the wrapped one) take any plain arguments.
+/// `&mut self` and `async fn` (which awaits the wrapped one) take any plain arguments;
+/// an argument `other: &Self` is passed on as the other endpoint's wrapped one
+/// (`fn same_channel(&self, other: &Self) -> bool;`).
 macro_rules! forward {
     ($ty:ident($($inner:tt)+): $($items:tt)*) => {
         forward!(@[$ty $($inner)+] $($items)*);
     };
     (@[$($at:tt)+]) => {};
+    (@[$ty:ident $($inner:tt)+] $(#[doc = $note:literal])?
+        fn $name:ident(&self, $other:ident: &Self) $(-> $r:ty)?; $($rest:tt)*) => {
+        #[doc = concat!("`", stringify!($ty), "::", stringify!($name), "`" $(, ":", $note)?, ".")]
+        pub fn $name(&self, $other: &Self) $(-> $r)? {
+            self.$($inner)+.$name(&$other.$($inner)+)
+        }
+        forward!(@[$ty $($inner)+] $($rest)*);
+    };
     (@[$ty:ident $($inner:tt)+] $(#[doc = $note:literal])?
         fn $name:ident(&self $(, $a:ident: $t:ty)*) $(-> $r:ty)?; $($rest:tt)*) => {
         #[doc = concat!("`", stringify!($ty), "::", stringify!($name), "`" $(, ":", $note)?, ".")]
@@ -101,9 +111,11 @@ macro_rules! forward {
 }
 
 /// A weak handle and its strong endpoint: `Strong::downgrade` and `Weak::upgrade`, both
-/// over the same instance (`weak!(WeakSender => Sender)`).
+/// over the same instance (`weak!(WeakSender => Sender)`); with `+ counts`, also the weak
+/// handle's `strong_count` and `weak_count` (tokio's: `weak!(WeakSender => Sender +
+/// counts)`).
 macro_rules! weak {
-    ($($weak:ident => $strong:ident),* $(,)?) => {$(
+    ($($weak:ident => $strong:ident $(+ $counts:ident)?),* $(,)?) => {$(
         impl<T> $strong<T> {
             #[doc = concat!("`", stringify!($strong), "::downgrade`.")]
             pub fn downgrade(&self) -> $weak<T> {
@@ -122,8 +134,16 @@ macro_rules! weak {
                     inst: self.inst.clone(),
                 })
             }
+
+            $(weak!(@ $counts $weak);)?
         }
     )*};
+    (@ counts $weak:ident) => {
+        forward! { $weak(inner):
+            fn strong_count(&self) -> usize;
+            fn weak_count(&self) -> usize;
+        }
+    };
 }
 
 /// `IntoInstrumented` for a constructor's endpoint pair: the block checks the declared
@@ -290,8 +310,8 @@ macro_rules! outcomes {
 }
 
 /// The sends of a sender with crossbeam's blocking API (std's `SyncSender`, crossbeam,
-/// flume): each tries the backend's `try_send` first and waits (measured) only on a full
-/// channel. `len` gives the queue length from `&Self` (read for the depth); the methods
+/// flume; async-channel's `send_blocking` and tokio's `blocking_send`): each tries the
+/// backend's `try_send` first and waits (measured) only on a full channel. `len` gives the queue length from `&Self` (read for the depth); the methods
 /// listed after it are written, naming the calling module's `SendError`,
 /// `TrySendError` and `SendTimeoutError`, whose variants these backends share.
 macro_rules! blocking_sends {
@@ -299,14 +319,26 @@ macro_rules! blocking_sends {
         $(blocking_sends!(@ $method, $len);)*
     };
     (@ send, $len:expr) => {
-        /// `send`: waits for room when the channel is full (the wait is measured); fails
-        /// when the receivers are gone.
-        pub fn send(&self, msg: T) -> Result<(), SendError<T>> {
+        blocking_sends!(@ waiting send, $len,
+            "`send`: waits for room when the channel is full (the wait is measured); fails \
+             when the receivers are gone.");
+    };
+    (@ send_blocking, $len:expr) => {
+        blocking_sends!(@ waiting send_blocking, $len,
+            "`send_blocking` (outside an async context): as `send`, blocking the thread.");
+    };
+    (@ blocking_send, $len:expr) => {
+        blocking_sends!(@ waiting blocking_send, $len,
+            "`blocking_send` (outside an async context): as `send`, blocking the thread.");
+    };
+    (@ waiting $method:ident, $len:expr, $doc:literal) => {
+        #[doc = $doc]
+        pub fn $method(&self, msg: T) -> Result<(), SendError<T>> {
             self.inst
                 .send_with(
                     msg,
                     |m| self.inner.try_send(m),
-                    |m| self.inner.send(m),
+                    |m| self.inner.$method(m),
                     || ($len)(self),
                 )
                 .into_result(SendError, SendError)

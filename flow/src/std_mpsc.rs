@@ -74,3 +74,29 @@ impl<T> Drop for Receiver<T> {
 
 clone_endpoints!(Sender, SyncSender);
 debug_endpoints!(Sender, SyncSender, Receiver);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chan::{TryRecv, TrySend};
+
+    #[test]
+    fn std_s_results_say_what_a_send_or_a_receive_did() {
+        assert_eq!(TrySend::from(Ok::<(), SendError<u8>>(())), TrySend::Sent);
+        assert_eq!(
+            TrySend::from(Err::<(), _>(SendError(1u8))),
+            TrySend::Closed(1)
+        );
+        let full = Err::<(), _>(TrySendError::Full(2u8));
+        assert_eq!(TrySend::from(full), TrySend::Full(2));
+        let gone = Err::<(), _>(TrySendError::Disconnected(3u8));
+        assert_eq!(TrySend::from(gone), TrySend::Closed(3));
+        assert_eq!(TryRecv::from(Ok::<u8, TryRecvError>(4)), TryRecv::Got(4));
+        assert_eq!(
+            TryRecv::<u8>::from(Err(TryRecvError::Empty)),
+            TryRecv::Empty
+        );
+        let closed = TryRecv::<u8>::from(Err(TryRecvError::Disconnected));
+        assert_eq!(closed, TryRecv::Closed);
+    }
+}

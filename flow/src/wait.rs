@@ -1,12 +1,11 @@
 //! Waits: a send on a full channel, a receive on an empty one. Whether they are timed,
 //! when one starts, and how a receive's wait is charged to the innermost measured
-//! function; the futures that measure the waits of async sends and receives.
+//! function; the futures that measure the waits of async receives (an async send's,
+//! which records into the instance, is `Inst::send_waiting`, in `chan`).
 
 use std::task::Poll;
 
 use hotpath_core::op::{now, Here, Sampler, Wait};
-
-use crate::chan::{Inst, SendOp};
 
 /// A clock reading for a wait's start: never 0 (0 means "not timed").
 #[inline(always)]
@@ -18,7 +17,7 @@ fn stamp() -> u64 {
 /// always, unless the channels' rate is 0 (count only). A wait is the slow path, and
 /// what the channel costs the program.
 #[inline(always)]
-fn waits_timed() -> bool {
+pub(crate) fn waits_timed() -> bool {
     Sampler::Channels.fixed() != Some(false)
 }
 
@@ -41,36 +40,6 @@ pub(crate) fn recv_waited(t0: u64) {
             h.charge(Wait::ChannelRecv, now().saturating_sub(t0));
         }
     }
-}
-
-/// Awaits `fut`, a send that may wait for room: when a poll returns `Pending` while
-/// `full()` says the channel has no room, the send counts as blocked from then until it
-/// completes; then `done` gets the send (on the thread that completed it) and `fut`'s
-/// output. The future is polled exactly as the raw send would be (tokio's cooperative
-/// budget included).
-pub(crate) async fn send_waiting<F: std::future::Future, R>(
-    fut: F,
-    inst: &Inst,
-    mut op: SendOp,
-    full: impl Fn() -> bool,
-    done: impl FnOnce(&SendOp, F::Output) -> R,
-) -> R {
-    let mut fut = std::pin::pin!(fut);
-    let mut t0: Option<u64> = None;
-    let timed = waits_timed();
-    let r = std::future::poll_fn(|cx| {
-        let p = fut.as_mut().poll(cx);
-        if p.is_pending() && t0.is_none() && full() {
-            t0 = Some(if timed { now() } else { 0 });
-        }
-        p
-    })
-    .await;
-    op.here_again();
-    if let Some(t0) = t0 {
-        inst.blocked(&op, t0);
-    }
-    done(&op, r)
 }
 
 /// Awaits `fut`, a receive: when a poll returns `Pending`, the time until it completes

@@ -162,6 +162,84 @@ impl<T: Seek> Seek for Instrumented<T> {
     }
 }
 
+/// The methods tokio's and futures-io's `AsyncWrite` share, each one operation of its
+/// direction polled through [`poll_op`](crate::op::poll_op): `poll_write`,
+/// `poll_write_vectored`, `poll_flush` and the shutdown, `$close` (tokio's
+/// `poll_shutdown`, futures-io's `poll_close`). Written inside each trait's `impl`.
+#[cfg(any(feature = "tokio", feature = "futures-io"))]
+macro_rules! async_write_methods {
+    ($close:ident) => {
+        fn poll_write(
+            self: Pin<&mut Self>,
+            cx: &mut Context<'_>,
+            buf: &[u8],
+        ) -> Poll<io::Result<usize>> {
+            let this = self.project();
+            let inner = this.inner;
+            poll_op(this.entry.write, Dir::Write, this.write, n, || {
+                inner.poll_write(cx, buf)
+            })
+        }
+
+        fn poll_write_vectored(
+            self: Pin<&mut Self>,
+            cx: &mut Context<'_>,
+            bufs: &[io::IoSlice<'_>],
+        ) -> Poll<io::Result<usize>> {
+            let this = self.project();
+            let inner = this.inner;
+            poll_op(this.entry.write, Dir::Write, this.write, n, || {
+                inner.poll_write_vectored(cx, bufs)
+            })
+        }
+
+        fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+            let this = self.project();
+            let inner = this.inner;
+            poll_op(this.entry.flush, Dir::Other, this.flush, zero, || {
+                inner.poll_flush(cx)
+            })
+        }
+
+        fn $close(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+            let this = self.project();
+            let inner = this.inner;
+            poll_op(this.entry.shutdown, Dir::Other, this.shutdown, zero, || {
+                inner.$close(cx)
+            })
+        }
+    };
+}
+
+/// `AsyncBufRead` (tokio's or futures-io's, `$tr`), the same for both: `poll_fill_buf` is
+/// a read of 0 bytes, `consume` adds the bytes taken.
+#[cfg(any(feature = "tokio", feature = "futures-io"))]
+macro_rules! async_buf_read {
+    ($tr:ident) => {
+        impl<T: $tr> $tr for Instrumented<T> {
+            fn poll_fill_buf(
+                self: Pin<&mut Self>,
+                cx: &mut Context<'_>,
+            ) -> Poll<io::Result<&[u8]>> {
+                let this = self.project();
+                let inner = this.inner;
+                let (r, outer) = this.read.poll(|| inner.poll_fill_buf(cx));
+                if let Poll::Ready(res) = &r {
+                    this.read
+                        .finish(this.entry.read, Dir::Read, Outcome::of(res, |_| 0), outer);
+                }
+                r
+            }
+
+            fn consume(self: Pin<&mut Self>, amt: usize) {
+                let this = self.project();
+                crate::op::add_bytes(this.entry.read, Dir::Read, amt as u64);
+                this.inner.consume(amt)
+            }
+        }
+    };
+}
+
 #[cfg(feature = "tokio")]
 mod tokio_impls {
     use std::io;
@@ -192,69 +270,14 @@ mod tokio_impls {
     }
 
     impl<T: AsyncWrite> AsyncWrite for Instrumented<T> {
-        fn poll_write(
-            self: Pin<&mut Self>,
-            cx: &mut Context<'_>,
-            buf: &[u8],
-        ) -> Poll<io::Result<usize>> {
-            let this = self.project();
-            let inner = this.inner;
-            poll_op(this.entry.write, Dir::Write, this.write, n, || {
-                inner.poll_write(cx, buf)
-            })
-        }
-
-        fn poll_write_vectored(
-            self: Pin<&mut Self>,
-            cx: &mut Context<'_>,
-            bufs: &[io::IoSlice<'_>],
-        ) -> Poll<io::Result<usize>> {
-            let this = self.project();
-            let inner = this.inner;
-            poll_op(this.entry.write, Dir::Write, this.write, n, || {
-                inner.poll_write_vectored(cx, bufs)
-            })
-        }
+        async_write_methods!(poll_shutdown);
 
         fn is_write_vectored(&self) -> bool {
             self.inner.is_write_vectored()
         }
-
-        fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-            let this = self.project();
-            let inner = this.inner;
-            poll_op(this.entry.flush, Dir::Other, this.flush, zero, || {
-                inner.poll_flush(cx)
-            })
-        }
-
-        fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-            let this = self.project();
-            let inner = this.inner;
-            poll_op(this.entry.shutdown, Dir::Other, this.shutdown, zero, || {
-                inner.poll_shutdown(cx)
-            })
-        }
     }
 
-    impl<T: AsyncBufRead> AsyncBufRead for Instrumented<T> {
-        fn poll_fill_buf(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<&[u8]>> {
-            let this = self.project();
-            let inner = this.inner;
-            let (r, outer) = this.read.poll(|| inner.poll_fill_buf(cx));
-            if let Poll::Ready(res) = &r {
-                this.read
-                    .finish(this.entry.read, Dir::Read, Outcome::of(res, |_| 0), outer);
-            }
-            r
-        }
-
-        fn consume(self: Pin<&mut Self>, amt: usize) {
-            let this = self.project();
-            crate::op::add_bytes(this.entry.read, Dir::Read, amt as u64);
-            this.inner.consume(amt)
-        }
-    }
+    async_buf_read!(AsyncBufRead);
 
     impl<T: AsyncSeek> AsyncSeek for Instrumented<T> {
         fn start_seek(self: Pin<&mut Self>, position: io::SeekFrom) -> io::Result<()> {
@@ -316,65 +339,10 @@ mod futures_impls {
     }
 
     impl<T: AsyncWrite> AsyncWrite for Instrumented<T> {
-        fn poll_write(
-            self: Pin<&mut Self>,
-            cx: &mut Context<'_>,
-            buf: &[u8],
-        ) -> Poll<io::Result<usize>> {
-            let this = self.project();
-            let inner = this.inner;
-            poll_op(this.entry.write, Dir::Write, this.write, n, || {
-                inner.poll_write(cx, buf)
-            })
-        }
-
-        fn poll_write_vectored(
-            self: Pin<&mut Self>,
-            cx: &mut Context<'_>,
-            bufs: &[io::IoSlice<'_>],
-        ) -> Poll<io::Result<usize>> {
-            let this = self.project();
-            let inner = this.inner;
-            poll_op(this.entry.write, Dir::Write, this.write, n, || {
-                inner.poll_write_vectored(cx, bufs)
-            })
-        }
-
-        fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-            let this = self.project();
-            let inner = this.inner;
-            poll_op(this.entry.flush, Dir::Other, this.flush, zero, || {
-                inner.poll_flush(cx)
-            })
-        }
-
-        fn poll_close(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-            let this = self.project();
-            let inner = this.inner;
-            poll_op(this.entry.shutdown, Dir::Other, this.shutdown, zero, || {
-                inner.poll_close(cx)
-            })
-        }
+        async_write_methods!(poll_close);
     }
 
-    impl<T: AsyncBufRead> AsyncBufRead for Instrumented<T> {
-        fn poll_fill_buf(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<&[u8]>> {
-            let this = self.project();
-            let inner = this.inner;
-            let (r, outer) = this.read.poll(|| inner.poll_fill_buf(cx));
-            if let Poll::Ready(res) = &r {
-                this.read
-                    .finish(this.entry.read, Dir::Read, Outcome::of(res, |_| 0), outer);
-            }
-            r
-        }
-
-        fn consume(self: Pin<&mut Self>, amt: usize) {
-            let this = self.project();
-            crate::op::add_bytes(this.entry.read, Dir::Read, amt as u64);
-            this.inner.consume(amt)
-        }
-    }
+    async_buf_read!(AsyncBufRead);
 
     impl<T: AsyncSeek> AsyncSeek for Instrumented<T> {
         fn poll_seek(

@@ -9,13 +9,15 @@
 //!
 //! Not offered: `MutexGuard::source` (it hands out the raw lock).
 
-use std::sync::Arc;
+use async_lock::{
+    RwLockReadGuard as ARead, RwLockUpgradableReadGuard as AUpgradable, RwLockWriteGuard as AWrite,
+};
 
 use crate::acquire::{
     acquire, acquire_async, acquire_await, acquire_by, downgrade, try_acquire, try_upgrade,
 };
-use crate::macros::{forward, guard};
-use crate::{ArcGuard, Lock, Mode};
+use crate::macros::{arc_acquisitions, forward, guard, to_arc};
+use crate::{ArcGuard, Hold, Lock, Mode};
 
 type AMutex<T> = async_lock::Mutex<T>;
 type ARwLock<T> = async_lock::RwLock<T>;
@@ -56,24 +58,34 @@ impl<T> Lock<AMutex<T>> {
     }
 }
 
+/// Inside an `impl` of a measured async-lock lock, the three acquisitions of one mode
+/// (`Write`, `Read`, `Upgradable`): awaited `$lock`, `$blocking` (blocking the thread)
+/// and `$try` now, each the backend's method of the same name, after `$try` for the two
+/// that may wait (see [`acquire_await`], [`acquire`], [`try_acquire`]); their guard is
+/// `$g`. `$what` names what they acquire in their docs.
+macro_rules! acquisitions {
+    ($mode:ident, $what:literal: $lock:ident, $blocking:ident, $try:ident -> $g:ident) => {
+        #[doc = concat!("Acquires ", $what, ", waiting until it is available.")]
+        pub async fn $lock(&self) -> $g<'_, T> {
+            let (inner, hold) = acquire_await(self, Mode::$mode, |l| l.$try(), |l| l.$lock()).await;
+            $g { inner, hold }
+        }
+
+        #[doc = concat!("Acquires ", $what, ", blocking the thread until it is available.")]
+        pub fn $blocking(&self) -> $g<'_, T> {
+            let (inner, hold) = acquire(self, Mode::$mode, |l| l.$try(), |l| l.$blocking());
+            $g { inner, hold }
+        }
+
+        #[doc = concat!("Acquires ", $what, " if it is available now.")]
+        pub fn $try(&self) -> Option<$g<'_, T>> {
+            try_acquire(self, Mode::$mode, |l| l.$try()).map(|(inner, hold)| $g { inner, hold })
+        }
+    };
+}
+
 impl<T: ?Sized> Lock<AMutex<T>> {
-    /// Acquires the mutex, waiting until it is available.
-    pub async fn lock(&self) -> MutexGuard<'_, T> {
-        let (inner, hold) = acquire_await(self, Mode::Write, |m| m.try_lock(), |m| m.lock()).await;
-        MutexGuard { inner, hold }
-    }
-
-    /// Acquires the mutex, blocking the thread until it is available.
-    pub fn lock_blocking(&self) -> MutexGuard<'_, T> {
-        let (inner, hold) = acquire(self, Mode::Write, |m| m.try_lock(), |m| m.lock_blocking());
-        MutexGuard { inner, hold }
-    }
-
-    /// Acquires the mutex if it is free now.
-    pub fn try_lock(&self) -> Option<MutexGuard<'_, T>> {
-        try_acquire(self, Mode::Write, |m| m.try_lock())
-            .map(|(inner, hold)| MutexGuard { inner, hold })
-    }
+    acquisitions!(Write, "the mutex": lock, lock_blocking, try_lock -> MutexGuard);
 
     forward! {
         /// The data, through a unique borrow of the mutex.
@@ -81,40 +93,21 @@ impl<T: ?Sized> Lock<AMutex<T>> {
     }
 }
 
-/// Turns a guard of the mutex inside `lock` into one that owns the `Arc`.
-#[allow(unsafe_code)]
-fn arc_guard<T: ?Sized + 'static>(
-    lock: &Arc<Lock<AMutex<T>>>,
-    g: MutexGuard<'_, T>,
-) -> MutexGuardArc<T> {
-    let MutexGuard { inner, hold } = g;
-    // SAFETY: `inner` borrows only the mutex inside `**lock`; the `ArcGuard` keeps a clone
-    // of the `Arc`, drops `inner` before it, and never hands out the guard's lifetime.
-    let guard = unsafe {
-        std::mem::transmute::<async_lock::MutexGuard<'_, T>, async_lock::MutexGuard<'static, T>>(
-            inner,
-        )
-    };
-    ArcGuard::new(guard, hold, lock.clone())
+to_arc! {
+    fn arc_mutex(MutexGuard<AMutex>) -> async_lock::MutexGuard;
+    fn arc_read(RwLockReadGuard<ARwLock>) -> async_lock::RwLockReadGuard;
+    fn arc_write(RwLockWriteGuard<ARwLock>) -> async_lock::RwLockWriteGuard;
+    fn arc_upgradable(RwLockUpgradableReadGuard<ARwLock>) -> async_lock::RwLockUpgradableReadGuard;
 }
 
 impl<T: ?Sized + 'static> Lock<AMutex<T>> {
-    /// Acquires the mutex through an `Arc`, for a guard that owns it.
-    pub async fn lock_arc(self: &Arc<Self>) -> MutexGuardArc<T> {
-        let g = self.lock().await;
-        arc_guard(self, g)
-    }
-
-    /// Acquires the mutex through an `Arc`, blocking the thread.
-    pub fn lock_arc_blocking(self: &Arc<Self>) -> MutexGuardArc<T> {
-        let g = self.lock_blocking();
-        arc_guard(self, g)
-    }
-
-    /// Acquires the mutex through an `Arc` if it is free now.
-    pub fn try_lock_arc(self: &Arc<Self>) -> Option<MutexGuardArc<T>> {
-        let g = self.try_lock()?;
-        Some(arc_guard(self, g))
+    arc_acquisitions! { arc_mutex -> MutexGuardArc<T>:
+        /// Acquires the mutex through an `Arc`, for a guard that owns it.
+        async fn lock_arc() = lock;
+        /// Acquires the mutex through an `Arc`, blocking the thread.
+        fn lock_arc_blocking() = lock_blocking;
+        /// Acquires the mutex through an `Arc` if it is free now.
+        fn try_lock_arc()? = try_lock;
     }
 }
 
@@ -128,71 +121,16 @@ impl<T> Lock<ARwLock<T>> {
 }
 
 impl<T: ?Sized> Lock<ARwLock<T>> {
-    /// Acquires shared read access, waiting until it is available.
-    pub async fn read(&self) -> RwLockReadGuard<'_, T> {
-        let (inner, hold) = acquire_await(self, Mode::Read, |l| l.try_read(), |l| l.read()).await;
-        RwLockReadGuard { inner, hold }
-    }
+    acquisitions!(Read, "shared read access": read, read_blocking, try_read -> RwLockReadGuard);
 
-    /// Acquires shared read access, blocking the thread.
-    pub fn read_blocking(&self) -> RwLockReadGuard<'_, T> {
-        let (inner, hold) = acquire(self, Mode::Read, |l| l.try_read(), |l| l.read_blocking());
-        RwLockReadGuard { inner, hold }
-    }
+    acquisitions!(
+        Upgradable, "upgradable read access":
+        upgradable_read, upgradable_read_blocking, try_upgradable_read -> RwLockUpgradableReadGuard
+    );
 
-    /// Acquires shared read access if it is available now.
-    pub fn try_read(&self) -> Option<RwLockReadGuard<'_, T>> {
-        try_acquire(self, Mode::Read, |l| l.try_read())
-            .map(|(inner, hold)| RwLockReadGuard { inner, hold })
-    }
-
-    /// Acquires upgradable read access, waiting until it is available.
-    pub async fn upgradable_read(&self) -> RwLockUpgradableReadGuard<'_, T> {
-        let (inner, hold) = acquire_await(
-            self,
-            Mode::Upgradable,
-            |l| l.try_upgradable_read(),
-            |l| l.upgradable_read(),
-        )
-        .await;
-        RwLockUpgradableReadGuard { inner, hold }
-    }
-
-    /// Acquires upgradable read access, blocking the thread.
-    pub fn upgradable_read_blocking(&self) -> RwLockUpgradableReadGuard<'_, T> {
-        let (inner, hold) = acquire(
-            self,
-            Mode::Upgradable,
-            |l| l.try_upgradable_read(),
-            |l| l.upgradable_read_blocking(),
-        );
-        RwLockUpgradableReadGuard { inner, hold }
-    }
-
-    /// Acquires upgradable read access if it is available now.
-    pub fn try_upgradable_read(&self) -> Option<RwLockUpgradableReadGuard<'_, T>> {
-        try_acquire(self, Mode::Upgradable, |l| l.try_upgradable_read())
-            .map(|(inner, hold)| RwLockUpgradableReadGuard { inner, hold })
-    }
-
-    /// Acquires exclusive write access, waiting until it is available.
-    pub async fn write(&self) -> RwLockWriteGuard<'_, T> {
-        let (inner, hold) =
-            acquire_await(self, Mode::Write, |l| l.try_write(), |l| l.write()).await;
-        RwLockWriteGuard { inner, hold }
-    }
-
-    /// Acquires exclusive write access, blocking the thread.
-    pub fn write_blocking(&self) -> RwLockWriteGuard<'_, T> {
-        let (inner, hold) = acquire(self, Mode::Write, |l| l.try_write(), |l| l.write_blocking());
-        RwLockWriteGuard { inner, hold }
-    }
-
-    /// Acquires exclusive write access if it is available now.
-    pub fn try_write(&self) -> Option<RwLockWriteGuard<'_, T>> {
-        try_acquire(self, Mode::Write, |l| l.try_write())
-            .map(|(inner, hold)| RwLockWriteGuard { inner, hold })
-    }
+    acquisitions!(
+        Write, "exclusive write access": write, write_blocking, try_write -> RwLockWriteGuard
+    );
 
     forward! {
         /// The data, through a unique borrow of the lock.
@@ -200,155 +138,120 @@ impl<T: ?Sized> Lock<ARwLock<T>> {
     }
 }
 
-/// A guard of the read-write lock inside `lock` (`$guard`, from its measured guard
-/// `$g`) turned into one that owns the `Arc`.
-macro_rules! rw_arc {
-    ($lock:expr, $g:expr, $guard:ident) => {{
-        let $guard { inner, hold } = $g;
-        // SAFETY: `inner` borrows only the lock inside `**$lock`; the `ArcGuard` keeps a
-        // clone of the `Arc`, drops `inner` before it, and never hands out the guard's
-        // lifetime (see `ArcGuard`'s Soundness).
-        #[allow(unsafe_code)]
-        let guard = unsafe {
-            std::mem::transmute::<async_lock::$guard<'_, T>, async_lock::$guard<'static, T>>(inner)
-        };
-        ArcGuard::new(guard, hold, $lock.clone())
-    }};
+impl<T: ?Sized + 'static> Lock<ARwLock<T>> {
+    arc_acquisitions! { arc_read -> RwLockReadGuardArc<T>:
+        /// Acquires shared read access through an `Arc`, waiting until it is available,
+        /// for a guard that owns it.
+        async fn read_arc() = read;
+        /// Acquires shared read access through an `Arc`, blocking the thread.
+        fn read_arc_blocking() = read_blocking;
+        /// Acquires shared read access through an `Arc` if it is available now.
+        fn try_read_arc()? = try_read;
+    }
+
+    arc_acquisitions! { arc_upgradable -> RwLockUpgradableReadGuardArc<T>:
+        /// Acquires upgradable read access through an `Arc`, waiting until it is available.
+        async fn upgradable_read_arc() = upgradable_read;
+        /// Acquires upgradable read access through an `Arc`, blocking the thread.
+        fn upgradable_read_arc_blocking() = upgradable_read_blocking;
+        /// Acquires upgradable read access through an `Arc` if it is available now.
+        fn try_upgradable_read_arc()? = try_upgradable_read;
+    }
+
+    arc_acquisitions! { arc_write -> RwLockWriteGuardArc<T>:
+        /// Acquires exclusive write access through an `Arc`, waiting until it is available.
+        async fn write_arc() = write;
+        /// Acquires exclusive write access through an `Arc`, blocking the thread.
+        fn write_arc_blocking() = write_blocking;
+        /// Acquires exclusive write access through an `Arc` if it is available now.
+        fn try_write_arc()? = try_write;
+    }
 }
 
-impl<T: ?Sized + 'static> Lock<ARwLock<T>> {
-    /// Acquires shared read access through an `Arc`, waiting until it is available, for
-    /// a guard that owns it.
-    pub async fn read_arc(self: &Arc<Self>) -> RwLockReadGuardArc<T> {
-        let g = self.read().await;
-        rw_arc!(self, g, RwLockReadGuard)
-    }
+/// A write guard downgraded to a read guard: the write hold ends, a read hold starts.
+fn write_to_read<'a, T: ?Sized>(g: AWrite<'a, T>, hold: Hold) -> (ARead<'a, T>, Hold) {
+    downgrade(g, hold, Mode::Read, AWrite::downgrade)
+}
 
-    /// Acquires shared read access through an `Arc`, blocking the thread.
-    pub fn read_arc_blocking(self: &Arc<Self>) -> RwLockReadGuardArc<T> {
-        let g = self.read_blocking();
-        rw_arc!(self, g, RwLockReadGuard)
-    }
+/// A write guard downgraded to an upgradable one.
+fn write_to_upgradable<'a, T: ?Sized>(g: AWrite<'a, T>, hold: Hold) -> (AUpgradable<'a, T>, Hold) {
+    downgrade(g, hold, Mode::Upgradable, AWrite::downgrade_to_upgradable)
+}
 
-    /// Acquires shared read access through an `Arc` if it is available now.
-    pub fn try_read_arc(self: &Arc<Self>) -> Option<RwLockReadGuardArc<T>> {
-        let g = self.try_read()?;
-        Some(rw_arc!(self, g, RwLockReadGuard))
-    }
+/// An upgradable guard downgraded to a read guard.
+fn upgradable_to_read<'a, T: ?Sized>(g: AUpgradable<'a, T>, hold: Hold) -> (ARead<'a, T>, Hold) {
+    downgrade(g, hold, Mode::Read, AUpgradable::downgrade)
+}
 
-    /// Acquires upgradable read access through an `Arc`, waiting until it is available.
-    pub async fn upgradable_read_arc(self: &Arc<Self>) -> RwLockUpgradableReadGuardArc<T> {
-        let g = self.upgradable_read().await;
-        rw_arc!(self, g, RwLockUpgradableReadGuard)
-    }
+/// An upgradable guard upgraded if no reader is there (a try of the write mode), or
+/// given back with its hold.
+#[allow(clippy::type_complexity)]
+fn upgrade_now<'a, T: ?Sized>(
+    g: AUpgradable<'a, T>,
+    hold: Hold,
+) -> Result<(AWrite<'a, T>, Hold), (AUpgradable<'a, T>, Hold)> {
+    try_upgrade(g, hold, AUpgradable::try_upgrade)
+}
 
-    /// Acquires upgradable read access through an `Arc`, blocking the thread.
-    pub fn upgradable_read_arc_blocking(self: &Arc<Self>) -> RwLockUpgradableReadGuardArc<T> {
-        let g = self.upgradable_read_blocking();
-        rw_arc!(self, g, RwLockUpgradableReadGuard)
-    }
+/// An upgradable guard upgraded, blocking the thread until the readers leave: the
+/// upgradable hold ends first, then a write acquisition.
+fn upgrade_blocking<'a, T: ?Sized>(g: AUpgradable<'a, T>, hold: Hold) -> (AWrite<'a, T>, Hold) {
+    acquire_by(
+        hold.end(),
+        Mode::Write,
+        g,
+        AUpgradable::try_upgrade,
+        AUpgradable::upgrade_blocking,
+    )
+}
 
-    /// Acquires upgradable read access through an `Arc` if it is available now.
-    pub fn try_upgradable_read_arc(self: &Arc<Self>) -> Option<RwLockUpgradableReadGuardArc<T>> {
-        let g = self.try_upgradable_read()?;
-        Some(rw_arc!(self, g, RwLockUpgradableReadGuard))
-    }
-
-    /// Acquires exclusive write access through an `Arc`, waiting until it is available.
-    pub async fn write_arc(self: &Arc<Self>) -> RwLockWriteGuardArc<T> {
-        let g = self.write().await;
-        rw_arc!(self, g, RwLockWriteGuard)
-    }
-
-    /// Acquires exclusive write access through an `Arc`, blocking the thread.
-    pub fn write_arc_blocking(self: &Arc<Self>) -> RwLockWriteGuardArc<T> {
-        let g = self.write_blocking();
-        rw_arc!(self, g, RwLockWriteGuard)
-    }
-
-    /// Acquires exclusive write access through an `Arc` if it is available now.
-    pub fn try_write_arc(self: &Arc<Self>) -> Option<RwLockWriteGuardArc<T>> {
-        let g = self.try_write()?;
-        Some(rw_arc!(self, g, RwLockWriteGuard))
-    }
+/// As [`upgrade_blocking`], awaiting the readers (the upgradable hold ends when this is
+/// called).
+fn upgrade_await<'a, T: ?Sized>(
+    g: AUpgradable<'a, T>,
+    hold: Hold,
+) -> impl std::future::Future<Output = (AWrite<'a, T>, Hold)> {
+    acquire_async(
+        hold.end(),
+        Mode::Write,
+        g,
+        AUpgradable::try_upgrade,
+        AUpgradable::upgrade,
+    )
 }
 
 impl<T: ?Sized + 'static> RwLockWriteGuardArc<T> {
     /// Turns the write access into read access: the write hold ends, a read hold starts.
     pub fn downgrade(guard: Self) -> RwLockReadGuardArc<T> {
-        ArcGuard::turn_into(guard, |inner, hold| {
-            downgrade(
-                inner,
-                hold,
-                Mode::Read,
-                async_lock::RwLockWriteGuard::downgrade,
-            )
-        })
+        ArcGuard::turn_into(guard, write_to_read)
     }
 
     /// Turns the write access into upgradable read access.
     pub fn downgrade_to_upgradable(guard: Self) -> RwLockUpgradableReadGuardArc<T> {
-        ArcGuard::turn_into(guard, |inner, hold| {
-            downgrade(
-                inner,
-                hold,
-                Mode::Upgradable,
-                async_lock::RwLockWriteGuard::downgrade_to_upgradable,
-            )
-        })
+        ArcGuard::turn_into(guard, write_to_upgradable)
     }
 }
 
 impl<T: ?Sized + 'static> RwLockUpgradableReadGuardArc<T> {
     /// Turns the upgradable access into plain read access.
     pub fn downgrade(guard: Self) -> RwLockReadGuardArc<T> {
-        ArcGuard::turn_into(guard, |inner, hold| {
-            downgrade(
-                inner,
-                hold,
-                Mode::Read,
-                async_lock::RwLockUpgradableReadGuard::downgrade,
-            )
-        })
+        ArcGuard::turn_into(guard, upgradable_to_read)
     }
 
     /// Upgrades to write access if no reader is there; gives the guard back otherwise.
     pub fn try_upgrade(guard: Self) -> Result<RwLockWriteGuardArc<T>, Self> {
-        ArcGuard::turn(guard, |inner, hold| {
-            try_upgrade(
-                inner,
-                hold,
-                async_lock::RwLockUpgradableReadGuard::try_upgrade,
-            )
-        })
+        ArcGuard::turn(guard, upgrade_now)
     }
 
     /// Upgrades to write access, waiting for the readers to leave: the upgradable hold
     /// ends and a write acquisition starts.
     pub async fn upgrade(guard: Self) -> RwLockWriteGuardArc<T> {
-        ArcGuard::turn_async(guard, |inner, hold| {
-            acquire_async(
-                hold.end(),
-                Mode::Write,
-                inner,
-                async_lock::RwLockUpgradableReadGuard::try_upgrade,
-                async_lock::RwLockUpgradableReadGuard::upgrade,
-            )
-        })
-        .await
+        ArcGuard::turn_async(guard, upgrade_await).await
     }
 
     /// Upgrades to write access, blocking the thread until the readers leave.
     pub fn upgrade_blocking(guard: Self) -> RwLockWriteGuardArc<T> {
-        ArcGuard::turn_into(guard, |inner, hold| {
-            acquire_by(
-                hold.end(),
-                Mode::Write,
-                inner,
-                async_lock::RwLockUpgradableReadGuard::try_upgrade,
-                async_lock::RwLockUpgradableReadGuard::upgrade_blocking,
-            )
-        })
+        ArcGuard::turn_into(guard, upgrade_blocking)
     }
 }
 
@@ -356,24 +259,14 @@ impl<'a, T: ?Sized + 'a> RwLockWriteGuard<'a, T> {
     /// Turns the write access into read access: the write hold ends, a read hold starts.
     pub fn downgrade(guard: Self) -> RwLockReadGuard<'a, T> {
         let RwLockWriteGuard { inner, hold } = guard;
-        let (inner, hold) = downgrade(
-            inner,
-            hold,
-            Mode::Read,
-            async_lock::RwLockWriteGuard::downgrade,
-        );
+        let (inner, hold) = write_to_read(inner, hold);
         RwLockReadGuard { inner, hold }
     }
 
     /// Turns the write access into upgradable read access.
     pub fn downgrade_to_upgradable(guard: Self) -> RwLockUpgradableReadGuard<'a, T> {
         let RwLockWriteGuard { inner, hold } = guard;
-        let (inner, hold) = downgrade(
-            inner,
-            hold,
-            Mode::Upgradable,
-            async_lock::RwLockWriteGuard::downgrade_to_upgradable,
-        );
+        let (inner, hold) = write_to_upgradable(inner, hold);
         RwLockUpgradableReadGuard { inner, hold }
     }
 }
@@ -382,23 +275,14 @@ impl<'a, T: ?Sized + 'a> RwLockUpgradableReadGuard<'a, T> {
     /// Turns the upgradable access into plain read access.
     pub fn downgrade(guard: Self) -> RwLockReadGuard<'a, T> {
         let RwLockUpgradableReadGuard { inner, hold } = guard;
-        let (inner, hold) = downgrade(
-            inner,
-            hold,
-            Mode::Read,
-            async_lock::RwLockUpgradableReadGuard::downgrade,
-        );
+        let (inner, hold) = upgradable_to_read(inner, hold);
         RwLockReadGuard { inner, hold }
     }
 
     /// Upgrades to write access if no reader is there; gives the guard back otherwise.
     pub fn try_upgrade(guard: Self) -> Result<RwLockWriteGuard<'a, T>, Self> {
         let RwLockUpgradableReadGuard { inner, hold } = guard;
-        match try_upgrade(
-            inner,
-            hold,
-            async_lock::RwLockUpgradableReadGuard::try_upgrade,
-        ) {
+        match upgrade_now(inner, hold) {
             Ok((inner, hold)) => Ok(RwLockWriteGuard { inner, hold }),
             Err((inner, hold)) => Err(RwLockUpgradableReadGuard { inner, hold }),
         }
@@ -408,27 +292,14 @@ impl<'a, T: ?Sized + 'a> RwLockUpgradableReadGuard<'a, T> {
     /// ends and a write acquisition starts.
     pub async fn upgrade(guard: Self) -> RwLockWriteGuard<'a, T> {
         let RwLockUpgradableReadGuard { inner, hold } = guard;
-        let (inner, hold) = acquire_async(
-            hold.end(),
-            Mode::Write,
-            inner,
-            async_lock::RwLockUpgradableReadGuard::try_upgrade,
-            async_lock::RwLockUpgradableReadGuard::upgrade,
-        )
-        .await;
+        let (inner, hold) = upgrade_await(inner, hold).await;
         RwLockWriteGuard { inner, hold }
     }
 
     /// Upgrades to write access, blocking the thread until the readers leave.
     pub fn upgrade_blocking(guard: Self) -> RwLockWriteGuard<'a, T> {
         let RwLockUpgradableReadGuard { inner, hold } = guard;
-        let (inner, hold) = acquire_by(
-            hold.end(),
-            Mode::Write,
-            inner,
-            async_lock::RwLockUpgradableReadGuard::try_upgrade,
-            async_lock::RwLockUpgradableReadGuard::upgrade_blocking,
-        );
+        let (inner, hold) = upgrade_blocking(inner, hold);
         RwLockWriteGuard { inner, hold }
     }
 }

@@ -328,6 +328,42 @@ mod tests {
     }
 
     #[test]
+    fn a_site_is_named_by_its_label_or_its_place() {
+        static PLAIN: LockSite = LockSite::new("src/a.rs:7", None, "src/a.rs", 7, LockKind::Mutex);
+        static LABELLED: LockSite =
+            LockSite::new("src/a.rs:9", Some("cache"), "src/a.rs", 9, LockKind::RwLock);
+        assert_eq!(PLAIN.name(), "src/a.rs:7");
+        assert_eq!(
+            (PLAIN.label(), PLAIN.file(), PLAIN.line()),
+            (None, "src/a.rs", 7)
+        );
+        assert_eq!(LABELLED.name(), "cache");
+        assert_eq!(LABELLED.label(), Some("cache"));
+        // A label given at run time: a site of its own at the same place.
+        let jobs = PLAIN.labelled("jobs");
+        assert_eq!(
+            (jobs.name(), jobs.line(), jobs.kind()),
+            ("jobs".to_string(), 7, LockKind::Mutex)
+        );
+        assert!(std::ptr::eq(jobs, PLAIN.labelled("jobs")));
+    }
+
+    #[test]
+    fn a_kind_samples_at_its_own_rate_and_each_mode_is_its_own_call_site() {
+        static MUTEX: LockSite = LockSite::new("m:1", None, "m", 1, LockKind::Mutex);
+        static RW: LockSite = LockSite::new("r:1", None, "r", 1, LockKind::RwLock);
+        assert_eq!(MUTEX.sampler(), Sampler::Mutexes);
+        assert_eq!(RW.sampler(), Sampler::RwLocks);
+        let [w, r, u] = [Mode::Write, Mode::Read, Mode::Upgradable].map(|m| RW.mode(m));
+        assert!(!std::ptr::eq(w, r) && !std::ptr::eq(r, u) && !std::ptr::eq(w, u));
+        assert!(std::ptr::eq(w, RW.mode(Mode::Write)));
+        assert_eq!(
+            [Mode::Write as u8, Mode::Read as u8, Mode::Upgradable as u8],
+            [0, 1, 2]
+        );
+    }
+
+    #[test]
     fn backend_is_read_from_the_public_path() {
         static SITE: LockSite = LockSite::new("t:1", None, "t", 1, LockKind::Mutex);
         assert_eq!((SITE.type_name(), SITE.backend()), (None, None));

@@ -82,6 +82,27 @@ impl<'a, T: ?Sized> MutexGuard<'a, T> {
         let inner = unsafe { ManuallyDrop::take(&mut this.inner) };
         (inner, held)
     }
+
+    /// A condition variable's wait on this guard: `wait` gets the std guard (and
+    /// releases the lock meanwhile, see [`Held::condvar_wait`]); what it gives back, std
+    /// guard and all, is made measured again by `rewrap` with the hold after the wait.
+    fn condvar_wait<G, W>(
+        self,
+        wait: impl FnOnce(std::sync::MutexGuard<'a, T>) -> LockResult<G>,
+        rewrap: impl FnOnce(G, Held) -> W,
+    ) -> LockResult<W> {
+        let (inner, mut held) = self.into_parts();
+        let r = held.condvar_wait(|| wait(inner));
+        wrap(r, held, rewrap)
+    }
+}
+
+/// What a timed condition-variable wait gives back, with the std guard measured again.
+fn timed_out<T: ?Sized>(
+    (inner, t): (std::sync::MutexGuard<'_, T>, WaitTimeoutResult),
+    held: Held,
+) -> (MutexGuard<'_, T>, WaitTimeoutResult) {
+    (MutexGuard::new(inner, held), t)
 }
 
 impl<T: ?Sized> Drop for MutexGuard<'_, T> {
@@ -140,22 +161,36 @@ impl<T> Lock<StdMutex<T>> {
     }
 }
 
-impl<T: ?Sized> Lock<StdMutex<T>> {
-    /// Acquires the mutex, blocking until it is available; `Err` (holding the guard) if
-    /// another thread panicked while holding it.
-    #[inline]
-    pub fn lock(&self) -> LockResult<MutexGuard<'_, T>> {
-        let (r, held) = acquire(self, Mode::Write, |m| attempt(m.try_lock()), |m| m.lock());
-        wrap(r, held, MutexGuard::new)
-    }
+/// Inside an `impl` of a measured std lock, the two acquisitions of one mode (`Write`,
+/// `Read`): blocking `$lock` (after `$try`) and `$try` now, each std's method of the same
+/// name with std's result (see [`attempt`], [`wrap`], [`wrap_try`]); their guard is made
+/// by `$new`. `$what` names what they acquire in their docs.
+macro_rules! acquisitions {
+    ($mode:ident, $what:literal: $lock:ident, $try:ident -> $g:ident by $new:expr) => {
+        #[doc = concat!(
+            "Acquires ", $what, ", blocking until it is available; `Err` (holding the guard) ",
+            "if another thread panicked while holding it."
+        )]
+        #[inline]
+        pub fn $lock(&self) -> LockResult<$g<'_, T>> {
+            let (r, held) = acquire(self, Mode::$mode, |l| attempt(l.$try()), |l| l.$lock());
+            wrap(r, held, $new)
+        }
 
-    /// Acquires the mutex if it is free: `WouldBlock` otherwise, `Poisoned` if another
-    /// thread panicked while holding it.
-    #[inline]
-    pub fn try_lock(&self) -> TryLockResult<MutexGuard<'_, T>> {
-        let r = try_acquire(self, Mode::Write, |m| attempt(m.try_lock()));
-        wrap_try(r, MutexGuard::new)
-    }
+        #[doc = concat!(
+            "Acquires ", $what, " if it is available now: `WouldBlock` otherwise, `Poisoned` ",
+            "if another thread panicked while holding it."
+        )]
+        #[inline]
+        pub fn $try(&self) -> TryLockResult<$g<'_, T>> {
+            let r = try_acquire(self, Mode::$mode, |l| attempt(l.$try()));
+            wrap_try(r, $new)
+        }
+    };
+}
+
+impl<T: ?Sized> Lock<StdMutex<T>> {
+    acquisitions!(Write, "the mutex": lock, try_lock -> MutexGuard by MutexGuard::new);
 
     forward! {
         /// Whether the mutex is poisoned.
@@ -188,33 +223,15 @@ impl<T> Lock<StdRwLock<T>> {
 }
 
 impl<T: ?Sized> Lock<StdRwLock<T>> {
-    /// Acquires shared read access, blocking until it is available.
-    #[inline]
-    pub fn read(&self) -> LockResult<RwLockReadGuard<'_, T>> {
-        let (r, hold) = acquire(self, Mode::Read, |l| attempt(l.try_read()), |l| l.read());
-        wrap(r, hold, |inner, hold| RwLockReadGuard { inner, hold })
-    }
+    acquisitions!(
+        Read, "shared read access":
+        read, try_read -> RwLockReadGuard by |inner, hold| RwLockReadGuard { inner, hold }
+    );
 
-    /// Acquires shared read access if it is available now.
-    #[inline]
-    pub fn try_read(&self) -> TryLockResult<RwLockReadGuard<'_, T>> {
-        let r = try_acquire(self, Mode::Read, |l| attempt(l.try_read()));
-        wrap_try(r, |inner, hold| RwLockReadGuard { inner, hold })
-    }
-
-    /// Acquires exclusive write access, blocking until it is available.
-    #[inline]
-    pub fn write(&self) -> LockResult<RwLockWriteGuard<'_, T>> {
-        let (r, hold) = acquire(self, Mode::Write, |l| attempt(l.try_write()), |l| l.write());
-        wrap(r, hold, |inner, hold| RwLockWriteGuard { inner, hold })
-    }
-
-    /// Acquires exclusive write access if it is available now.
-    #[inline]
-    pub fn try_write(&self) -> TryLockResult<RwLockWriteGuard<'_, T>> {
-        let r = try_acquire(self, Mode::Write, |l| attempt(l.try_write()));
-        wrap_try(r, |inner, hold| RwLockWriteGuard { inner, hold })
-    }
+    acquisitions!(
+        Write, "exclusive write access":
+        write, try_write -> RwLockWriteGuard by |inner, hold| RwLockWriteGuard { inner, hold }
+    );
 
     forward! {
         /// Whether the lock is poisoned.
@@ -244,9 +261,7 @@ impl Condvar {
     /// Blocks until notified, releasing the mutex meanwhile (see
     /// `std::sync::Condvar::wait`; spurious wake-ups happen as there).
     pub fn wait<'a, T>(&self, guard: MutexGuard<'a, T>) -> LockResult<MutexGuard<'a, T>> {
-        let (inner, mut held) = guard.into_parts();
-        let r = held.condvar_wait(|| self.inner.wait(inner));
-        wrap(r, held, MutexGuard::new)
+        guard.condvar_wait(|g| self.inner.wait(g), MutexGuard::new)
     }
 
     /// Blocks while `condition` returns true (see `std::sync::Condvar::wait_while`). The
@@ -259,9 +274,7 @@ impl Condvar {
     where
         F: FnMut(&mut T) -> bool,
     {
-        let (inner, mut held) = guard.into_parts();
-        let r = held.condvar_wait(|| self.inner.wait_while(inner, condition));
-        wrap(r, held, MutexGuard::new)
+        guard.condvar_wait(|g| self.inner.wait_while(g, condition), MutexGuard::new)
     }
 
     /// Blocks until notified or `dur` has passed (see `std::sync::Condvar::wait_timeout`).
@@ -270,11 +283,7 @@ impl Condvar {
         guard: MutexGuard<'a, T>,
         dur: Duration,
     ) -> LockResult<(MutexGuard<'a, T>, WaitTimeoutResult)> {
-        let (inner, mut held) = guard.into_parts();
-        let r = held.condvar_wait(|| self.inner.wait_timeout(inner, dur));
-        wrap(r, held, |(inner, t), held| {
-            (MutexGuard::new(inner, held), t)
-        })
+        guard.condvar_wait(|g| self.inner.wait_timeout(g, dur), timed_out)
     }
 
     /// Blocks while `condition` returns true, at most `dur` (see
@@ -288,11 +297,10 @@ impl Condvar {
     where
         F: FnMut(&mut T) -> bool,
     {
-        let (inner, mut held) = guard.into_parts();
-        let r = held.condvar_wait(|| self.inner.wait_timeout_while(inner, dur, condition));
-        wrap(r, held, |(inner, t), held| {
-            (MutexGuard::new(inner, held), t)
-        })
+        guard.condvar_wait(
+            |g| self.inner.wait_timeout_while(g, dur, condition),
+            timed_out,
+        )
     }
 
     /// Wakes one waiting thread.
@@ -303,5 +311,52 @@ impl Condvar {
     /// Wakes every waiting thread.
     pub fn notify_all(&self) {
         self.inner.notify_all()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A result's guard (or the poisoned one) and hold, read back.
+    fn parts<W: Copy>(r: LockResult<W>) -> (bool, W) {
+        match r {
+            Ok(w) => (false, w),
+            Err(e) => (true, *e.get_ref()),
+        }
+    }
+
+    #[test]
+    fn a_try_is_a_guard_a_poisoned_guard_or_none_for_would_block() {
+        assert!(matches!(
+            attempt(Ok::<u8, TryLockError<u8>>(1)),
+            Some(Ok(1))
+        ));
+        let poisoned = attempt(Err(TryLockError::Poisoned(PoisonError::new(2u8))));
+        assert_eq!(poisoned.map(parts), Some((true, 2)));
+        assert!(attempt(Err::<u8, _>(TryLockError::WouldBlock)).is_none());
+    }
+
+    #[test]
+    fn a_guard_is_wrapped_with_its_hold_poisoned_or_not() {
+        let pair = |g: u8, h: char| (g, h);
+        assert_eq!(parts(wrap(Ok(3u8), 'h', pair)), (false, (3, 'h')));
+        let poisoned = wrap(Err(PoisonError::new(4u8)), 'p', pair);
+        assert_eq!(parts(poisoned), (true, (4, 'p')));
+    }
+
+    #[test]
+    fn a_try_s_guard_is_wrapped_and_would_block_stays_would_block() {
+        let pair = |g: u8, h: char| (g, h);
+        assert!(matches!(wrap_try(Some((Ok(5u8), 'a')), pair), Ok((5, 'a'))));
+        match wrap_try(Some((Err(PoisonError::new(6u8)), 'b')), pair) {
+            Err(TryLockError::Poisoned(e)) => assert_eq!(e.into_inner(), (6, 'b')),
+            other => panic!("not poisoned: {other:?}"),
+        }
+        let none: Option<(LockResult<u8>, char)> = None;
+        assert!(matches!(
+            wrap_try(none, pair),
+            Err(TryLockError::WouldBlock)
+        ));
     }
 }

@@ -88,32 +88,55 @@ impl<T> Lock<TMutex<T>> {
     }
 }
 
+/// Inside an `impl` of a measured tokio lock, the three acquisitions of one mode
+/// (`Write`, `Read`): awaited `$lock` (after `$try`, in tokio's FIFO order), `$try` now
+/// (tokio's `TryLockError` when the lock is taken) and `$blocking` (after `$try`,
+/// blocking the thread), each the backend's method of the same name (see
+/// [`acquire_await`], [`try_acquire_by`], [`acquire`]); their guard is `$g`. `$what`
+/// names what they acquire in their docs.
+macro_rules! acquisitions {
+    ($mode:ident, $what:literal: $lock:ident, $try:ident, $blocking:ident -> $g:ident) => {
+        #[doc = concat!("Acquires ", $what, ", waiting (in tokio's FIFO order) until it is available.")]
+        pub async fn $lock(&self) -> $g<'_, T> {
+            let (inner, hold) =
+                acquire_await(self, Mode::$mode, |l| l.$try().ok(), |l| l.$lock()).await;
+            $g { inner, hold }
+        }
+
+        #[doc = concat!("Acquires ", $what, " if it is available now.")]
+        pub fn $try(&self) -> Result<$g<'_, T>, TryLockError> {
+            self.register();
+            try_acquire_by(self.site, Mode::$mode, &self.inner, |l| l.$try())
+                .map(|(inner, hold)| $g { inner, hold })
+        }
+
+        #[doc = concat!(
+            "Acquires ", $what, " from synchronous code, blocking the thread (see `tokio::sync`'s `",
+            stringify!($blocking), "`: never from inside a runtime)."
+        )]
+        pub fn $blocking(&self) -> $g<'_, T> {
+            let (inner, hold) = acquire(self, Mode::$mode, |l| l.$try().ok(), |l| l.$blocking());
+            $g { inner, hold }
+        }
+    };
+}
+
+/// An owned acquisition, in a method of `Lock<L>` taking `self: Arc<Self>` as `$arc`:
+/// `$acquire` with the lock inside the `Arc` borrowed as `$this: &'static Self`, whose
+/// measured guard `$g` goes beside the `Arc` into an [`ArcGuard`] (see its Soundness).
+macro_rules! owned {
+    ($arc:ident, |$this:ident| $acquire:expr => $g:ident) => {{
+        // SAFETY: the `Arc` is kept alive by this future (or call) and then by the guard,
+        // which drops the borrowing guard before it: the lock outlives the borrow.
+        #[allow(unsafe_code)]
+        let $this: &'static Self = unsafe { &*Arc::as_ptr(&$arc) };
+        let $g { inner, hold } = $acquire;
+        ArcGuard::new(inner, hold, $arc)
+    }};
+}
+
 impl<T: ?Sized> Lock<TMutex<T>> {
-    /// Acquires the mutex, waiting (in tokio's FIFO order) until it is available.
-    pub async fn lock(&self) -> MutexGuard<'_, T> {
-        let (inner, hold) =
-            acquire_await(self, Mode::Write, |m| m.try_lock().ok(), |m| m.lock()).await;
-        MutexGuard { inner, hold }
-    }
-
-    /// Acquires the mutex if it is free now.
-    pub fn try_lock(&self) -> Result<MutexGuard<'_, T>, TryLockError> {
-        self.register();
-        try_acquire_by(self.site, Mode::Write, &self.inner, |m| m.try_lock())
-            .map(|(inner, hold)| MutexGuard { inner, hold })
-    }
-
-    /// Acquires the mutex from synchronous code, blocking the thread (see
-    /// `tokio::sync::Mutex::blocking_lock`: never from inside a runtime).
-    pub fn blocking_lock(&self) -> MutexGuard<'_, T> {
-        let (inner, hold) = acquire(
-            self,
-            Mode::Write,
-            |m| m.try_lock().ok(),
-            |m| m.blocking_lock(),
-        );
-        MutexGuard { inner, hold }
-    }
+    acquisitions!(Write, "the mutex": lock, try_lock, blocking_lock -> MutexGuard);
 
     forward! {
         /// The data, through a unique borrow of the mutex.
@@ -123,31 +146,18 @@ impl<T: ?Sized> Lock<TMutex<T>> {
 
 impl<T: ?Sized + 'static> Lock<TMutex<T>> {
     /// Acquires the mutex through an `Arc`, for a guard that owns it.
-    #[allow(unsafe_code)]
     pub async fn lock_owned(self: Arc<Self>) -> OwnedMutexGuard<T> {
-        // SAFETY: the `Arc` is kept alive by this future and then by the guard, which
-        // drops the borrowing guard before it: the lock outlives the borrow.
-        let this: &'static Self = unsafe { &*Arc::as_ptr(&self) };
-        let MutexGuard { inner, hold } = this.lock().await;
-        ArcGuard::new(inner, hold, self)
+        owned!(self, |this| this.lock().await => MutexGuard)
     }
 
     /// Acquires the mutex through an `Arc` if it is free now.
-    #[allow(unsafe_code)]
     pub fn try_lock_owned(self: Arc<Self>) -> Result<OwnedMutexGuard<T>, TryLockError> {
-        // SAFETY: as in `lock_owned`.
-        let this: &'static Self = unsafe { &*Arc::as_ptr(&self) };
-        let MutexGuard { inner, hold } = this.try_lock()?;
-        Ok(ArcGuard::new(inner, hold, self))
+        Ok(owned!(self, |this| this.try_lock()? => MutexGuard))
     }
 
     /// Acquires the mutex through an `Arc` from synchronous code, blocking the thread.
-    #[allow(unsafe_code)]
     pub fn blocking_lock_owned(self: Arc<Self>) -> OwnedMutexGuard<T> {
-        // SAFETY: as in `lock_owned`.
-        let this: &'static Self = unsafe { &*Arc::as_ptr(&self) };
-        let MutexGuard { inner, hold } = this.blocking_lock();
-        ArcGuard::new(inner, hold, self)
+        owned!(self, |this| this.blocking_lock() => MutexGuard)
     }
 }
 
@@ -259,55 +269,11 @@ impl<T> Lock<TRwLock<T>> {
 }
 
 impl<T: ?Sized> Lock<TRwLock<T>> {
-    /// Acquires shared read access, waiting (FIFO) until it is available.
-    pub async fn read(&self) -> RwLockReadGuard<'_, T> {
-        let (inner, hold) =
-            acquire_await(self, Mode::Read, |l| l.try_read().ok(), |l| l.read()).await;
-        RwLockReadGuard { inner, hold }
-    }
+    acquisitions!(Read, "shared read access": read, try_read, blocking_read -> RwLockReadGuard);
 
-    /// Acquires shared read access if it is available now.
-    pub fn try_read(&self) -> Result<RwLockReadGuard<'_, T>, TryLockError> {
-        self.register();
-        try_acquire_by(self.site, Mode::Read, &self.inner, |l| l.try_read())
-            .map(|(inner, hold)| RwLockReadGuard { inner, hold })
-    }
-
-    /// Acquires shared read access from synchronous code, blocking the thread.
-    pub fn blocking_read(&self) -> RwLockReadGuard<'_, T> {
-        let (inner, hold) = acquire(
-            self,
-            Mode::Read,
-            |l| l.try_read().ok(),
-            |l| l.blocking_read(),
-        );
-        RwLockReadGuard { inner, hold }
-    }
-
-    /// Acquires exclusive write access, waiting (FIFO) until it is available.
-    pub async fn write(&self) -> RwLockWriteGuard<'_, T> {
-        let (inner, hold) =
-            acquire_await(self, Mode::Write, |l| l.try_write().ok(), |l| l.write()).await;
-        RwLockWriteGuard { inner, hold }
-    }
-
-    /// Acquires exclusive write access if it is available now.
-    pub fn try_write(&self) -> Result<RwLockWriteGuard<'_, T>, TryLockError> {
-        self.register();
-        try_acquire_by(self.site, Mode::Write, &self.inner, |l| l.try_write())
-            .map(|(inner, hold)| RwLockWriteGuard { inner, hold })
-    }
-
-    /// Acquires exclusive write access from synchronous code, blocking the thread.
-    pub fn blocking_write(&self) -> RwLockWriteGuard<'_, T> {
-        let (inner, hold) = acquire(
-            self,
-            Mode::Write,
-            |l| l.try_write().ok(),
-            |l| l.blocking_write(),
-        );
-        RwLockWriteGuard { inner, hold }
-    }
+    acquisitions!(
+        Write, "exclusive write access": write, try_write, blocking_write -> RwLockWriteGuard
+    );
 
     forward! {
         /// The data, through a unique borrow of the lock.
@@ -317,39 +283,23 @@ impl<T: ?Sized> Lock<TRwLock<T>> {
 
 impl<T: ?Sized + 'static> Lock<TRwLock<T>> {
     /// Acquires shared read access through an `Arc`, for a guard that owns it.
-    #[allow(unsafe_code)]
     pub async fn read_owned(self: Arc<Self>) -> OwnedRwLockReadGuard<T> {
-        // SAFETY: as in `Lock<tokio::sync::Mutex<T>>::lock_owned`.
-        let this: &'static Self = unsafe { &*Arc::as_ptr(&self) };
-        let RwLockReadGuard { inner, hold } = this.read().await;
-        ArcGuard::new(inner, hold, self)
+        owned!(self, |this| this.read().await => RwLockReadGuard)
     }
 
     /// Acquires exclusive write access through an `Arc`, for a guard that owns it.
-    #[allow(unsafe_code)]
     pub async fn write_owned(self: Arc<Self>) -> OwnedRwLockWriteGuard<T> {
-        // SAFETY: as in `Lock<tokio::sync::Mutex<T>>::lock_owned`.
-        let this: &'static Self = unsafe { &*Arc::as_ptr(&self) };
-        let RwLockWriteGuard { inner, hold } = this.write().await;
-        ArcGuard::new(inner, hold, self)
+        owned!(self, |this| this.write().await => RwLockWriteGuard)
     }
 
     /// Acquires shared read access through an `Arc` if it is available now.
-    #[allow(unsafe_code)]
     pub fn try_read_owned(self: Arc<Self>) -> Result<OwnedRwLockReadGuard<T>, TryLockError> {
-        // SAFETY: as in `Lock<tokio::sync::Mutex<T>>::lock_owned`.
-        let this: &'static Self = unsafe { &*Arc::as_ptr(&self) };
-        let RwLockReadGuard { inner, hold } = this.try_read()?;
-        Ok(ArcGuard::new(inner, hold, self))
+        Ok(owned!(self, |this| this.try_read()? => RwLockReadGuard))
     }
 
     /// Acquires exclusive write access through an `Arc` if it is available now.
-    #[allow(unsafe_code)]
     pub fn try_write_owned(self: Arc<Self>) -> Result<OwnedRwLockWriteGuard<T>, TryLockError> {
-        // SAFETY: as in `Lock<tokio::sync::Mutex<T>>::lock_owned`.
-        let this: &'static Self = unsafe { &*Arc::as_ptr(&self) };
-        let RwLockWriteGuard { inner, hold } = this.try_write()?;
-        Ok(ArcGuard::new(inner, hold, self))
+        Ok(owned!(self, |this| this.try_write()? => RwLockWriteGuard))
     }
 }
 

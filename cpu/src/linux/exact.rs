@@ -53,7 +53,7 @@ fn close_exact_current() {
 /// In a forked child: the calling thread's counters are copies of the parent thread's;
 /// without them the child's thread reads its own CPU clock. Async-signal-safe; run by
 /// the sampler's fork handler (`sampler::in_fork_child`).
-pub(super) fn in_fork_child() {
+pub(crate) fn in_fork_child() {
     EXACT_HW.store(false, Relaxed);
     EXACT_PERF.store(false, Relaxed);
     close_exact_current();

@@ -13,41 +13,41 @@ use crate::CpuError;
 /// since 4.1 accepts.
 #[repr(C)]
 #[derive(Default)]
-pub(super) struct PerfAttr {
-    pub(super) type_: u32,
-    pub(super) size: u32,
-    pub(super) config: u64,
-    pub(super) sample_period: u64,
-    pub(super) sample_type: u64,
-    pub(super) read_format: u64,
-    pub(super) flags: u64,
-    pub(super) wakeup_events: u32,
-    pub(super) bp_type: u32,
-    pub(super) config1: u64,
-    pub(super) config2: u64,
-    pub(super) branch_sample_type: u64,
-    pub(super) sample_regs_user: u64,
-    pub(super) sample_stack_user: u32,
-    pub(super) clockid: i32,
-    pub(super) sample_regs_intr: u64,
-    pub(super) aux_watermark: u32,
-    pub(super) sample_max_stack: u16,
-    pub(super) reserved: u16,
+pub(crate) struct PerfAttr {
+    pub(crate) type_: u32,
+    pub(crate) size: u32,
+    pub(crate) config: u64,
+    pub(crate) sample_period: u64,
+    pub(crate) sample_type: u64,
+    pub(crate) read_format: u64,
+    pub(crate) flags: u64,
+    pub(crate) wakeup_events: u32,
+    pub(crate) bp_type: u32,
+    pub(crate) config1: u64,
+    pub(crate) config2: u64,
+    pub(crate) branch_sample_type: u64,
+    pub(crate) sample_regs_user: u64,
+    pub(crate) sample_stack_user: u32,
+    pub(crate) clockid: i32,
+    pub(crate) sample_regs_intr: u64,
+    pub(crate) aux_watermark: u32,
+    pub(crate) sample_max_stack: u16,
+    pub(crate) reserved: u16,
 }
 
 const PERF_TYPE_HARDWARE: u32 = 0;
-pub(super) const PERF_TYPE_SOFTWARE: u32 = 1;
+pub(crate) const PERF_TYPE_SOFTWARE: u32 = 1;
 const PERF_COUNT_HW_CPU_CYCLES: u64 = 0;
 const PERF_COUNT_HW_INSTRUCTIONS: u64 = 1;
-pub(super) const PERF_COUNT_SW_TASK_CLOCK: u64 = 1;
-pub(super) const FLAG_DISABLED: u64 = 1 << 0;
-pub(super) const FLAG_EXCLUDE_KERNEL: u64 = 1 << 5;
-pub(super) const FLAG_EXCLUDE_HV: u64 = 1 << 6;
+pub(crate) const PERF_COUNT_SW_TASK_CLOCK: u64 = 1;
+pub(crate) const FLAG_DISABLED: u64 = 1 << 0;
+pub(crate) const FLAG_EXCLUDE_KERNEL: u64 = 1 << 5;
+pub(crate) const FLAG_EXCLUDE_HV: u64 = 1 << 6;
 const PERF_FORMAT_GROUP: u64 = 1 << 3;
 const PERF_FLAG_FD_CLOEXEC: libc::c_ulong = 8;
-pub(super) const IOC_DISABLE: libc::c_ulong = 0x2401;
-pub(super) const IOC_REFRESH: libc::c_ulong = 0x2402;
-pub(super) const IOC_RESET: libc::c_ulong = 0x2403;
+pub(crate) const IOC_DISABLE: libc::c_ulong = 0x2401;
+pub(crate) const IOC_REFRESH: libc::c_ulong = 0x2402;
+pub(crate) const IOC_RESET: libc::c_ulong = 0x2403;
 
 static SIMULATE_DENIED: AtomicBool = AtomicBool::new(false);
 static SIMULATE_NO_PMU: AtomicBool = AtomicBool::new(false);
@@ -96,7 +96,7 @@ fn refusal(errno: Option<i32>, flags: u64, hardware: bool) -> Refusal {
 
 /// Opens a perf event for the calling thread on any CPU; retries without kernel samples
 /// when the paranoia level refuses them.
-pub(super) fn perf_open(
+pub(crate) fn perf_open(
     attr: &mut PerfAttr,
     group: libc::c_int,
     hardware: bool,
@@ -150,7 +150,7 @@ pub(super) fn perf_open(
 }
 
 /// Closes a descriptor this module opened.
-pub(super) fn close(fd: libc::c_int) {
+pub(crate) fn close(fd: libc::c_int) {
     // SAFETY: `fd` is a descriptor this module opened and still owns.
     unsafe { libc::close(fd) };
 }
@@ -175,12 +175,12 @@ fn task_clock_attr() -> PerfAttr {
 }
 
 /// A counting (not sampling) task-clock event for the calling thread.
-pub(super) fn task_clock_fd() -> Result<libc::c_int, CpuError> {
+pub(crate) fn task_clock_fd() -> Result<libc::c_int, CpuError> {
     perf_open(&mut task_clock_attr(), -1, false)
 }
 
 /// The CPU time a task-clock event counted, ns (0 if it cannot be read).
-pub(super) fn read_task_clock(fd: libc::c_int) -> u64 {
+pub(crate) fn read_task_clock(fd: libc::c_int) -> u64 {
     read_u64s::<1>(fd)[0]
 }
 
@@ -196,7 +196,7 @@ fn hw_attr(config: u64) -> PerfAttr {
 }
 
 /// A hardware group for the calling thread: (cycles leader, instructions member).
-pub(super) fn hw_fds() -> Result<(libc::c_int, libc::c_int), CpuError> {
+pub(crate) fn hw_fds() -> Result<(libc::c_int, libc::c_int), CpuError> {
     let leader = perf_open(&mut hw_attr(PERF_COUNT_HW_CPU_CYCLES), -1, true)?;
     match perf_open(&mut hw_attr(PERF_COUNT_HW_INSTRUCTIONS), leader, true) {
         Ok(member) => Ok((leader, member)),
@@ -209,7 +209,7 @@ pub(super) fn hw_fds() -> Result<(libc::c_int, libc::c_int), CpuError> {
 
 /// (instructions, cycles) of the group [`hw_fds`] opened, read through its leader;
 /// (0, 0) if it cannot be read.
-pub(super) fn read_hw(leader: libc::c_int) -> (u64, u64) {
+pub(crate) fn read_hw(leader: libc::c_int) -> (u64, u64) {
     decode_hw_group(read_u64s::<3>(leader))
 }
 

@@ -103,9 +103,8 @@ impl<'a, T> SendSink<'a, T> {
 
     channel_queries!(SendSink(inner));
 
-    /// `SendSink::same_channel`.
-    pub fn same_channel(&self, other: &Self) -> bool {
-        self.inner.same_channel(&other.inner)
+    forward! { SendSink(inner):
+        fn same_channel(&self, other: &Self) -> bool;
     }
 }
 
@@ -197,9 +196,8 @@ impl<'a, T> RecvStream<'a, T> {
 
     channel_queries!(RecvStream(inner));
 
-    /// `RecvStream::same_channel`.
-    pub fn same_channel(&self, other: &Self) -> bool {
-        self.inner.same_channel(&other.inner)
+    forward! { RecvStream(inner):
+        fn same_channel(&self, other: &Self) -> bool;
     }
 }
 

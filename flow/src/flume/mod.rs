@@ -84,9 +84,8 @@ impl<T> Sender<T> {
 
     channel_queries!(Sender(inner), sender_count, receiver_count);
 
-    /// `Sender::same_channel`.
-    pub fn same_channel(&self, other: &Sender<T>) -> bool {
-        self.inner.same_channel(&other.inner)
+    forward! { Sender(inner):
+        fn same_channel(&self, other: &Self) -> bool;
     }
 }
 
@@ -139,9 +138,8 @@ impl<T> Receiver<T> {
 
     channel_queries!(Receiver(rx()), sender_count, receiver_count);
 
-    /// `Receiver::same_channel`.
-    pub fn same_channel(&self, other: &Receiver<T>) -> bool {
-        self.rx().same_channel(other.rx())
+    forward! { Receiver(rx()):
+        fn same_channel(&self, other: &Self) -> bool;
     }
 }
 
@@ -177,3 +175,34 @@ clone_endpoints!(Sender, WeakSender);
 clone_receivers!(Receiver);
 debug_opaque!(Drain<'_>);
 debug_endpoints!(Sender, WeakSender, Receiver);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chan::{TryRecv, TrySend};
+
+    #[test]
+    fn flume_s_results_say_what_a_send_or_a_receive_did() {
+        assert_eq!(TrySend::from(Ok::<(), SendError<u8>>(())), TrySend::Sent);
+        assert_eq!(
+            TrySend::from(Err::<(), _>(SendError(1u8))),
+            TrySend::Closed(1)
+        );
+        let full = Err::<(), _>(TrySendError::Full(2u8));
+        assert_eq!(TrySend::from(full), TrySend::Full(2));
+        let gone = Err::<(), _>(TrySendError::Disconnected(3u8));
+        assert_eq!(TrySend::from(gone), TrySend::Closed(3));
+        // A timeout is a blocked send that did not send: `Full`, not an error.
+        let timeout = Err::<(), _>(SendTimeoutError::Timeout(4u8));
+        assert_eq!(TrySend::from(timeout), TrySend::Full(4));
+        let gone = Err::<(), _>(SendTimeoutError::Disconnected(5u8));
+        assert_eq!(TrySend::from(gone), TrySend::Closed(5));
+        assert_eq!(TryRecv::from(Ok::<u8, TryRecvError>(6)), TryRecv::Got(6));
+        assert_eq!(
+            TryRecv::<u8>::from(Err(TryRecvError::Empty)),
+            TryRecv::Empty
+        );
+        let closed = TryRecv::<u8>::from(Err(TryRecvError::Disconnected));
+        assert_eq!(closed, TryRecv::Closed);
+    }
+}

@@ -61,22 +61,11 @@ impl<T> Sender<T> {
         async fn closed(&self);
         fn strong_count(&self) -> usize;
         fn weak_count(&self) -> usize;
-    }
-
-    /// `Sender::same_channel`.
-    pub fn same_channel(&self, other: &Self) -> bool {
-        self.inner.same_channel(&other.inner)
+        fn same_channel(&self, other: &Self) -> bool;
     }
 }
 
-weak!(WeakSender => Sender);
-
-impl<T> WeakSender<T> {
-    forward! { WeakSender(inner):
-        fn strong_count(&self) -> usize;
-        fn weak_count(&self) -> usize;
-    }
-}
+weak!(WeakSender => Sender + counts);
 
 impl<T> Receiver<T> {
     forward! { Receiver(inner):
@@ -86,11 +75,7 @@ impl<T> Receiver<T> {
         fn is_closed(&self) -> bool;
         fn sender_strong_count(&self) -> usize;
         fn sender_weak_count(&self) -> usize;
-    }
-
-    /// `Receiver::same_channel`.
-    pub fn same_channel(&self, other: &Self) -> bool {
-        self.inner.same_channel(&other.inner)
+        fn same_channel(&self, other: &Self) -> bool;
     }
 }
 

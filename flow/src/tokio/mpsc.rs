@@ -10,7 +10,7 @@ use tokio::sync::mpsc::error::{SendError, SendTimeoutError, TryRecvError, TrySen
 use crate::chan::{Inst, SendOp, Stamped};
 use crate::depth::Depth;
 use crate::instrument::{check_capacity, Shape};
-use crate::wait::{recv_waited, recv_waiting, send_waiting, wait_start};
+use crate::wait::{recv_waited, recv_waiting, wait_start};
 
 endpoints! {
     /// `tokio::sync::mpsc::Sender`, instrumented.
@@ -120,17 +120,8 @@ impl<T> Sender<T> {
             .into_result(SendTimeoutError::Timeout, SendTimeoutError::Closed)
     }
 
-    /// `Sender::blocking_send` (outside an async context).
-    pub fn blocking_send(&self, value: T) -> Result<(), SendError<T>> {
-        self.inst
-            .send_with(
-                value,
-                |m| self.inner.try_send(m),
-                |m| self.inner.blocking_send(m),
-                || 0,
-            )
-            .into_result(SendError, SendError)
-    }
+    // The depth comes from the instance's counters, not from a length.
+    blocking_sends!(len: |_: &Self| 0; blocking_send);
 
     forward! { Sender(inner):
         async fn closed(&self);
@@ -146,7 +137,10 @@ impl<T> Sender<T> {
     pub async fn reserve(&self) -> Result<Permit<'_, T>, SendError<()>> {
         let op = SendOp::untimed();
         let fut = self.inner.reserve();
-        let r = send_waiting(fut, &self.inst, op, || self.inner.capacity() == 0, |_, r| r).await;
+        let r = self
+            .inst
+            .send_waiting(fut, op, || self.inner.capacity() == 0, |_, r| r)
+            .await;
         r.map(|inner| Permit {
             inner,
             inst: &self.inst,
@@ -157,7 +151,10 @@ impl<T> Sender<T> {
     pub async fn reserve_many(&self, n: usize) -> Result<PermitIterator<'_, T>, SendError<()>> {
         let op = SendOp::untimed();
         let fut = self.inner.reserve_many(n);
-        let r = send_waiting(fut, &self.inst, op, || self.inner.capacity() < n, |_, r| r).await;
+        let r = self
+            .inst
+            .send_waiting(fut, op, || self.inner.capacity() < n, |_, r| r)
+            .await;
         r.map(|inner| PermitIterator {
             inner,
             inst: &self.inst,
@@ -170,7 +167,7 @@ impl<T> Sender<T> {
         let full = self.inner.capacity() == 0;
         let op = SendOp::untimed();
         let fut = self.inner.reserve_owned();
-        let r = send_waiting(fut, &inst, op, || full, |_, r| r).await;
+        let r = inst.send_waiting(fut, op, || full, |_, r| r).await;
         r.map(|inner| OwnedPermit { inner, inst })
     }
 
@@ -200,9 +197,8 @@ impl<T> Sender<T> {
         }
     }
 
-    /// `Sender::same_channel`.
-    pub fn same_channel(&self, other: &Self) -> bool {
-        self.inner.same_channel(&other.inner)
+    forward! { Sender(inner):
+        fn same_channel(&self, other: &Self) -> bool;
     }
 }
 
@@ -249,9 +245,8 @@ impl<T> OwnedPermit<T> {
         }
     }
 
-    /// `OwnedPermit::same_channel`.
-    pub fn same_channel(&self, other: &Self) -> bool {
-        self.inner.same_channel(&other.inner)
+    forward! { OwnedPermit(inner):
+        fn same_channel(&self, other: &Self) -> bool;
     }
 
     /// `OwnedPermit::same_channel_as_sender`.
@@ -388,31 +383,47 @@ impl<T> UnboundedSender<T> {
         fn is_closed(&self) -> bool;
         fn strong_count(&self) -> usize;
         fn weak_count(&self) -> usize;
-    }
-
-    /// `UnboundedSender::same_channel`.
-    pub fn same_channel(&self, other: &Self) -> bool {
-        self.inner.same_channel(&other.inner)
+        fn same_channel(&self, other: &Self) -> bool;
     }
 }
 
-weak!(WeakSender => Sender, WeakUnboundedSender => UnboundedSender);
-
-impl<T> WeakSender<T> {
-    forward! { WeakSender(inner):
-        fn strong_count(&self) -> usize;
-        fn weak_count(&self) -> usize;
-    }
-}
-
-impl<T> WeakUnboundedSender<T> {
-    forward! { WeakUnboundedSender(inner):
-        fn strong_count(&self) -> usize;
-        fn weak_count(&self) -> usize;
-    }
-}
+weak!(
+    WeakSender => Sender + counts,
+    WeakUnboundedSender => UnboundedSender + counts,
+);
 
 clone_endpoints!(Sender, UnboundedSender, WeakSender, WeakUnboundedSender);
 debug_endpoints!(Sender, UnboundedSender, WeakSender, WeakUnboundedSender);
 
 debug_endpoints!(Permit<'_>, PermitIterator<'_>, OwnedPermit);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chan::{TryRecv, TrySend};
+
+    #[test]
+    fn tokio_s_results_say_what_a_send_or_a_receive_did() {
+        assert_eq!(TrySend::from(Ok::<(), SendError<u8>>(())), TrySend::Sent);
+        assert_eq!(
+            TrySend::from(Err::<(), _>(SendError(1u8))),
+            TrySend::Closed(1)
+        );
+        let full = Err::<(), _>(TrySendError::Full(2u8));
+        assert_eq!(TrySend::from(full), TrySend::Full(2));
+        let gone = Err::<(), _>(TrySendError::Closed(3u8));
+        assert_eq!(TrySend::from(gone), TrySend::Closed(3));
+        // A timeout is a blocked send that did not send: `Full`, not an error.
+        let timeout = Err::<(), _>(SendTimeoutError::Timeout(4u8));
+        assert_eq!(TrySend::from(timeout), TrySend::Full(4));
+        let gone = Err::<(), _>(SendTimeoutError::Closed(5u8));
+        assert_eq!(TrySend::from(gone), TrySend::Closed(5));
+        assert_eq!(TryRecv::from(Ok::<u8, TryRecvError>(6)), TryRecv::Got(6));
+        assert_eq!(
+            TryRecv::<u8>::from(Err(TryRecvError::Empty)),
+            TryRecv::Empty
+        );
+        let closed = TryRecv::<u8>::from(Err(TryRecvError::Disconnected));
+        assert_eq!(closed, TryRecv::Closed);
+    }
+}

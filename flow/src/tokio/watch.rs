@@ -112,9 +112,8 @@ impl<T> Sender<T> {
         }
     }
 
-    /// `Sender::same_channel`.
-    pub fn same_channel(&self, other: &Self) -> bool {
-        self.inner.same_channel(&other.inner)
+    forward! { Sender(inner):
+        fn same_channel(&self, other: &Self) -> bool;
     }
 }
 
@@ -161,9 +160,8 @@ impl<T> Receiver<T> {
         r
     }
 
-    /// `Receiver::same_channel`.
-    pub fn same_channel(&self, other: &Self) -> bool {
-        self.inner.same_channel(&other.inner)
+    forward! { Receiver(inner):
+        fn same_channel(&self, other: &Self) -> bool;
     }
 }
 

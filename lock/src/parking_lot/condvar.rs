@@ -1,13 +1,17 @@
-//! `parking_lot::Condvar` for measured mutexes.
+//! The methods of [`Condvar`], `parking_lot::Condvar` for measured mutexes.
 
 use super::*;
 
-/// `parking_lot::Condvar` for the guards of measured mutexes: the same methods, taking
-/// the measured guard. A wait releases the mutex: the hold before and after it are two
-/// acquisitions, and the wait is charged to the function as lock waiting.
-#[derive(Debug, Default)]
-pub struct Condvar {
-    inner: parking_lot::Condvar,
+impl<T: ?Sized> MutexGuard<'_, T> {
+    /// A condition variable's wait on this guard: `wait` gets parking_lot's guard (and
+    /// releases the lock meanwhile, see `Hold::condvar_wait`).
+    fn condvar_wait<U>(
+        &mut self,
+        wait: impl FnOnce(&mut parking_lot::MutexGuard<'_, T>) -> U,
+    ) -> U {
+        let inner = &mut self.inner;
+        self.hold.condvar_wait(|| wait(inner))
+    }
 }
 
 impl Condvar {
@@ -20,8 +24,7 @@ impl Condvar {
 
     /// Blocks until notified, releasing the mutex meanwhile.
     pub fn wait<T: ?Sized>(&self, guard: &mut MutexGuard<'_, T>) {
-        let inner = &mut guard.inner;
-        guard.hold.condvar_wait(|| self.inner.wait(inner))
+        guard.condvar_wait(|g| self.inner.wait(g))
     }
 
     /// Blocks until notified or `timeout` has passed.
@@ -30,10 +33,7 @@ impl Condvar {
         guard: &mut MutexGuard<'_, T>,
         timeout: Duration,
     ) -> parking_lot::WaitTimeoutResult {
-        let inner = &mut guard.inner;
-        guard
-            .hold
-            .condvar_wait(|| self.inner.wait_for(inner, timeout))
+        guard.condvar_wait(|g| self.inner.wait_for(g, timeout))
     }
 
     /// Blocks until notified or `timeout` is reached.
@@ -42,10 +42,7 @@ impl Condvar {
         guard: &mut MutexGuard<'_, T>,
         timeout: Instant,
     ) -> parking_lot::WaitTimeoutResult {
-        let inner = &mut guard.inner;
-        guard
-            .hold
-            .condvar_wait(|| self.inner.wait_until(inner, timeout))
+        guard.condvar_wait(|g| self.inner.wait_until(g, timeout))
     }
 
     /// Blocks while `condition` returns true; the whole call counts as one wait.
@@ -54,10 +51,7 @@ impl Condvar {
         guard: &mut MutexGuard<'_, T>,
         condition: F,
     ) {
-        let inner = &mut guard.inner;
-        guard
-            .hold
-            .condvar_wait(|| self.inner.wait_while(inner, condition))
+        guard.condvar_wait(|g| self.inner.wait_while(g, condition))
     }
 
     /// Wakes one waiting thread; whether there was one.

@@ -40,7 +40,7 @@ use crate::acquire::{
     acquire, acquire_by, downgrade, hold_now, try_acquire, try_acquire_by, try_acquire_timed,
     try_acquire_timed_by, try_upgrade,
 };
-use crate::macros::{forward, guard};
+use crate::macros::{arc_acquisitions, forward, guard, to_arc};
 use crate::{ArcGuard, Hold, Lock, Mode};
 
 type PMutex<T> = parking_lot::Mutex<T>;
@@ -51,7 +51,7 @@ type PRead<'a, T> = parking_lot::RwLockReadGuard<'a, T>;
 
 guard!(
     /// The guard of a measured `parking_lot::Mutex`.
-    MutexGuard => parking_lot::MutexGuard, mut; lock = PMutex
+    MutexGuard => parking_lot::MutexGuard, mut; lock = PMutex as mutex
 );
 guard!(
     /// A measured mutex guard narrowed to a part of the data (`MutexGuard::map`).
@@ -59,15 +59,15 @@ guard!(
 );
 guard!(
     /// The read guard of a measured `parking_lot::RwLock`.
-    RwLockReadGuard => parking_lot::RwLockReadGuard; lock = PRwLock
+    RwLockReadGuard => parking_lot::RwLockReadGuard; lock = PRwLock as rwlock
 );
 guard!(
     /// The write guard of a measured `parking_lot::RwLock`.
-    RwLockWriteGuard => parking_lot::RwLockWriteGuard, mut; lock = PRwLock
+    RwLockWriteGuard => parking_lot::RwLockWriteGuard, mut; lock = PRwLock as rwlock
 );
 guard!(
     /// The upgradable read guard of a measured `parking_lot::RwLock`.
-    RwLockUpgradableReadGuard => parking_lot::RwLockUpgradableReadGuard; lock = PRwLock
+    RwLockUpgradableReadGuard => parking_lot::RwLockUpgradableReadGuard; lock = PRwLock as rwlock
 );
 guard!(
     /// A measured read guard narrowed to a part of the data.
@@ -87,34 +87,66 @@ pub type ArcRwLockWriteGuard<T> = ArcGuard<PRwLock<T>, PWrite<'static, T>>;
 /// `upgradable_read_arc`'s guard.
 pub type ArcRwLockUpgradableReadGuard<T> = ArcGuard<PRwLock<T>, PUpgradable<'static, T>>;
 
-/// `fn $name(lock, guard) -> $arc`: a measured borrowing guard `$guard` of the lock inside
-/// the `Arc` `lock`, turned into the guard that owns a clone of the `Arc`.
-macro_rules! to_arc {
-    ($name:ident: $guard:ident<$lock:ident> => $arc:ident, $raw:ident) => {
-        /// `g` must be a guard of the lock inside `lock`.
-        #[allow(unsafe_code)]
-        fn $name<T: ?Sized + 'static>(lock: &Arc<Lock<$lock<T>>>, g: $guard<'_, T>) -> $arc<T> {
-            let $guard { inner, hold, .. } = g;
-            // SAFETY: `inner` borrows only the lock inside `**lock` (every caller acquired
-            // it through that `Arc`); the `ArcGuard` keeps a clone of the `Arc`, drops
-            // `inner` before it and never hands the guard out (see `ArcGuard`'s Soundness),
-            // so the borrow never outlives the lock.
-            let inner = unsafe {
-                std::mem::transmute::<parking_lot::$raw<'_, T>, parking_lot::$raw<'static, T>>(
-                    inner,
-                )
-            };
-            ArcGuard::new(inner, hold, lock.clone())
+to_arc! {
+    fn arc_mutex(MutexGuard<PMutex>) -> parking_lot::MutexGuard;
+    fn arc_read(RwLockReadGuard<PRwLock>) -> parking_lot::RwLockReadGuard;
+    fn arc_write(RwLockWriteGuard<PRwLock>) -> parking_lot::RwLockWriteGuard;
+    fn arc_upgradable(RwLockUpgradableReadGuard<PRwLock>) -> parking_lot::RwLockUpgradableReadGuard;
+}
+
+/// Inside an `impl` of a measured parking_lot lock, the four acquisitions of one mode
+/// (`Write`, `Read`, `Upgradable`): blocking `$lock`, `$try` now, `$for` a `Duration`
+/// and `$until` an `Instant` at most, each the backend's method of the same name, after
+/// `$try` for the three that may wait (see [`acquire`], [`try_acquire`],
+/// [`try_acquire_timed`]); their guard is made by `self.$guard`. `$what` names what they
+/// acquire in their docs; attributes given first go on `$lock` and `$try`.
+macro_rules! acquisitions {
+    ($(#[$hot:meta])* $mode:ident, $what:literal:
+     $lock:ident, $try:ident, $for:ident, $until:ident => $guard:ident -> $g:ident) => {
+        #[doc = concat!("Acquires ", $what, ", blocking until it is available.")]
+        $(#[$hot])*
+        pub fn $lock(&self) -> $g<'_, T> {
+            self.$guard(acquire(self, Mode::$mode, |l| l.$try(), |l| l.$lock()))
+        }
+
+        #[doc = concat!("Acquires ", $what, " if it is available now.")]
+        $(#[$hot])*
+        pub fn $try(&self) -> Option<$g<'_, T>> {
+            try_acquire(self, Mode::$mode, |l| l.$try()).map(|g| self.$guard(g))
+        }
+
+        #[doc = concat!("Acquires ", $what, ", waiting at most `timeout`.")]
+        pub fn $for(&self, timeout: Duration) -> Option<$g<'_, T>> {
+            try_acquire_timed(self, Mode::$mode, |l| l.$try(), |l| l.$for(timeout))
+                .map(|g| self.$guard(g))
+        }
+
+        #[doc = concat!("Acquires ", $what, ", waiting at most until `timeout`.")]
+        pub fn $until(&self, timeout: Instant) -> Option<$g<'_, T>> {
+            try_acquire_timed(self, Mode::$mode, |l| l.$try(), |l| l.$until(timeout))
+                .map(|g| self.$guard(g))
         }
     };
 }
-to_arc!(arc_mutex: MutexGuard<PMutex> => ArcMutexGuard, MutexGuard);
-to_arc!(arc_read: RwLockReadGuard<PRwLock> => ArcRwLockReadGuard, RwLockReadGuard);
-to_arc!(arc_write: RwLockWriteGuard<PRwLock> => ArcRwLockWriteGuard, RwLockWriteGuard);
-to_arc!(
-    arc_upgradable: RwLockUpgradableReadGuard<PRwLock> => ArcRwLockUpgradableReadGuard,
-    RwLockUpgradableReadGuard
-);
+
+/// The measured guard `$s`, a `$from`, turned into a `$to` of the same lock by `$turn`,
+/// which takes the backend's guard and the hold and gives the new ones (`try`: or gives
+/// them back, and `$s` is given back): the borrowing guards' [`ArcGuard::turn_into`] and
+/// [`ArcGuard::turn`].
+macro_rules! turn {
+    (try $s:expr, $from:ident => $to:ident, $turn:expr) => {{
+        let $from { inner, hold, lock } = $s;
+        match ($turn)(inner, hold) {
+            Ok((inner, hold)) => Ok($to { inner, hold, lock }),
+            Err((inner, hold)) => Err($from { inner, hold, lock }),
+        }
+    }};
+    ($s:expr, $from:ident => $to:ident, $turn:expr) => {{
+        let $from { inner, hold, lock } = $s;
+        let (inner, hold) = ($turn)(inner, hold);
+        $to { inner, hold, lock }
+    }};
+}
 
 /// `map`, `try_map` and `$or_err` (lock_api's `try_map_or_err`, or `try_map_or_else`) on
 /// the guard `$guard` (whose fields besides the inner guard and hold are `$keep`), to the
@@ -266,9 +298,17 @@ macro_rules! arc_fair {
     };
 }
 
+/// `parking_lot::Condvar` for the guards of measured mutexes: the same methods, taking
+/// the measured guard. A wait releases the mutex: the hold before and after it are two
+/// acquisitions, and the wait is charged to the function as lock waiting.
+#[derive(Debug, Default)]
+pub struct Condvar {
+    inner: parking_lot::Condvar,
+}
+
+// The methods of the types above, by lock (each file `use super::*`, nothing here uses
+// them by path).
 mod condvar;
 mod mutex;
 mod rw_lock;
 mod upgrade;
-
-pub use condvar::Condvar;

@@ -12,10 +12,12 @@ impl<T> Lock<PMutex<T>> {
 }
 
 impl<T: ?Sized> Lock<PMutex<T>> {
-    /// Acquires the mutex, blocking until it is available.
-    #[inline]
-    pub fn lock(&self) -> MutexGuard<'_, T> {
-        let (inner, hold) = acquire(self, Mode::Write, |m| m.try_lock(), |m| m.lock());
+    /// The guard of an acquisition just made.
+    #[inline(always)]
+    fn guard<'a>(
+        &'a self,
+        (inner, hold): (parking_lot::MutexGuard<'a, T>, Hold),
+    ) -> MutexGuard<'a, T> {
         MutexGuard {
             inner,
             hold,
@@ -23,45 +25,10 @@ impl<T: ?Sized> Lock<PMutex<T>> {
         }
     }
 
-    /// Acquires the mutex if it is free now.
-    #[inline]
-    pub fn try_lock(&self) -> Option<MutexGuard<'_, T>> {
-        try_acquire(self, Mode::Write, |m| m.try_lock()).map(|(inner, hold)| MutexGuard {
-            inner,
-            hold,
-            lock: self,
-        })
-    }
-
-    /// Acquires the mutex, waiting at most `timeout`.
-    pub fn try_lock_for(&self, timeout: Duration) -> Option<MutexGuard<'_, T>> {
-        try_acquire_timed(
-            self,
-            Mode::Write,
-            |m| m.try_lock(),
-            |m| m.try_lock_for(timeout),
-        )
-        .map(|(inner, hold)| MutexGuard {
-            inner,
-            hold,
-            lock: self,
-        })
-    }
-
-    /// Acquires the mutex, waiting at most until `timeout`.
-    pub fn try_lock_until(&self, timeout: Instant) -> Option<MutexGuard<'_, T>> {
-        try_acquire_timed(
-            self,
-            Mode::Write,
-            |m| m.try_lock(),
-            |m| m.try_lock_until(timeout),
-        )
-        .map(|(inner, hold)| MutexGuard {
-            inner,
-            hold,
-            lock: self,
-        })
-    }
+    acquisitions!(
+        #[inline]
+        Write, "the mutex": lock, try_lock, try_lock_for, try_lock_until => guard -> MutexGuard
+    );
 
     forward! {
         /// Whether the mutex is locked now.
@@ -74,33 +41,19 @@ impl<T: ?Sized> Lock<PMutex<T>> {
 }
 
 impl<T: ?Sized + 'static> Lock<PMutex<T>> {
-    /// Acquires the mutex through an `Arc`, for a guard that owns it.
-    pub fn lock_arc(self: &Arc<Self>) -> ArcMutexGuard<T> {
-        arc_mutex(self, self.lock())
-    }
-
-    /// Acquires the mutex through an `Arc` if it is free now.
-    pub fn try_lock_arc(self: &Arc<Self>) -> Option<ArcMutexGuard<T>> {
-        self.try_lock().map(|g| arc_mutex(self, g))
-    }
-
-    /// Acquires the mutex through an `Arc`, waiting at most `timeout`.
-    pub fn try_lock_arc_for(self: &Arc<Self>, timeout: Duration) -> Option<ArcMutexGuard<T>> {
-        self.try_lock_for(timeout).map(|g| arc_mutex(self, g))
-    }
-
-    /// Acquires the mutex through an `Arc`, waiting at most until `timeout`.
-    pub fn try_lock_arc_until(self: &Arc<Self>, timeout: Instant) -> Option<ArcMutexGuard<T>> {
-        self.try_lock_until(timeout).map(|g| arc_mutex(self, g))
+    arc_acquisitions! { arc_mutex -> ArcMutexGuard<T>:
+        /// Acquires the mutex through an `Arc`, for a guard that owns it.
+        fn lock_arc() = lock;
+        /// Acquires the mutex through an `Arc` if it is free now.
+        fn try_lock_arc()? = try_lock;
+        /// Acquires the mutex through an `Arc`, waiting at most `timeout`.
+        fn try_lock_arc_for(timeout: Duration)? = try_lock_for;
+        /// Acquires the mutex through an `Arc`, waiting at most until `timeout`.
+        fn try_lock_arc_until(timeout: Instant)? = try_lock_until;
     }
 }
 
 impl<'a, T: ?Sized + 'a> MutexGuard<'a, T> {
-    /// The measured mutex this guard holds.
-    pub fn mutex(s: &Self) -> &'a Lock<PMutex<T>> {
-        s.lock
-    }
-
     /// Leaks the guard: the mutex stays locked; the acquisition is recorded now.
     pub fn leak(s: Self) -> &'a mut T {
         let MutexGuard { inner, hold, .. } = s;

@@ -3,6 +3,50 @@
 
 use super::*;
 
+/// Inside the `impl` of an upgradable guard (borrowing or `_arc`), `with_upgraded` and its
+/// `try_` forms, on the upgradable guard and hold that `self.$parts()` gives (see
+/// [`upgraded`]).
+macro_rules! with_upgraded_methods {
+    ($parts:ident) => {
+        /// Upgrades to write access (waiting for the readers to leave), runs `f` on the
+        /// data, and downgrades back to upgradable read access: the upgradable hold ends, a
+        /// write acquisition holds while `f` runs, then an upgradable hold starts.
+        pub fn with_upgraded<Ret, F: FnOnce(&mut T) -> Ret>(&mut self, f: F) -> Ret {
+            let (g, hold) = self.$parts();
+            with_upgraded(g, hold, f)
+        }
+
+        /// As [`Self::with_upgraded`] if no reader is there now; `None` (a failed try of the
+        /// write mode, the upgradable hold going on) otherwise.
+        pub fn try_with_upgraded<Ret, F: FnOnce(&mut T) -> Ret>(&mut self, f: F) -> Option<Ret> {
+            let (g, hold) = self.$parts();
+            upgraded(g, hold, Upgrade::Now, f)
+        }
+
+        /// As [`Self::with_upgraded`], waiting at most `timeout` for the readers to leave;
+        /// `None` (a failed try of the write mode) if they did not.
+        pub fn try_with_upgraded_for<Ret, F: FnOnce(&mut T) -> Ret>(
+            &mut self,
+            timeout: Duration,
+            f: F,
+        ) -> Option<Ret> {
+            let (g, hold) = self.$parts();
+            upgraded(g, hold, Upgrade::For(timeout), f)
+        }
+
+        /// As [`Self::try_with_upgraded_for`], waiting at most until `timeout`.
+        pub fn try_with_upgraded_until<Ret, F: FnOnce(&mut T) -> Ret>(
+            &mut self,
+            timeout: Instant,
+            f: F,
+        ) -> Option<Ret> {
+            let (g, hold) = self.$parts();
+            upgraded(g, hold, Upgrade::Until(timeout), f)
+        }
+    };
+}
+pub(super) use with_upgraded_methods;
+
 impl<T: ?Sized + 'static> ArcRwLockWriteGuard<T> {
     /// As [`RwLockWriteGuard::downgrade`], keeping the `Arc`.
     pub fn downgrade(s: Self) -> ArcRwLockReadGuard<T> {
@@ -45,37 +89,13 @@ impl<T: ?Sized + 'static> ArcRwLockUpgradableReadGuard<T> {
         ArcGuard::turn_into(s, upgradable_to_read)
     }
 
-    /// As [`RwLockUpgradableReadGuard::with_upgraded`].
-    pub fn with_upgraded<Ret, F: FnOnce(&mut T) -> Ret>(&mut self, f: F) -> Ret {
-        let (inner, hold) = ArcGuard::parts(self);
-        with_upgraded(inner, hold, f)
+    /// The upgradable guard and its hold, for `with_upgraded`.
+    fn upgradable_parts(&mut self) -> (&PUpgradable<'static, T>, &mut Hold) {
+        let (g, hold) = ArcGuard::parts(self);
+        (g, hold)
     }
 
-    /// As [`RwLockUpgradableReadGuard::try_with_upgraded`].
-    pub fn try_with_upgraded<Ret, F: FnOnce(&mut T) -> Ret>(&mut self, f: F) -> Option<Ret> {
-        let (inner, hold) = ArcGuard::parts(self);
-        upgraded(inner, hold, Upgrade::Now, f)
-    }
-
-    /// As [`RwLockUpgradableReadGuard::try_with_upgraded_for`].
-    pub fn try_with_upgraded_for<Ret, F: FnOnce(&mut T) -> Ret>(
-        &mut self,
-        timeout: Duration,
-        f: F,
-    ) -> Option<Ret> {
-        let (inner, hold) = ArcGuard::parts(self);
-        upgraded(inner, hold, Upgrade::For(timeout), f)
-    }
-
-    /// As [`RwLockUpgradableReadGuard::try_with_upgraded_until`].
-    pub fn try_with_upgraded_until<Ret, F: FnOnce(&mut T) -> Ret>(
-        &mut self,
-        timeout: Instant,
-        f: F,
-    ) -> Option<Ret> {
-        let (inner, hold) = ArcGuard::parts(self);
-        upgraded(inner, hold, Upgrade::Until(timeout), f)
-    }
+    with_upgraded_methods!(upgradable_parts);
 }
 
 /// A write guard downgraded to a read guard: the write hold ends, a read hold starts.
