@@ -11,10 +11,14 @@
 //! handler that fails counts as aborted, with its time so far. Requests started and not
 //! finished are in flight.
 //!
-//! Without the `hotpath` feature the layer forwards requests and bodies untouched.
+//! Without the `hotpath` feature both layers return the service they wrap, as hotpath
+//! 0.30 does: its requests, responses and bodies are the service's own.
 
+#[cfg(feature = "hotpath")]
 use std::future::Future;
+#[cfg(feature = "hotpath")]
 use std::pin::Pin;
+#[cfg(feature = "hotpath")]
 use std::task::{Context, Poll};
 
 /// A tower `Layer` measuring every request of the service it wraps (section `server`).
@@ -45,6 +49,7 @@ impl AxumLayer {
     }
 }
 
+#[cfg(feature = "hotpath")]
 impl<S> tower_layer::Layer<S> for HttpServerLayer {
     type Service = HttpServerService<S>;
 
@@ -53,6 +58,7 @@ impl<S> tower_layer::Layer<S> for HttpServerLayer {
     }
 }
 
+#[cfg(feature = "hotpath")]
 impl<S> tower_layer::Layer<S> for AxumLayer {
     type Service = HttpServerService<S>;
 
@@ -61,19 +67,37 @@ impl<S> tower_layer::Layer<S> for AxumLayer {
     }
 }
 
-/// The service [`HttpServerLayer`] and [`AxumLayer`] make.
+/// Without `hotpath`: the service itself.
+#[cfg(not(feature = "hotpath"))]
+impl<S> tower_layer::Layer<S> for HttpServerLayer {
+    type Service = S;
+
+    fn layer(&self, inner: S) -> S {
+        inner
+    }
+}
+
+/// Without `hotpath`: the service itself.
+#[cfg(not(feature = "hotpath"))]
+impl<S> tower_layer::Layer<S> for AxumLayer {
+    type Service = S;
+
+    fn layer(&self, inner: S) -> S {
+        inner
+    }
+}
+
+/// The service [`HttpServerLayer`] and [`AxumLayer`] make (feature `hotpath`).
+#[cfg(feature = "hotpath")]
 #[derive(Clone, Debug)]
-#[cfg_attr(not(feature = "hotpath"), allow(dead_code))]
 pub struct HttpServerService<S> {
     inner: S,
     axum: bool,
 }
 
-/// Where a request's record is kept until its body ends (nothing without `hotpath`).
+/// Where a request's record is kept until its body ends.
 #[cfg(feature = "hotpath")]
 type RecSlot = Option<Rec>;
-#[cfg(not(feature = "hotpath"))]
-type RecSlot = ();
 
 /// One request's record, until its body ends.
 #[cfg(feature = "hotpath")]
@@ -147,6 +171,7 @@ impl Rec {
     }
 }
 
+#[cfg(feature = "hotpath")]
 impl<S, B, R> tower_service::Service<http::Request<B>> for HttpServerService<S>
 where
     S: tower_service::Service<http::Request<B>, Response = http::Response<R>>,
@@ -161,10 +186,7 @@ where
     }
 
     fn call(&mut self, req: http::Request<B>) -> Self::Future {
-        #[cfg(feature = "hotpath")]
         let rec = hotpath_core::internal(|| Rec::start(&req, self.axum));
-        #[cfg(not(feature = "hotpath"))]
-        let rec = ();
         MeasuredResponse {
             inner: self.inner.call(req),
             rec,
@@ -172,6 +194,7 @@ where
     }
 }
 
+#[cfg(feature = "hotpath")]
 pin_project_lite::pin_project! {
     /// The response future of [`HttpServerService`].
     pub struct MeasuredResponse<F> {
@@ -181,6 +204,7 @@ pin_project_lite::pin_project! {
     }
 }
 
+#[cfg(feature = "hotpath")]
 impl<F, R, E> Future for MeasuredResponse<F>
 where
     F: Future<Output = Result<http::Response<R>, E>>,
@@ -191,7 +215,6 @@ where
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.project();
         let r = std::task::ready!(this.inner.poll(cx));
-        #[cfg(feature = "hotpath")]
         let rec = this.rec.take().and_then(|mut rec| match &r {
             Ok(resp) => {
                 rec.ttfb = Some(hotpath_core::op::now().saturating_sub(rec.t0));
@@ -209,12 +232,11 @@ where
                 None
             }
         });
-        #[cfg(not(feature = "hotpath"))]
-        let rec = *this.rec;
         Poll::Ready(r.map(|resp| resp.map(|inner| MeasuredBody { inner, rec })))
     }
 }
 
+#[cfg(feature = "hotpath")]
 pin_project_lite::pin_project! {
     /// A response body that records its request when it ends (or is dropped before).
     pub struct MeasuredBody<B> {
@@ -225,19 +247,15 @@ pin_project_lite::pin_project! {
 
     impl<B> PinnedDrop for MeasuredBody<B> {
         fn drop(this: Pin<&mut Self>) {
-            #[cfg(feature = "hotpath")]
-            {
-                let this = this.project();
-                if let Some(rec) = this.rec.take() {
-                    hotpath_core::internal(|| rec.finish(true));
-                }
+            let this = this.project();
+            if let Some(rec) = this.rec.take() {
+                hotpath_core::internal(|| rec.finish(true));
             }
-            #[cfg(not(feature = "hotpath"))]
-            let _ = this;
         }
     }
 }
 
+#[cfg(feature = "hotpath")]
 impl<B: http_body::Body> http_body::Body for MeasuredBody<B> {
     type Data = B::Data;
     type Error = B::Error;
@@ -248,18 +266,15 @@ impl<B: http_body::Body> http_body::Body for MeasuredBody<B> {
     ) -> Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
         let mut this = self.project();
         let r = std::task::ready!(this.inner.as_mut().poll_frame(cx));
-        #[cfg(feature = "hotpath")]
-        {
-            let ended = match &r {
-                None => Some(false),
-                Some(Err(_)) => Some(true),
-                Some(Ok(_)) if this.inner.is_end_stream() => Some(false),
-                Some(Ok(_)) => None,
-            };
-            if let Some(aborted) = ended {
-                if let Some(rec) = this.rec.take() {
-                    hotpath_core::internal(|| rec.finish(aborted));
-                }
+        let ended = match &r {
+            None => Some(false),
+            Some(Err(_)) => Some(true),
+            Some(Ok(_)) if this.inner.is_end_stream() => Some(false),
+            Some(Ok(_)) => None,
+        };
+        if let Some(aborted) = ended {
+            if let Some(rec) = this.rec.take() {
+                hotpath_core::internal(|| rec.finish(aborted));
             }
         }
         Poll::Ready(r)

@@ -154,9 +154,9 @@ pub use http_client::ureq_3::UreqHttpMiddleware;
 #[cfg(feature = "axum-0-8")]
 mod http_server;
 #[cfg(feature = "axum-0-8")]
-pub use http_server::{
-    AxumLayer, HttpServerLayer, HttpServerService, MeasuredBody, MeasuredResponse,
-};
+pub use http_server::{AxumLayer, HttpServerLayer};
+#[cfg(all(feature = "hotpath", feature = "axum-0-8"))]
+pub use http_server::{HttpServerService, MeasuredBody, MeasuredResponse};
 #[cfg(feature = "hotpath")]
 mod threads;
 #[cfg(all(feature = "hotpath", feature = "tokio"))]

@@ -326,3 +326,39 @@ pub mod futures_channel {
         pub use hotpath_flow::futures::oneshot::{Receiver, Sender};
     }
 }
+
+/// The reqwest 0.12 client as `http!` gives it (feature `reqwest-0-12`): with `hotpath`,
+/// reqwest-middleware 0.4's `ClientWithMiddleware` (its `Error` is what `send()` returns);
+/// without it, `reqwest::Client` itself. `Response` is reqwest's either way.
+#[cfg(feature = "reqwest-0-12")]
+pub mod reqwest_012 {
+    #[cfg(feature = "hotpath")]
+    pub use hotpath_integrations::reqwest_middleware_04::{
+        ClientWithMiddleware as Client, Error, RequestBuilder,
+    };
+    pub use reqwest_012::Response;
+    #[cfg(not(feature = "hotpath"))]
+    pub use reqwest_012::{Client, Error, RequestBuilder};
+}
+
+/// The reqwest 0.13 client as `http!` gives it (feature `reqwest-0-13`): with `hotpath`,
+/// reqwest-middleware 0.5's `ClientWithMiddleware`; without it, `reqwest::Client`.
+#[cfg(feature = "reqwest-0-13")]
+pub mod reqwest_013 {
+    #[cfg(feature = "hotpath")]
+    pub use hotpath_integrations::reqwest_middleware_05::{
+        ClientWithMiddleware as Client, Error, RequestBuilder,
+    };
+    pub use reqwest_013::Response;
+    #[cfg(not(feature = "hotpath"))]
+    pub use reqwest_013::{Client, Error, RequestBuilder};
+}
+
+/// The newest reqwest the build enables: `wrap::reqwest::Client` names the client `http!`
+/// gives whichever `reqwest-0-1x` feature is on.
+#[cfg(all(feature = "reqwest-0-12", not(feature = "reqwest-0-13")))]
+pub use self::reqwest_012 as reqwest;
+/// The newest reqwest the build enables: `wrap::reqwest::Client` names the client `http!`
+/// gives whichever `reqwest-0-1x` feature is on.
+#[cfg(feature = "reqwest-0-13")]
+pub use self::reqwest_013 as reqwest;

@@ -1129,7 +1129,7 @@ fn service_macros_are_the_identity() {
     // axum!(router) is the router itself: any value stands for one, and comes back as
     // the same value (its buffer not copied), not a router with a layer added. With
     // `axum-0-8` on too (`scripts/test-all`'s integrations step runs this file with
-    // `--features hotpath/axum-0-8`) it is still the argument: the layer is added with
+    // `--features axum-0-8`) it is still the argument: the layer is added with
     // `hotpath` alone.
     let router = vec![3u8];
     let buffer = router.as_ptr();
@@ -1137,4 +1137,34 @@ fn service_macros_are_the_identity() {
     assert_eq!((same.as_ptr(), same), (buffer, vec![3]));
     let borrowed: &str = hotpath::axum!("router",);
     assert_eq!(borrowed, "router");
+}
+
+/// `AxumLayer` and `HttpServerLayer` without the feature return the service they wrap,
+/// as hotpath 0.30's `AxumLayer` does: its responses and bodies are its own types.
+#[cfg(feature = "axum-0-8")]
+#[test]
+fn the_server_layers_return_the_service_itself() {
+    use tower_layer::Layer;
+    let service = vec![5u8, 6];
+    let buffer = service.as_ptr();
+    let same: Vec<u8> = hotpath::AxumLayer::new().layer(service);
+    assert_eq!((same.as_ptr(), same.clone()), (buffer, vec![5, 6]));
+    let again: Vec<u8> = hotpath::HttpServerLayer::new().layer(same);
+    assert_eq!((again.as_ptr(), again), (buffer, vec![5, 6]));
+}
+
+/// hotpath 0.30's `wrap::reqwest` paths name the client `http!` gives: without the
+/// feature, reqwest's own `Client` (and its `Error` and `RequestBuilder`), so a program
+/// that writes `let c: hotpath::wrap::reqwest::Client = hotpath::http!(...)` builds in
+/// both states (`scripts/test-all`'s integrations step runs this with
+/// `--features axum-0-8,reqwest-0-13`; tests/service/src/bin/http.rs names them with `hotpath` on).
+#[cfg(feature = "reqwest-0-13")]
+#[test]
+fn wrap_reqwest_names_reqwest_s_own_client() {
+    let client: hotpath::wrap::reqwest::Client = hotpath::http!(reqwest_013::Client::new());
+    let plain: reqwest_013::Client = client;
+    let also: hotpath::wrap::reqwest_013::Client = plain.clone();
+    let request: hotpath::wrap::reqwest::RequestBuilder = also.get("http://127.0.0.1:9/");
+    let built: Result<reqwest_013::Request, hotpath::wrap::reqwest::Error> = request.build();
+    assert_eq!(built.expect("a valid request").url().port(), Some(9));
 }

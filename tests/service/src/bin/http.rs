@@ -240,8 +240,9 @@ fn main() {
         let base = format!("http://{}", listener.local_addr().unwrap());
         tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
 
-        let c13 = hotpath::http!(reqwest_013::Client::new());
-        let c12 = hotpath::http!(reqwest_012::Client::new());
+        // hotpath 0.30's `wrap::reqwest` paths name the clients `http!` gives.
+        let c13: hotpath::wrap::reqwest::Client = hotpath::http!(reqwest_013::Client::new());
+        let c12: hotpath::wrap::reqwest_012::Client = hotpath::http!(reqwest_012::Client::new());
         fetch_all(&c13, &base).await;
         fetch_012(&c12, &base).await;
         let agent: ureq::Agent = hotpath::http!(ureq::Agent::config_builder()).build().into();
