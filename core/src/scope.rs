@@ -831,7 +831,7 @@ impl Scope {
     #[inline(never)]
     fn enter_slow(id: u32) -> Scope {
         // A thread's shard, a site's slot: first-use work (`crate::hook::set_cold_hook`).
-        crate::hook::cold(|| match enter_slow(id) {
+        crate::hook::cold::cold(|| match enter_slow(id) {
             Entry::Timed(e) => Scope { e: Some(e) },
             Entry::Counted(slot) => {
                 slot.c.counted.add(1);

@@ -241,7 +241,7 @@ impl CallSite {
     fn register(&'static self) -> u32 {
         // Numbering a site takes the registry's lock and may grow it: first-use work
         // whose cost depends on the other threads (`crate::hook::set_cold_hook`).
-        crate::hook::cold(|| self.register_locked())
+        crate::hook::cold::cold(|| self.register_locked())
     }
 
     fn register_locked(&'static self) -> u32 {
