@@ -15,7 +15,7 @@ pub(crate) struct Reading {
     #[cfg(feature = "alloc")]
     alloc: alloc::AllocReading,
     #[cfg(feature = "cpu")]
-    cpu: cpu::CpuDelta,
+    cpu: cpu::clock::CpuDelta,
 }
 
 #[cfg_attr(not(feature = "cpu"), allow(unused_variables))]
@@ -28,9 +28,9 @@ impl Reading {
             alloc: alloc::reading(),
             #[cfg(feature = "cpu")]
             cpu: if exact {
-                cpu::reading()
+                cpu::clock::reading()
             } else {
-                cpu::CpuDelta::ZERO
+                cpu::clock::CpuDelta::ZERO
             },
         }
     }
@@ -55,7 +55,7 @@ pub struct Delta {
     pub alloc: alloc::AllocReading,
     /// CPU time and context switches (exact CPU mode).
     #[cfg(feature = "cpu")]
-    pub cpu: cpu::CpuDelta,
+    pub cpu: cpu::clock::CpuDelta,
 }
 
 #[cfg_attr(not(any(feature = "alloc", feature = "cpu")), allow(unused_variables))]
@@ -65,7 +65,7 @@ impl Delta {
         #[cfg(feature = "alloc")]
         alloc: alloc::AllocReading::ZERO,
         #[cfg(feature = "cpu")]
-        cpu: cpu::CpuDelta::ZERO,
+        cpu: cpu::clock::CpuDelta::ZERO,
     };
 
     /// CPU time, ns (exact CPU mode; 0 otherwise).
@@ -109,7 +109,7 @@ pub(crate) struct DeltaCells {
     #[cfg(feature = "alloc")]
     alloc: alloc::AllocCells,
     #[cfg(feature = "cpu")]
-    cpu: cpu::CpuCells,
+    cpu: cpu::clock::CpuCells,
 }
 
 #[cfg_attr(not(any(feature = "alloc", feature = "cpu")), allow(unused_variables))]
@@ -119,7 +119,7 @@ impl DeltaCells {
             #[cfg(feature = "alloc")]
             alloc: alloc::AllocCells::new(),
             #[cfg(feature = "cpu")]
-            cpu: cpu::CpuCells::new(),
+            cpu: cpu::clock::CpuCells::new(),
         }
     }
 
@@ -190,9 +190,9 @@ impl ChildCells {
             #[cfg(feature = "alloc")]
             alloc: self.alloc.self_of(incl.alloc),
             #[cfg(feature = "cpu")]
-            cpu: cpu::CpuDelta {
+            cpu: cpu::clock::CpuDelta {
                 ns: incl.cpu.ns.saturating_sub(self.cpu_ns.get()),
-                ..cpu::CpuDelta::ZERO
+                ..cpu::clock::CpuDelta::ZERO
             },
         }
     }
@@ -203,7 +203,7 @@ pub(crate) struct MeterSlot {
     #[cfg(feature = "alloc")]
     pub(crate) alloc: alloc::slot::AllocSlot,
     #[cfg(feature = "cpu")]
-    pub(crate) cpu: cpu::CpuSlot,
+    pub(crate) cpu: cpu::slot::CpuSlot,
 }
 
 #[cfg_attr(not(any(feature = "alloc", feature = "cpu")), allow(unused_variables))]
@@ -216,7 +216,7 @@ impl MeterSlot {
             #[cfg(feature = "alloc")]
             alloc: alloc::slot::AllocSlot::new(),
             #[cfg(feature = "cpu")]
-            cpu: cpu::CpuSlot::new(),
+            cpu: cpu::slot::CpuSlot::new(),
         }
     }
 
@@ -250,7 +250,7 @@ pub(crate) struct MeterMerged {
     #[cfg(feature = "alloc")]
     pub(crate) alloc: alloc::slot::AllocMerged,
     #[cfg(feature = "cpu")]
-    pub(crate) cpu: cpu::CpuMerged,
+    pub(crate) cpu: cpu::slot::CpuMerged,
 }
 
 impl MeterMerged {

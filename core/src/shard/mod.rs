@@ -233,7 +233,7 @@ impl Shard {
         self.sampling.draw_all();
         #[cfg(feature = "cpu")]
         if self.armed_epoch.swap(epoch, Relaxed) != epoch {
-            crate::meter::cpu::thread_started();
+            crate::meter::cpu::clock::thread_started();
         }
     }
 
