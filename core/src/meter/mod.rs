@@ -8,6 +8,8 @@
 pub mod alloc;
 #[cfg(feature = "cpu")]
 pub mod cpu;
+#[cfg(any(feature = "alloc", feature = "cpu"))]
+mod stats;
 
 /// The thread's meters at one instant.
 #[derive(Clone, Copy, Debug, Default)]
@@ -214,7 +216,7 @@ impl MeterSlot {
     pub(crate) const fn new() -> Self {
         MeterSlot {
             #[cfg(feature = "alloc")]
-            alloc: alloc::slot::AllocSlot::new(),
+            alloc: alloc::slot::AllocSlot::new(alloc::slot::AllocCounts::new()),
             #[cfg(feature = "cpu")]
             cpu: cpu::slot::CpuSlot::new(),
         }
@@ -259,9 +261,7 @@ impl MeterMerged {
     #[cfg_attr(not(any(feature = "alloc", feature = "cpu")), allow(unused_variables))]
     pub(crate) fn finish(&mut self, timed: u64) {
         #[cfg(feature = "alloc")]
-        self.alloc
-            .bytes_dist
-            .add_zeros(timed.saturating_sub(self.alloc.bytes_dist.hist.count()));
+        self.alloc.add_missing_zeros(timed);
         #[cfg(feature = "cpu")]
         self.cpu.finish(timed);
     }

@@ -3,7 +3,7 @@
 
 use super::clock::{exact, CpuDelta};
 use crate::cell::{counters, Cnt};
-use crate::dist::{Dist, DistData};
+use crate::meter::stats::{MergedStats, MeterStats};
 
 counters! {
     /// CPU counters of one call site on one thread.
@@ -32,9 +32,9 @@ counters! {
 
 /// CPU numbers of one call site on one thread.
 pub(crate) struct CpuSlot {
-    c: CpuCounts,
-    /// Exact mode: per-call inclusive CPU time.
-    dist: Dist,
+    /// Exact mode: the counters and the per-call inclusive CPU time; sampled mode: the
+    /// sample counters.
+    s: MeterStats<CpuCounts>,
     /// Sampled mode: the last sample counted (a sample counts once per site).
     last_sample: Cnt,
 }
@@ -45,8 +45,7 @@ impl CpuSlot {
     #[cfg_attr(not(test), allow(dead_code))]
     pub(crate) const fn new() -> Self {
         CpuSlot {
-            c: CpuCounts::new(),
-            dist: Dist::new(),
+            s: MeterStats::new(CpuCounts::new()),
             last_sample: Cnt::new(),
         }
     }
@@ -58,7 +57,7 @@ impl CpuSlot {
         if incl.is_zero() {
             return;
         }
-        let c = &self.c;
+        let c = &self.s.c;
         if outer {
             c.ns.add(incl.ns);
             c.voluntary.add(incl.voluntary);
@@ -68,7 +67,7 @@ impl CpuSlot {
         }
         c.sum.add(incl.ns);
         c.self_ns.add(self_.ns);
-        self.dist.record(incl.ns);
+        self.s.dist.record(incl.ns);
     }
 
     /// Counts sample `seq` once however many frames of this site are on the stack (the
@@ -77,38 +76,31 @@ impl CpuSlot {
     pub(crate) fn sampled(&self, seq: u64) {
         if self.last_sample.get() != seq {
             self.last_sample.set(seq);
-            self.c.samples.add(1);
+            self.s.c.samples.add(1);
         }
     }
 
     pub(crate) fn self_sampled(&self) {
-        self.c.self_samples.add(1);
+        self.s.c.self_samples.add(1);
     }
 
     pub(crate) fn clear(&self) {
-        self.c.clear();
-        self.dist.clear();
+        self.s.clear();
     }
 
     pub(crate) fn merge_into(&self, m: &mut CpuMerged) {
-        self.c.merge_into(&mut m.c);
-        self.dist.merge_into(&mut m.dist);
+        self.s.merge_into(m);
     }
 }
 
 /// CPU numbers of one call site merged over threads.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct CpuMerged {
-    pub(crate) c: CpuCountsMerged,
-    pub(crate) dist: DistData,
-}
+pub(crate) type CpuMerged = MergedStats<CpuCountsMerged>;
 
 impl CpuMerged {
     /// In exact mode, calls missing from the distribution used no measurable CPU.
     pub(crate) fn finish(&mut self, timed: u64) {
         if exact() {
-            self.dist
-                .add_zeros(timed.saturating_sub(self.dist.hist.count()));
+            self.add_missing_zeros(timed);
         }
     }
 }
