@@ -4,7 +4,7 @@
 
 use std::sync::atomic::Ordering::Relaxed;
 
-use super::frame::{extras, place, pop_slow, pop_top, push, repair, start};
+use super::frame::{expose, place, pop_slow, pop_top, push_slow, repair, shard_slot, start};
 use super::frame::{Entered, Entry, Left, Repaired, LOST};
 use crate::budget;
 use crate::clock;
@@ -58,11 +58,7 @@ pub(crate) fn push_budget(
 /// meter reading, or, for a leaf ([`budget::FRAMELESS`]), only counted.
 #[inline(never)]
 pub(crate) fn enter_budget_slow(id: u32) -> Entry {
-    let Some(shard) = registry::current() else {
-        LOST.fetch_add(1, Relaxed);
-        return Entry::None;
-    };
-    let Some(slot) = shard.slot(id) else {
+    let Some((shard, slot)) = shard_slot(id) else {
         return Entry::None;
     };
     let v = budget::entry(id);
@@ -102,8 +98,7 @@ pub(crate) fn push_untimed(
     } else {
         shard.deep_calls.add(1);
     }
-    std::sync::atomic::compiler_fence(std::sync::atomic::Ordering::Release);
-    shard.stack.depth.store(depth as u32 + 1, Relaxed);
+    expose(shard, depth);
     Entered {
         shard,
         slot,
@@ -123,11 +118,7 @@ pub(crate) fn push_untimed(
 /// charged to the frame that polls it.
 #[inline]
 pub(crate) fn enter_budget_async(id: u32) -> (Entry, u64) {
-    let Some(shard) = registry::current() else {
-        LOST.fetch_add(1, Relaxed);
-        return (Entry::None, 1);
-    };
-    let Some(slot) = shard.slot(id) else {
+    let Some((shard, slot)) = shard_slot(id) else {
         return (Entry::None, 1);
     };
     let k = budget::shift(id);
@@ -139,16 +130,7 @@ pub(crate) fn enter_budget_async(id: u32) -> (Entry, u64) {
     if w == 0 {
         return (Entry::Counted(slot), 1);
     }
-    let e = push(
-        shard,
-        slot,
-        id,
-        clock::is_tsc(),
-        shard.exact_cpu(),
-        extras(),
-        None,
-    );
-    (Entry::Timed(e), u64::from(w))
+    (Entry::Timed(push_slow(shard, slot, id, None)), u64::from(w))
 }
 
 /// The exit of a frame the overhead budget timed: recorded with its weight and a signed

@@ -3,12 +3,9 @@
 //! else (a thread's first call, a new session, sampling, the overhead budget's slow
 //! entries in [`super::budget`]). Shared by sync scopes, futures and spans.
 
-use std::sync::atomic::Ordering::Relaxed;
-
 use super::budget::{enter_budget_async, enter_budget_slow, push_budget, push_untimed};
-use super::frame::{extras, push, Entered, Entry, LOST};
+use super::frame::{push, push_slow, shard_slot, Entered, Entry};
 use crate::budget;
-use crate::clock;
 use crate::registry;
 use crate::site::CallSite;
 use crate::slot::Slot;
@@ -82,25 +79,13 @@ pub(crate) fn enter_slow(id: u32) -> Entry {
 /// frame if `sampler` times this one.
 #[inline(always)]
 fn enter_sampled(id: u32, sampler: Sampler) -> Entry {
-    let Some(shard) = registry::current() else {
-        LOST.fetch_add(1, Relaxed);
-        return Entry::None;
-    };
-    let Some(slot) = shard.slot(id) else {
+    let Some((shard, slot)) = shard_slot(id) else {
         return Entry::None;
     };
     if !shard.sampling.timed(sampler) {
         return Entry::Counted(slot);
     }
-    Entry::Timed(push(
-        shard,
-        slot,
-        id,
-        clock::is_tsc(),
-        shard.exact_cpu(),
-        extras(),
-        None,
-    ))
+    Entry::Timed(push_slow(shard, slot, id, None))
 }
 
 /// The inline entry of a future's first poll: a frame when the shard may take the inline
@@ -138,27 +123,14 @@ pub(crate) fn enter_flow_slow(site: &'static CallSite) -> (Entry, u64) {
         }
         return (enter_sampled(site.id(), Sampler::Calls), 1);
     }
-    let Some(shard) = registry::current() else {
-        LOST.fetch_add(1, Relaxed);
-        return (Entry::None, 1);
-    };
-    let Some(slot) = shard.slot(site.id()) else {
+    let Some((shard, slot)) = shard_slot(site.id()) else {
         return (Entry::None, 1);
     };
     let w = crate::op::Here::of(shard).sample(Sampler::Futures, site);
     if w == 0 {
         return (Entry::Counted(slot), 1);
     }
-    let e = push(
-        shard,
-        slot,
-        site.id(),
-        clock::is_tsc(),
-        shard.exact_cpu(),
-        extras(),
-        None,
-    );
-    (Entry::Timed(e), w)
+    (Entry::Timed(push_slow(shard, slot, site.id(), None)), w)
 }
 
 /// The general entry of an `async fn`'s first poll ([`enter_slow`] for futures): under
@@ -178,13 +150,5 @@ pub(crate) fn enter_timed(site: &'static CallSite, inherit: Option<CtxRef>) -> O
     let id = site.id();
     let shard = registry::current()?;
     let slot = shard.slot(id)?;
-    Some(push(
-        shard,
-        slot,
-        id,
-        clock::is_tsc(),
-        shard.exact_cpu(),
-        extras(),
-        inherit,
-    ))
+    Some(push_slow(shard, slot, id, inherit))
 }

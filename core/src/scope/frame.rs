@@ -99,6 +99,38 @@ pub(crate) struct Left {
     pub(crate) own: bool,
 }
 
+/// The start of the slow entries: this thread's shard (created if needed) and the slot
+/// of call site `id`; `None` when the thread is tearing down (the call is lost:
+/// [`LOST`]) or no shard can address the site.
+#[inline(always)]
+pub(crate) fn shard_slot(id: u32) -> Option<(&'static Shard, &'static Slot)> {
+    let Some(shard) = registry::current() else {
+        LOST.fetch_add(1, Relaxed);
+        return None;
+    };
+    Some((shard, shard.slot(id)?))
+}
+
+/// [`push`] on the path of the slow entries: the clock and CPU mode as they are, the
+/// stacks' node or the trace when on (on the path `inherit`, a future's first poll's).
+#[inline(always)]
+pub(crate) fn push_slow(
+    shard: &'static Shard,
+    slot: &'static Slot,
+    site: u32,
+    inherit: Option<CtxRef>,
+) -> Entered {
+    push(
+        shard,
+        slot,
+        site,
+        clock::is_tsc(),
+        shard.exact_cpu(),
+        extras(),
+        inherit,
+    )
+}
+
 /// Pushes a frame for `site` (whose slot on `shard` is `slot`), reads the meters, and
 /// reads the clock last. With `extras` (stacks or trace on) the frame also gets its node
 /// of the calling-context tree (`inherit`: the path of a future's first poll).
@@ -188,10 +220,7 @@ pub(crate) fn start(
             extra = TRACE;
         }
     }
-    // A sampling signal may read the stack between any two instructions of this thread:
-    // the frame must be complete before the depth that exposes it.
-    std::sync::atomic::compiler_fence(std::sync::atomic::Ordering::Release);
-    shard.stack.depth.store(depth as u32 + 1, Relaxed);
+    expose(shard, depth);
     let m0 = Reading::now(exact);
     let start = now(tsc);
     if let Some(f) = frame {
@@ -210,6 +239,15 @@ pub(crate) fn start(
         tsc,
         extra: extra | flags,
     }
+}
+
+/// Makes the frame just filled at `depth` part of the stack of `shard`. A sampling
+/// signal may read the stack between any two instructions of this thread: the frame
+/// must be complete before the depth that exposes it.
+#[inline(always)]
+pub(crate) fn expose(shard: &Shard, depth: usize) {
+    std::sync::atomic::compiler_fence(std::sync::atomic::Ordering::Release);
+    shard.stack.depth.store(depth as u32 + 1, Relaxed);
 }
 
 /// Pops the frame `e` whose clock read `end` (the meters are read now): [`pop_fast`],
