@@ -331,6 +331,13 @@ impl<L: Exclusive> Registered<L> {
         &self.inner
     }
 
+    /// What `Debug` shows of the registry lock `name`: its rank.
+    fn debug(&self, name: &str, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct(name)
+            .field("rank", &self.hooks.rank)
+            .finish_non_exhaustive()
+    }
+
     fn of(hooks: &'static Hooks) -> &'static Self {
         // SAFETY: these handlers are stored only in the `hooks` field of a `Registered<L>`
         // (the first field of a `repr(C)` struct), monomorphised for this `L`; the
@@ -377,9 +384,7 @@ unsafe impl<T: Send + 'static> Send for Mutex<T> {}
 
 impl<T: 'static> std::fmt::Debug for Mutex<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("fork::Mutex")
-            .field("rank", &self.lock.hooks.rank)
-            .finish_non_exhaustive()
+        self.lock.debug("fork::Mutex", f)
     }
 }
 
@@ -445,9 +450,7 @@ unsafe impl<T: Send + 'static> Send for RwLock<T> {}
 
 impl<T: 'static> std::fmt::Debug for RwLock<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("fork::RwLock")
-            .field("rank", &self.lock.hooks.rank)
-            .finish_non_exhaustive()
+        self.lock.debug("fork::RwLock", f)
     }
 }
 
