@@ -134,6 +134,10 @@ pub(crate) fn push_slow(
 /// Pushes a frame for `site` (whose slot on `shard` is `slot`), reads the meters, and
 /// reads the clock last. With `extras` (stacks or trace on) the frame also gets its node
 /// of the calling-context tree (`inherit`: the path of a future's first poll).
+///
+/// Inline: a frame held in the shard itself ([`crate::shard::stack::INLINE_FRAMES`])
+/// above a live one. Deeper frames, frames marked dead below, and calls beyond
+/// [`MAX_DEPTH`] find their place in [`deep_place`].
 #[cfg_attr(not(debug_assertions), inline(always))]
 #[cfg_attr(debug_assertions, inline(never))]
 pub(crate) fn push(
@@ -145,32 +149,24 @@ pub(crate) fn push(
     extras: bool,
     inherit: Option<CtxRef>,
 ) -> Entered {
-    let (depth, frame) = place(shard);
+    let depth = shard.stack.depth.load(Relaxed) as usize;
+    let (depth, frame) = match shard.stack.inline_frame(depth) {
+        Some(f) if depth == 0 || !shard.stack.inline_frame_dead(depth - 1) => (depth, Some(f)),
+        _ => deep_place(shard, depth),
+    };
     start(
         shard, slot, site, depth, frame, tsc, exact, extras, inherit, 0,
     )
 }
 
-/// Where the next frame of `shard` goes: its depth, and the frame (`None` beyond
-/// [`MAX_DEPTH`]).
-///
-/// Inline: a frame held in the shard itself ([`crate::shard::stack::INLINE_FRAMES`])
-/// above a live one. Deeper frames, frames marked dead below, and calls beyond
-/// [`MAX_DEPTH`] find their place in [`deep_place`].
-#[inline(always)]
-pub(crate) fn place(shard: &'static Shard) -> (usize, Option<&'static Frame>) {
-    let depth = shard.stack.depth.load(Relaxed) as usize;
-    match shard.stack.inline_frame(depth) {
-        Some(f) if depth == 0 || !shard.stack.inline_frame_dead(depth - 1) => (depth, Some(f)),
-        _ => deep_place(shard, depth),
-    }
-}
-
-/// Where [`place`] puts a frame that is not an inline one above a live one: pops the
+/// Where a frame goes that is not an inline one above a live one ([`push`]): pops the
 /// frames marked dead on top first; the frame at the resulting depth, or `None` beyond
 /// [`MAX_DEPTH`].
 #[inline(never)]
-fn deep_place(shard: &'static Shard, mut depth: usize) -> (usize, Option<&'static Frame>) {
+pub(crate) fn deep_place(
+    shard: &'static Shard,
+    mut depth: usize,
+) -> (usize, Option<&'static Frame>) {
     if depth > 0
         && depth <= MAX_DEPTH
         && shard
