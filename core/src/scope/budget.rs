@@ -4,7 +4,7 @@
 
 use std::sync::atomic::Ordering::Relaxed;
 
-use super::frame::{deep_place, expose, pop_slow, pop_top, push_slow, repair, shard_slot, start};
+use super::frame::{expose, place, pop_slow, pop_top, push_slow, repair, shard_slot, start};
 use super::frame::{Entered, Entry, Left, Repaired, LOST};
 use crate::budget;
 use crate::clock;
@@ -36,11 +36,7 @@ pub(crate) fn push_budget(
     exact: bool,
     w: u32,
 ) -> Entered {
-    let depth = shard.stack.depth.load(Relaxed) as usize;
-    let (depth, frame) = match shard.stack.inline_frame(depth) {
-        Some(f) if depth == 0 || !shard.stack.inline_frame_dead(depth - 1) => (depth, Some(f)),
-        _ => deep_place(shard, depth),
-    };
+    let (depth, frame) = place!(shard);
     start(
         shard,
         slot,
@@ -92,11 +88,7 @@ pub(crate) fn push_untimed(
     site: u32,
     tsc: bool,
 ) -> Entered {
-    let depth = shard.stack.depth.load(Relaxed) as usize;
-    let (depth, frame) = match shard.stack.inline_frame(depth) {
-        Some(f) if depth == 0 || !shard.stack.inline_frame_dead(depth - 1) => (depth, Some(f)),
-        _ => deep_place(shard, depth),
-    };
+    let (depth, frame) = place!(shard);
     let seq = shard.stack.next_seq();
     if let Some(f) = frame {
         f.seq.store(seq, Relaxed);

@@ -133,11 +133,8 @@ pub(crate) fn push_slow(
 
 /// Pushes a frame for `site` (whose slot on `shard` is `slot`), reads the meters, and
 /// reads the clock last. With `extras` (stacks or trace on) the frame also gets its node
-/// of the calling-context tree (`inherit`: the path of a future's first poll).
-///
-/// Inline: a frame held in the shard itself ([`crate::shard::stack::INLINE_FRAMES`])
-/// above a live one. Deeper frames, frames marked dead below, and calls beyond
-/// [`MAX_DEPTH`] find their place in [`deep_place`].
+/// of the calling-context tree (`inherit`: the path of a future's first poll), in the
+/// place [`place!`] finds.
 #[cfg_attr(not(debug_assertions), inline(always))]
 #[cfg_attr(debug_assertions, inline(never))]
 pub(crate) fn push(
@@ -149,17 +146,37 @@ pub(crate) fn push(
     extras: bool,
     inherit: Option<CtxRef>,
 ) -> Entered {
-    let depth = shard.stack.depth.load(Relaxed) as usize;
-    let (depth, frame) = match shard.stack.inline_frame(depth) {
-        Some(f) if depth == 0 || !shard.stack.inline_frame_dead(depth - 1) => (depth, Some(f)),
-        _ => deep_place(shard, depth),
-    };
+    let (depth, frame) = place!(shard);
     start(
         shard, slot, site, depth, frame, tsc, exact, extras, inherit, 0,
     )
 }
 
-/// Where a frame goes that is not an inline one above a live one ([`push`]): pops the
+/// Where the next frame of the shard `$shard` goes: `(depth, frame)`, the frame `None`
+/// beyond [`MAX_DEPTH`].
+///
+/// Inline: a frame held in the shard itself ([`crate::shard::stack::INLINE_FRAMES`])
+/// above a live one. Deeper frames, frames marked dead below, and calls beyond
+/// [`MAX_DEPTH`] find their place in [`deep_place`].
+///
+/// A macro, not a function: written in place, the pushes' blocks are laid out as before;
+/// through a function forced inline they were not, which cost a call under an overhead
+/// budget one to three instructions more (callgrind).
+macro_rules! place {
+    ($shard:expr) => {{
+        let depth = $shard
+            .stack
+            .depth
+            .load(::std::sync::atomic::Ordering::Relaxed) as usize;
+        match $shard.stack.inline_frame(depth) {
+            Some(f) if depth == 0 || !$shard.stack.inline_frame_dead(depth - 1) => (depth, Some(f)),
+            _ => $crate::scope::frame::deep_place($shard, depth),
+        }
+    }};
+}
+pub(crate) use place;
+
+/// Where a frame goes that is not an inline one above a live one ([`place!`]): pops the
 /// frames marked dead on top first; the frame at the resulting depth, or `None` beyond
 /// [`MAX_DEPTH`].
 #[inline(never)]
