@@ -43,9 +43,22 @@ impl Cnt {
     }
 }
 
+/// A record of single-writer counters declared by [`counters!`], for code generic over
+/// records (what a meter keeps of a call site, `meter::stats`).
+#[cfg_attr(not(any(feature = "alloc", feature = "cpu")), allow(dead_code))]
+pub(crate) trait CounterRecord {
+    /// The record merged over threads.
+    type Merged;
+    /// Sets every counter to zero (owner only).
+    fn clear(&self);
+    /// Adds (or, for `max` fields, raises) `into` by these counters.
+    fn merge_into(&self, into: &mut Self::Merged);
+}
+
 /// Declares a record of single-writer counters once: the per-thread struct of [`Cnt`]s,
 /// the merged struct of `u64`s with the same field names, and `new`, `clear` and
-/// `merge_into` over every field. Each field says how threads merge: `sum` or `max`.
+/// `merge_into` over every field ([`CounterRecord`]). Each field says how threads merge:
+/// `sum` or `max`.
 ///
 /// ```ignore
 /// counters! {
@@ -86,6 +99,16 @@ macro_rules! counters {
             /// Adds (or, for `max` fields, raises) `into` by these counters.
             pub fn merge_into(&self, into: &mut $merged) {
                 $( counters!(@merge $op, into.$field, self.$field.get()); )*
+            }
+        }
+
+        impl $crate::cell::CounterRecord for $cells {
+            type Merged = $merged;
+            fn clear(&self) {
+                $cells::clear(self)
+            }
+            fn merge_into(&self, into: &mut $merged) {
+                $cells::merge_into(self, into)
             }
         }
 

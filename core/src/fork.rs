@@ -29,14 +29,15 @@
 //!
 //! * The handlers allocate nothing and take no lock but the registered ones. A registry
 //!   is found through an atomic pointer to its `'static` [`Hooks`], set once.
-//! * A [`Mutex`]'s held guard lives in the mutex itself and is written only by the
-//!   thread holding the lock: prepare stores it after locking; release takes it only on
+//! * A [`Mutex`]'s or [`RwLock`]'s held guard lives in the lock itself and is written
+//!   only by the thread holding the lock: prepare stores it after locking; release takes it only on
 //!   the thread whose bit in `MINE` says it stored it (in the child, the copy of that
 //!   thread). A registry registered by another thread while this one forks is skipped by
 //!   release because its bit is not set.
-//! * [`Hooks`] is the first field of a `#[repr(C)]` [`Mutex`] / [`RwLock`], and the
-//!   handler functions stored in it are monomorphised for that type, so the cast from the
-//!   `&Hooks` a handler receives back to the lock that holds it is exact.
+//! * [`Hooks`] is the first field of the `#[repr(C)]` registered lock that is the first
+//!   field of a `#[repr(C)]` [`Mutex`] / [`RwLock`], and the handler functions stored in
+//!   it are monomorphised for that type, so the cast from the `&Hooks` a handler receives
+//!   back to the lock that holds it is exact.
 
 use std::cell::{Cell, UnsafeCell};
 use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
@@ -277,22 +278,102 @@ pub fn unhold(rank: Rank) {
     release(rank as usize, false);
 }
 
+/// A std lock the fork handlers take exclusively (poisoning ignored): a mutex's lock, a
+/// read-write lock's write lock.
+trait Exclusive: 'static {
+    /// The guard the prepare handler keeps until the release.
+    type Guard: 'static;
+    /// Takes the lock exclusively, ignoring poisoning.
+    fn exclusive(&'static self) -> Self::Guard;
+}
+
+impl<T: 'static> Exclusive for std::sync::Mutex<T> {
+    type Guard = std::sync::MutexGuard<'static, T>;
+    fn exclusive(&'static self) -> Self::Guard {
+        self.lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+impl<T: 'static> Exclusive for std::sync::RwLock<T> {
+    type Guard = std::sync::RwLockWriteGuard<'static, T>;
+    fn exclusive(&'static self) -> Self::Guard {
+        self.write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+/// A std lock with its fork handlers: what [`Mutex`] and [`RwLock`] have in common, and
+/// their first field.
+#[repr(C)]
+struct Registered<L: Exclusive> {
+    hooks: Hooks,
+    inner: L,
+    /// The guard prepare took, while the forking thread holds the lock.
+    held: UnsafeCell<Option<L::Guard>>,
+}
+
+impl<L: Exclusive> Registered<L> {
+    /// `inner` at `rank`; `child` releases it in a forked child ([`Registered::release`]
+    /// unless the child has work to do first).
+    const fn new(rank: Rank, inner: L, child: fn(&'static Hooks)) -> Self {
+        Registered {
+            hooks: Hooks::new(rank, Self::prepare, Self::release, child),
+            inner,
+            held: UnsafeCell::new(None),
+        }
+    }
+
+    /// The lock, registered with the fork handlers on first use.
+    #[inline]
+    fn get(&'static self) -> &'static L {
+        self.hooks.register();
+        &self.inner
+    }
+
+    /// What `Debug` shows of the registry lock `name`: its rank.
+    fn debug(&self, name: &str, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct(name)
+            .field("rank", &self.hooks.rank)
+            .finish_non_exhaustive()
+    }
+
+    fn of(hooks: &'static Hooks) -> &'static Self {
+        // SAFETY: these handlers are stored only in the `hooks` field of a `Registered<L>`
+        // (the first field of a `repr(C)` struct), monomorphised for this `L`; the
+        // registry passes them that field of a `'static` lock (module invariants).
+        unsafe { &*(hooks as *const Hooks as *const Self) }
+    }
+
+    fn prepare(hooks: &'static Hooks) {
+        let me = Self::of(hooks);
+        let g = me.inner.exclusive();
+        // SAFETY: this thread holds the lock exclusively: no other thread reads or writes
+        // `held`.
+        unsafe { *me.held.get() = Some(g) };
+    }
+
+    fn release(hooks: &'static Hooks) {
+        let me = Self::of(hooks);
+        // SAFETY: called only on the thread that ran `prepare` (its bit in MINE), which
+        // holds the lock through the guard in `held`.
+        drop(unsafe { (*me.held.get()).take() });
+    }
+}
+
 /// A registry's `std::sync::Mutex` that registers itself with the fork handlers at its
 /// first `lock()`. Poisoning is ignored (a panic while the profiler holds a registry
 /// lock leaves the registry usable, as every registry did before).
 #[repr(C)]
 pub struct Mutex<T: 'static> {
-    hooks: Hooks,
-    inner: std::sync::Mutex<T>,
-    /// The guard prepare took, while the forking thread holds the lock.
-    held: UnsafeCell<Option<std::sync::MutexGuard<'static, T>>>,
+    lock: Registered<std::sync::Mutex<T>>,
     /// Run in the child with the lock still held, before it is released.
     in_child: Option<fn(&mut T)>,
 }
 
-// SAFETY: the data is reached only through `inner`, as `std::sync::Mutex<T>` (Sync for
-// `T: Send`); `held` is written and taken only by the thread that holds `inner`'s lock
-// (module invariants), so no two threads touch it at once.
+// SAFETY: the data is reached only through the inner lock, as `std::sync::Mutex<T>`
+// (Sync for `T: Send`); `held` is written and taken only by the thread that holds the
+// inner lock (module invariants), so no two threads touch it at once.
 unsafe impl<T: Send + 'static> Sync for Mutex<T> {}
 
 // SAFETY: `held` is `Some` only between the fork handlers' prepare and release, on a
@@ -303,9 +384,7 @@ unsafe impl<T: Send + 'static> Send for Mutex<T> {}
 
 impl<T: 'static> std::fmt::Debug for Mutex<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("fork::Mutex")
-            .field("rank", &self.hooks.rank)
-            .finish_non_exhaustive()
+        self.lock.debug("fork::Mutex", f)
     }
 }
 
@@ -313,9 +392,7 @@ impl<T: 'static> Mutex<T> {
     /// A registry lock at `rank` holding `value`.
     pub const fn new(rank: Rank, value: T) -> Self {
         Mutex {
-            hooks: Hooks::new(rank, Self::prepare, Self::release, Self::release_child),
-            inner: std::sync::Mutex::new(value),
-            held: UnsafeCell::new(None),
+            lock: Registered::new(rank, std::sync::Mutex::new(value), Self::release_child),
             in_child: None,
         }
     }
@@ -330,51 +407,25 @@ impl<T: 'static> Mutex<T> {
     /// Locks the registry (registering it with the fork handlers on first use).
     #[inline]
     pub fn lock(&'static self) -> std::sync::MutexGuard<'static, T> {
-        self.hooks.register();
-        self.inner
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.lock.get().exclusive()
     }
 
     /// Locks the registry unless another thread holds it.
     #[inline]
     pub fn try_lock(&'static self) -> Option<std::sync::MutexGuard<'static, T>> {
-        self.hooks.register();
-        match self.inner.try_lock() {
+        match self.lock.get().try_lock() {
             Ok(g) => Some(g),
             Err(std::sync::TryLockError::Poisoned(e)) => Some(e.into_inner()),
             Err(std::sync::TryLockError::WouldBlock) => None,
         }
     }
 
-    fn of(hooks: &'static Hooks) -> &'static Self {
-        // SAFETY: these handlers are stored only in the `hooks` field of a `Mutex<T>` (the
-        // first field of a `repr(C)` struct), monomorphised for this `T`; the registry
-        // passes them that field of a `'static` mutex (module invariants).
-        unsafe { &*(hooks as *const Hooks as *const Self) }
-    }
-
-    fn prepare(hooks: &'static Hooks) {
-        let me = Self::of(hooks);
-        let g = me
-            .inner
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        // SAFETY: this thread holds the lock: no other thread reads or writes `held`.
-        unsafe { *me.held.get() = Some(g) };
-    }
-
-    fn release(hooks: &'static Hooks) {
-        let me = Self::of(hooks);
-        // SAFETY: called only on the thread that ran `prepare` (its bit in MINE), which
-        // holds the lock through the guard in `held`.
-        drop(unsafe { (*me.held.get()).take() });
-    }
-
     fn release_child(hooks: &'static Hooks) {
-        let me = Self::of(hooks);
-        // SAFETY: as in `release`; the guard is reached only by this thread.
-        let held = unsafe { &mut *me.held.get() };
+        // SAFETY: these hooks are the first field of the `repr(C)` `Registered` that is
+        // the first field of a `repr(C)` `Mutex<T>`, for this `T` (`Mutex::new`).
+        let me = unsafe { &*(hooks as *const Hooks as *const Self) };
+        // SAFETY: as in `Registered::release`; the guard is reached only by this thread.
+        let held = unsafe { &mut *me.lock.held.get() };
         if let (Some(f), Some(g)) = (me.in_child, held.as_mut()) {
             f(g);
         }
@@ -386,14 +437,12 @@ impl<T: 'static> Mutex<T> {
 /// first use; the handlers take it for writing (no reader either). Poisoning is ignored.
 #[repr(C)]
 pub struct RwLock<T: 'static> {
-    hooks: Hooks,
-    inner: std::sync::RwLock<T>,
-    held: UnsafeCell<Option<std::sync::RwLockWriteGuard<'static, T>>>,
+    lock: Registered<std::sync::RwLock<T>>,
 }
 
-// SAFETY: the data is reached only through `inner`, as `std::sync::RwLock<T>` (Sync for
-// `T: Send + Sync`); `held` is written and taken only by the thread holding the write
-// lock (module invariants).
+// SAFETY: the data is reached only through the inner lock, as `std::sync::RwLock<T>`
+// (Sync for `T: Send + Sync`); `held` is written and taken only by the thread holding
+// the write lock (module invariants).
 unsafe impl<T: Send + Sync + 'static> Sync for RwLock<T> {}
 
 // SAFETY: as for `Mutex`: only a `'static`, unmovable lock ever holds a guard in `held`.
@@ -401,9 +450,7 @@ unsafe impl<T: Send + 'static> Send for RwLock<T> {}
 
 impl<T: 'static> std::fmt::Debug for RwLock<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("fork::RwLock")
-            .field("rank", &self.hooks.rank)
-            .finish_non_exhaustive()
+        self.lock.debug("fork::RwLock", f)
     }
 }
 
@@ -411,17 +458,19 @@ impl<T: 'static> RwLock<T> {
     /// A registry lock at `rank` holding `value`.
     pub const fn new(rank: Rank, value: T) -> Self {
         RwLock {
-            hooks: Hooks::new(rank, Self::prepare, Self::release, Self::release),
-            inner: std::sync::RwLock::new(value),
-            held: UnsafeCell::new(None),
+            lock: Registered::new(
+                rank,
+                std::sync::RwLock::new(value),
+                Registered::<std::sync::RwLock<T>>::release,
+            ),
         }
     }
 
     /// Locks for reading (registering with the fork handlers on first use).
     #[inline]
     pub fn read(&'static self) -> std::sync::RwLockReadGuard<'static, T> {
-        self.hooks.register();
-        self.inner
+        self.lock
+            .get()
             .read()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
@@ -429,32 +478,7 @@ impl<T: 'static> RwLock<T> {
     /// Locks for writing (registering with the fork handlers on first use).
     #[inline]
     pub fn write(&'static self) -> std::sync::RwLockWriteGuard<'static, T> {
-        self.hooks.register();
-        self.inner
-            .write()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
-    fn of(hooks: &'static Hooks) -> &'static Self {
-        // SAFETY: as in `Mutex::of`: the first field of a `repr(C)` `RwLock<T>`, with
-        // handlers monomorphised for this `T`.
-        unsafe { &*(hooks as *const Hooks as *const Self) }
-    }
-
-    fn prepare(hooks: &'static Hooks) {
-        let me = Self::of(hooks);
-        let g = me
-            .inner
-            .write()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        // SAFETY: this thread holds the write lock: no other thread touches `held`.
-        unsafe { *me.held.get() = Some(g) };
-    }
-
-    fn release(hooks: &'static Hooks) {
-        let me = Self::of(hooks);
-        // SAFETY: only the thread that ran `prepare` (its bit in MINE) gets here.
-        drop(unsafe { (*me.held.get()).take() });
+        self.lock.get().exclusive()
     }
 }
 

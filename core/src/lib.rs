@@ -21,11 +21,19 @@
 //! * [`stacks`]: the calling-context tree (paths of measured scopes, per thread) and
 //!   [`trace`]: a ring of each thread's latest calls, both off unless switched on.
 //!
-//! The files depend on each other in one direction, floor by floor (a script checks that
-//! no file reaches back up: `scripts/import-cycles core/src`): `state`, `cell`, `clock`,
-//! `zeroed`, `fork`, the allocation counters (which [`internal`] uses) → `hist`, `dist`,
-//! [`labels`] → `site`, `holders`, `meter` → `slot`, `stacks`, the trace rings, the shard's parts →
-//! `shard` → `registry` → `scope`, `future`, `op`, `snapshot`, `trace`.
+//! The files depend on each other in one direction, floor by floor, each using only the
+//! floors below it and the files before it on its own (a script checks that no file
+//! reaches back up: `scripts/import-cycles core/src`):
+//!
+//! 1. `state`, `cell`, `zeroed`, `fork`, the cold hook (`hook/cold.rs`), then what uses
+//!    only those: `clock`, `holders`, the allocation counters (which [`internal`] uses),
+//!    the CPU clock and its thread hooks (`meter/cpu/clock.rs`), the sampling countdowns;
+//! 2. `hist`, [`labels`], `dist`, `site`, then `budget` and the poll hook;
+//! 3. the meters' numbers per call site → `meter` → `slot`, `stacks`, the trace rings,
+//!    the shard's parts → `shard` → `registry`;
+//! 4. what works through the registry: `op`, `trace`, the CPU meter's public face
+//!    (`meter/cpu/mod.rs`), `scope` (frames → the overhead budget's entry and exit → the
+//!    entries → the guard) → `future` → `span`, and `snapshot`.
 //!
 //! # Cost
 //!

@@ -182,7 +182,7 @@ impl Drop for Owner {
         if let Some(s) = shard {
             if !std::ptr::eq(s, &DEAD_SHARD) {
                 #[cfg(feature = "cpu")]
-                crate::meter::cpu::thread_exiting();
+                crate::meter::cpu::clock::thread_exiting();
                 retire(s);
             }
         }

@@ -176,10 +176,21 @@ impl CallSite {
         line: u32,
         kind: SiteKind,
     ) -> Self {
+        CallSite::with(Name::Fn(name), label, file, line, kind)
+    }
+
+    /// A site not numbered yet, named by `name`.
+    const fn with(
+        name: Name,
+        label: Option<&'static str>,
+        file: &'static str,
+        line: u32,
+        kind: SiteKind,
+    ) -> Self {
         CallSite {
             id: AtomicU32::new(0),
             warm: AtomicU64::new(0),
-            name: Name::Fn(name),
+            name,
             label,
             file,
             line,
@@ -241,7 +252,7 @@ impl CallSite {
     fn register(&'static self) -> u32 {
         // Numbering a site takes the registry's lock and may grow it: first-use work
         // whose cost depends on the other threads (`crate::hook::set_cold_hook`).
-        crate::hook::cold(|| self.register_locked())
+        crate::hook::cold::cold(|| self.register_locked())
     }
 
     fn register_locked(&'static self) -> u32 {
@@ -278,27 +289,17 @@ impl CallSite {
         line: u32,
         kind: SiteKind,
     ) -> Self {
-        CallSite {
-            id: AtomicU32::new(0),
-            warm: AtomicU64::new(0),
-            name: Name::Str(name),
-            label,
-            file,
-            line,
-            kind,
-        }
+        CallSite::with(Name::Str(name), label, file, line, kind)
     }
 
     const fn overflow(kind: SiteKind) -> Self {
-        CallSite {
-            id: AtomicU32::new(0),
-            warm: AtomicU64::new(0),
-            name: Name::Str(OVERFLOW_NAMES[kind.overflow_row()]),
-            label: None,
-            file: "",
-            line: 0,
+        CallSite::with(
+            Name::Str(OVERFLOW_NAMES[kind.overflow_row()]),
+            None,
+            "",
+            0,
             kind,
-        }
+        )
     }
 
     /// Whether this is an overflow row ([`OVERFLOW_NAMES`]): the site of the calls of
@@ -325,15 +326,7 @@ impl CallSite {
         line: u32,
         kind: SiteKind,
     ) -> Self {
-        CallSite {
-            id: AtomicU32::new(0),
-            warm: AtomicU64::new(0),
-            name: Name::Str(name),
-            label,
-            file,
-            line,
-            kind,
-        }
+        CallSite::with(Name::Str(name), label, file, line, kind)
     }
 
     /// This site with the label `label`, given at run time (`future!(f, label = name)`):
@@ -341,14 +334,8 @@ impl CallSite {
     /// [`entries_limit`](crate::entries_limit) labels one shared site labelled
     /// [`OVERFLOW_LABEL`](crate::labels::OVERFLOW_LABEL) (see [`crate::labels`]).
     pub fn labelled(&'static self, label: &str) -> &'static CallSite {
-        crate::labels::labelled(self, label, |label| CallSite {
-            id: AtomicU32::new(0),
-            warm: AtomicU64::new(0),
-            name: self.name,
-            label: Some(label),
-            file: self.file,
-            line: self.line,
-            kind: self.kind,
+        crate::labels::labelled(self, label, |label| {
+            CallSite::with(self.name, Some(label), self.file, self.line, self.kind)
         })
     }
 

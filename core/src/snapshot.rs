@@ -466,7 +466,7 @@ pub fn snapshot() -> Snapshot {
                     #[cfg(feature = "alloc")]
                     alloc: {
                         let a = m.meters.alloc.c;
-                        let dist = Distribution::new(m.meters.alloc.bytes_dist, 1.0);
+                        let dist = Distribution::new(m.meters.alloc.dist, 1.0);
                         let (bytes_min, bytes_max) = dist.range();
                         AllocStats {
                             allocs: a.allocs,

@@ -8,6 +8,8 @@
 pub mod alloc;
 #[cfg(feature = "cpu")]
 pub mod cpu;
+#[cfg(any(feature = "alloc", feature = "cpu"))]
+mod stats;
 
 /// The thread's meters at one instant.
 #[derive(Clone, Copy, Debug, Default)]
@@ -15,7 +17,7 @@ pub(crate) struct Reading {
     #[cfg(feature = "alloc")]
     alloc: alloc::AllocReading,
     #[cfg(feature = "cpu")]
-    cpu: cpu::CpuDelta,
+    cpu: cpu::clock::CpuDelta,
 }
 
 #[cfg_attr(not(feature = "cpu"), allow(unused_variables))]
@@ -28,9 +30,9 @@ impl Reading {
             alloc: alloc::reading(),
             #[cfg(feature = "cpu")]
             cpu: if exact {
-                cpu::reading()
+                cpu::clock::reading()
             } else {
-                cpu::CpuDelta::ZERO
+                cpu::clock::CpuDelta::ZERO
             },
         }
     }
@@ -55,7 +57,7 @@ pub struct Delta {
     pub alloc: alloc::AllocReading,
     /// CPU time and context switches (exact CPU mode).
     #[cfg(feature = "cpu")]
-    pub cpu: cpu::CpuDelta,
+    pub cpu: cpu::clock::CpuDelta,
 }
 
 #[cfg_attr(not(any(feature = "alloc", feature = "cpu")), allow(unused_variables))]
@@ -65,7 +67,7 @@ impl Delta {
         #[cfg(feature = "alloc")]
         alloc: alloc::AllocReading::ZERO,
         #[cfg(feature = "cpu")]
-        cpu: cpu::CpuDelta::ZERO,
+        cpu: cpu::clock::CpuDelta::ZERO,
     };
 
     /// CPU time, ns (exact CPU mode; 0 otherwise).
@@ -109,7 +111,7 @@ pub(crate) struct DeltaCells {
     #[cfg(feature = "alloc")]
     alloc: alloc::AllocCells,
     #[cfg(feature = "cpu")]
-    cpu: cpu::CpuCells,
+    cpu: cpu::clock::CpuCells,
 }
 
 #[cfg_attr(not(any(feature = "alloc", feature = "cpu")), allow(unused_variables))]
@@ -119,7 +121,7 @@ impl DeltaCells {
             #[cfg(feature = "alloc")]
             alloc: alloc::AllocCells::new(),
             #[cfg(feature = "cpu")]
-            cpu: cpu::CpuCells::new(),
+            cpu: cpu::clock::CpuCells::new(),
         }
     }
 
@@ -190,9 +192,9 @@ impl ChildCells {
             #[cfg(feature = "alloc")]
             alloc: self.alloc.self_of(incl.alloc),
             #[cfg(feature = "cpu")]
-            cpu: cpu::CpuDelta {
+            cpu: cpu::clock::CpuDelta {
                 ns: incl.cpu.ns.saturating_sub(self.cpu_ns.get()),
-                ..cpu::CpuDelta::ZERO
+                ..cpu::clock::CpuDelta::ZERO
             },
         }
     }
@@ -203,7 +205,7 @@ pub(crate) struct MeterSlot {
     #[cfg(feature = "alloc")]
     pub(crate) alloc: alloc::slot::AllocSlot,
     #[cfg(feature = "cpu")]
-    pub(crate) cpu: cpu::CpuSlot,
+    pub(crate) cpu: cpu::slot::CpuSlot,
 }
 
 #[cfg_attr(not(any(feature = "alloc", feature = "cpu")), allow(unused_variables))]
@@ -214,9 +216,9 @@ impl MeterSlot {
     pub(crate) const fn new() -> Self {
         MeterSlot {
             #[cfg(feature = "alloc")]
-            alloc: alloc::slot::AllocSlot::new(),
+            alloc: alloc::slot::AllocSlot::new(alloc::slot::AllocCounts::new()),
             #[cfg(feature = "cpu")]
-            cpu: cpu::CpuSlot::new(),
+            cpu: cpu::slot::CpuSlot::new(),
         }
     }
 
@@ -250,7 +252,7 @@ pub(crate) struct MeterMerged {
     #[cfg(feature = "alloc")]
     pub(crate) alloc: alloc::slot::AllocMerged,
     #[cfg(feature = "cpu")]
-    pub(crate) cpu: cpu::CpuMerged,
+    pub(crate) cpu: cpu::slot::CpuMerged,
 }
 
 impl MeterMerged {
@@ -259,9 +261,7 @@ impl MeterMerged {
     #[cfg_attr(not(any(feature = "alloc", feature = "cpu")), allow(unused_variables))]
     pub(crate) fn finish(&mut self, timed: u64) {
         #[cfg(feature = "alloc")]
-        self.alloc
-            .bytes_dist
-            .add_zeros(timed.saturating_sub(self.alloc.bytes_dist.hist.count()));
+        self.alloc.add_missing_zeros(timed);
         #[cfg(feature = "cpu")]
         self.cpu.finish(timed);
     }

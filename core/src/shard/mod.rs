@@ -233,7 +233,7 @@ impl Shard {
         self.sampling.draw_all();
         #[cfg(feature = "cpu")]
         if self.armed_epoch.swap(epoch, Relaxed) != epoch {
-            crate::meter::cpu::thread_started();
+            crate::meter::cpu::clock::thread_started();
         }
     }
 
@@ -256,7 +256,7 @@ impl Shard {
     fn new_chunk(&'static self, id: u32) -> Option<&'static slots::Chunk> {
         // What `malloc` does depends on the heap, which the profiler's other threads
         // and the environment change: first-use work (`crate::hook::set_cold_hook`).
-        crate::hook::cold(|| self.slots.insert(id))
+        crate::hook::cold::cold(|| self.slots.insert(id))
     }
 
     /// The extras of a frame being pushed at `depth < MAX_DEPTH` for `site` (see

@@ -3,7 +3,7 @@
 
 use super::AllocReading;
 use crate::cell::counters;
-use crate::dist::{Dist, DistData};
+use crate::meter::stats::{MergedStats, MeterStats};
 
 counters! {
     /// Allocation counters of one call site on one thread.
@@ -25,24 +25,11 @@ counters! {
     }
 }
 
-/// Allocations of one call site on one thread.
-pub(crate) struct AllocSlot {
-    c: AllocCounts,
-    /// Per-call inclusive bytes.
-    bytes_dist: Dist,
-}
+/// Allocations of one call site on one thread; the distribution is of the per-call
+/// inclusive bytes.
+pub(crate) type AllocSlot = MeterStats<AllocCounts>;
 
 impl AllocSlot {
-    /// The empty value: all zero bytes, which is how shards allocate chunks of slots
-    /// (checked by a test in `shard/mod.rs`).
-    #[cfg_attr(not(test), allow(dead_code))]
-    pub(crate) const fn new() -> Self {
-        AllocSlot {
-            c: AllocCounts::new(),
-            bytes_dist: Dist::new(),
-        }
-    }
-
     /// Records one call. Calls that allocated and freed nothing (most measured calls)
     /// only cost the test: the distribution counts them as the difference between the
     /// site's timed calls and its recorded values (see `MeterMerged::finish`).
@@ -61,23 +48,9 @@ impl AllocSlot {
         c.bytes_sum.add(incl.bytes);
         c.self_allocs.add(self_.allocs);
         c.self_bytes.add(self_.bytes);
-        self.bytes_dist.record(incl.bytes);
-    }
-
-    pub(crate) fn clear(&self) {
-        self.c.clear();
-        self.bytes_dist.clear();
-    }
-
-    pub(crate) fn merge_into(&self, m: &mut AllocMerged) {
-        self.c.merge_into(&mut m.c);
-        self.bytes_dist.merge_into(&mut m.bytes_dist);
+        self.dist.record(incl.bytes);
     }
 }
 
 /// Allocations of one call site merged over threads.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct AllocMerged {
-    pub(crate) c: AllocCountsMerged,
-    pub(crate) bytes_dist: DistData,
-}
+pub(crate) type AllocMerged = MergedStats<AllocCountsMerged>;

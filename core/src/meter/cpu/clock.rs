@@ -1,22 +1,10 @@
-//! CPU meter: how much of a function's wall time was spent on a CPU.
-//!
-//! Two ways to know it, chosen per session by the `hotpath-cpu` crate:
-//!
-//! * **exact**: the thread CPU clock (and context-switch counts) are read at every scope
-//!   entry and exit through the [`Reader`] registered with [`set_exact`]: per-call CPU
-//!   time and percentiles, at the cost of the reads (syscalls);
-//! * **sampled**: a per-thread CPU-time signal calls [`crate::credit_cpu_sample`], which
-//!   credits one sampling period to every distinct function on the interrupted thread's
-//!   scope stack (inclusive) and to the one on top (self): `CpuSlot::sampled` and
-//!   `CpuSlot::self_sampled`. Nothing is added to the per-call path.
-//!
-//! This module holds the meter's values and hooks only: the thread's shard, its stack
-//! and the signal handler's entry point are the registry's.
+//! The CPU clock as scopes read it: [`CpuDelta`], the reader of the session's mode
+//! ([`set_exact`], [`set_unsampled_reader`]) and the hooks run on each thread
+//! ([`set_thread_hooks`]); a shard's total in [`CpuCells`].
 
 use std::sync::atomic::{AtomicPtr, Ordering::Relaxed};
 
-use crate::cell::{counters, Cnt};
-use crate::dist::{Dist, DistData};
+use crate::cell::Cnt;
 
 /// CPU time and counters of a thread at an instant, or over an interval (exact mode).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -77,7 +65,7 @@ impl CpuDelta {
         }
     }
 
-    fn is_zero(&self) -> bool {
+    pub(crate) fn is_zero(&self) -> bool {
         self.ns | self.voluntary | self.involuntary | self.instructions | self.cycles == 0
     }
 }
@@ -89,7 +77,7 @@ pub type ThreadHook = fn();
 
 static READER: AtomicPtr<()> = AtomicPtr::new(std::ptr::null_mut());
 /// In sampled mode, what a thread whose samples cannot arrive reads instead (see
-/// [`this_thread_unsampled`]).
+/// [`this_thread_unsampled`](super::this_thread_unsampled)).
 static UNSAMPLED: AtomicPtr<()> = AtomicPtr::new(std::ptr::null_mut());
 static ON_START: AtomicPtr<()> = AtomicPtr::new(std::ptr::null_mut());
 static ON_EXIT: AtomicPtr<()> = AtomicPtr::new(std::ptr::null_mut());
@@ -114,15 +102,6 @@ pub fn set_unsampled_reader(reader: Option<Reader>) {
         reader.map_or(std::ptr::null_mut(), |f| f as *mut ()),
         Relaxed,
     );
-}
-
-/// The calling thread cannot be sampled (it blocks the sampling signal): until the next
-/// session its measured scopes read the CPU clock at entry and exit, with the reader of
-/// [`set_unsampled_reader`], as in exact mode. Called by the thread-start hook.
-pub fn this_thread_unsampled() {
-    if let Some(shard) = crate::registry::current_raw() {
-        shard.read_cpu_clock();
-    }
 }
 
 #[inline]
@@ -166,114 +145,6 @@ pub(crate) fn thread_started() {
 
 pub(crate) fn thread_exiting() {
     call(&ON_EXIT);
-}
-
-counters! {
-    /// CPU counters of one call site on one thread.
-    pub struct CpuCounts / CpuCountsMerged {
-        /// Exact mode: CPU time, inclusive, outermost calls only, ns.
-        ns: sum,
-        /// Exact mode: CPU time not spent in measured children, ns.
-        self_ns: sum,
-        /// Exact mode: CPU time of every call, nested ones included, ns.
-        sum: sum,
-        /// Exact mode: voluntary context switches, outermost calls only.
-        voluntary: sum,
-        /// Exact mode: involuntary context switches, outermost calls only.
-        involuntary: sum,
-        /// Exact mode: instructions retired.
-        instructions: sum,
-        /// Exact mode: cycles.
-        cycles: sum,
-        /// Sampled mode: samples with this site on the stack (written by the signal
-        /// handler on the owner thread).
-        samples: sum,
-        /// Sampled mode: samples with this site on top of the stack.
-        self_samples: sum,
-    }
-}
-
-/// CPU numbers of one call site on one thread.
-pub(crate) struct CpuSlot {
-    c: CpuCounts,
-    /// Exact mode: per-call inclusive CPU time.
-    dist: Dist,
-    /// Sampled mode: the last sample counted (a sample counts once per site).
-    last_sample: Cnt,
-}
-
-impl CpuSlot {
-    /// The empty value: all zero bytes, which is how shards allocate chunks of slots
-    /// (checked by a test in `shard/mod.rs`).
-    #[cfg_attr(not(test), allow(dead_code))]
-    pub(crate) const fn new() -> Self {
-        CpuSlot {
-            c: CpuCounts::new(),
-            dist: Dist::new(),
-            last_sample: Cnt::new(),
-        }
-    }
-
-    /// Records a call's exact-mode deltas (nothing to do in sampled mode, where they are
-    /// zero; a zero-CPU call is counted by `CpuMerged::finish`).
-    #[inline(always)]
-    pub(crate) fn record(&self, incl: CpuDelta, self_: CpuDelta, outer: bool) {
-        if incl.is_zero() {
-            return;
-        }
-        let c = &self.c;
-        if outer {
-            c.ns.add(incl.ns);
-            c.voluntary.add(incl.voluntary);
-            c.involuntary.add(incl.involuntary);
-            c.instructions.add(incl.instructions);
-            c.cycles.add(incl.cycles);
-        }
-        c.sum.add(incl.ns);
-        c.self_ns.add(self_.ns);
-        self.dist.record(incl.ns);
-    }
-
-    /// Counts sample `seq` once however many frames of this site are on the stack (the
-    /// signal handler on the owner thread, the only writer of the sample counters).
-    #[inline]
-    pub(crate) fn sampled(&self, seq: u64) {
-        if self.last_sample.get() != seq {
-            self.last_sample.set(seq);
-            self.c.samples.add(1);
-        }
-    }
-
-    pub(crate) fn self_sampled(&self) {
-        self.c.self_samples.add(1);
-    }
-
-    pub(crate) fn clear(&self) {
-        self.c.clear();
-        self.dist.clear();
-    }
-
-    pub(crate) fn merge_into(&self, m: &mut CpuMerged) {
-        self.c.merge_into(&mut m.c);
-        self.dist.merge_into(&mut m.dist);
-    }
-}
-
-/// CPU numbers of one call site merged over threads.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct CpuMerged {
-    pub(crate) c: CpuCountsMerged,
-    pub(crate) dist: DistData,
-}
-
-impl CpuMerged {
-    /// In exact mode, calls missing from the distribution used no measurable CPU.
-    pub(crate) fn finish(&mut self, timed: u64) {
-        if exact() {
-            self.dist
-                .add_zeros(timed.saturating_sub(self.dist.hist.count()));
-        }
-    }
 }
 
 /// A [`CpuDelta`] in single-writer cells (only the CPU time is kept per shard).
