@@ -212,7 +212,7 @@ mod on {
     fn repeat(test_mode: bool) -> u64 {
         static N: OnceLock<Option<u64>> = OnceLock::new();
         static WARNED: AtomicBool = AtomicBool::new(false);
-        let n = *N.get_or_init(crate::config::criterion_iterations);
+        let n = *N.get_or_init(crate::config::env::criterion_iterations);
         match n {
             Some(n) if test_mode => n,
             Some(n) => {

@@ -137,10 +137,13 @@ mod overhead;
 pub use hotpath_report as report;
 #[cfg(feature = "hotpath")]
 mod runtime;
+#[cfg(feature = "hotpath")]
 mod sections;
 #[cfg(feature = "hotpath")]
 mod service;
 mod service_api;
+#[cfg(feature = "hotpath")]
+mod shared;
 #[cfg(all(feature = "reqwest-0-12", not(feature = "reqwest-0-13")))]
 pub use http_client::reqwest_012::ReqwestHttpMiddleware;
 #[cfg(feature = "reqwest-0-13")]

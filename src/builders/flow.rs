@@ -7,7 +7,7 @@ use std::sync::atomic::Ordering::Relaxed;
 use hotpath_core::{CallSite, Distribution, SiteKind, SiteStats};
 use hotpath_flow::What;
 
-use super::Ctx;
+use super::ctx::Ctx;
 use crate::report::{
     ChannelEntry, DistNs, FutureEntry, Histogram, Report, SendBlocked, StreamEntry,
 };

@@ -5,7 +5,7 @@ use std::sync::atomic::Ordering;
 
 use hotpath_core::{CallSite, SiteKind, SiteStats};
 
-use super::Ctx;
+use super::ctx::Ctx;
 use crate::report::{FunctionIo, Histogram, IoDirection, IoEntry, Report};
 
 /// The I/O made while the function was the innermost measured one, if any.

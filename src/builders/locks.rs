@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use hotpath_core::{CallSite, HolderStats, SiteStats};
 use hotpath_lock::{LockKind, LockSite, Mode};
 
-use super::Ctx;
+use super::ctx::Ctx;
 use crate::report::{Histogram, LockDist, LockHolder, LockMode, MutexEntry, Report, RwLockEntry};
 
 /// The function a holder row names.
