@@ -1,5 +1,7 @@
 //! What the host process does around a session, and how the session follows: `fork()`,
-//! `exit()`, and the terminating signals SIGTERM and SIGINT (Unix).
+//! `exit()`, and the terminating signals SIGTERM and SIGINT (Unix). This module knows
+//! nothing of the session: the session hands it the functions to call at exit
+//! ([`register_process_hooks`]) and on a signal ([`Signals::install`]).
 //!
 //! * **fork.** `pthread_atfork` handlers take every lock of the profiler before the
 //!   address space is copied and release them after it in both processes: each registry
