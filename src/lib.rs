@@ -102,7 +102,7 @@
 //! `service`, `debug`); `builders` (snapshot → report); `shared` (a running session's
 //! state and its reports); `live` (the servers) and `host` (fork, exit and signal hooks,
 //! which call the functions the session hands them); `runtime` (the session); `guard`
-//! (the builder and guard that start it); [`criterion`] and the integrations.
+//! (the builder and guard that start it); `criterion` and the integrations.
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
 
@@ -148,7 +148,6 @@ mod overhead;
 pub use hotpath_report as report;
 #[cfg(feature = "hotpath")]
 mod runtime;
-#[cfg(feature = "hotpath")]
 mod sections;
 #[cfg(feature = "hotpath")]
 mod service;

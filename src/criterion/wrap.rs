@@ -36,6 +36,30 @@ impl Default for Criterion {
     }
 }
 
+/// Calls `$forward!` with the settings that `Criterion` and `BenchmarkGroup` both
+/// forward, after the type's own ones.
+macro_rules! with_common_settings {
+    ($forward:ident! $($own:tt)*) => {
+        $forward! {
+            $($own)*
+            /// Criterion's `sample_size`.
+            fn sample_size(n: usize);
+            /// Criterion's `warm_up_time`.
+            fn warm_up_time(dur: Duration);
+            /// Criterion's `measurement_time`.
+            fn measurement_time(dur: Duration);
+            /// Criterion's `nresamples`.
+            fn nresamples(n: usize);
+            /// Criterion's `noise_threshold`.
+            fn noise_threshold(threshold: f64);
+            /// Criterion's `confidence_level`.
+            fn confidence_level(cl: f64);
+            /// Criterion's `significance_level`.
+            fn significance_level(sl: f64);
+        }
+    };
+}
+
 /// Forwards criterion's builder methods that take and return `Criterion<M>`.
 macro_rules! builders {
     ($( $(#[$doc:meta])* fn $name:ident($($arg:ident: $ty:ty),*); )+) => {
@@ -53,23 +77,10 @@ macro_rules! builders {
 }
 
 impl<M: Measurement> Criterion<M> {
-    builders! {
+    with_common_settings! {
+        builders!
         /// Criterion's `plotting_backend`.
         fn plotting_backend(backend: PlottingBackend);
-        /// Criterion's `sample_size`.
-        fn sample_size(n: usize);
-        /// Criterion's `warm_up_time`.
-        fn warm_up_time(dur: Duration);
-        /// Criterion's `measurement_time`.
-        fn measurement_time(dur: Duration);
-        /// Criterion's `nresamples`.
-        fn nresamples(n: usize);
-        /// Criterion's `noise_threshold`.
-        fn noise_threshold(threshold: f64);
-        /// Criterion's `confidence_level`.
-        fn confidence_level(cl: f64);
-        /// Criterion's `significance_level`.
-        fn significance_level(sl: f64);
         /// Criterion's `with_plots`.
         fn with_plots();
         /// Criterion's `without_plots`.
@@ -222,21 +233,8 @@ macro_rules! settings {
 }
 
 impl<M: Measurement> BenchmarkGroup<'_, M> {
-    settings! {
-        /// Criterion's `sample_size`.
-        fn sample_size(n: usize);
-        /// Criterion's `warm_up_time`.
-        fn warm_up_time(dur: Duration);
-        /// Criterion's `measurement_time`.
-        fn measurement_time(dur: Duration);
-        /// Criterion's `nresamples`.
-        fn nresamples(n: usize);
-        /// Criterion's `noise_threshold`.
-        fn noise_threshold(threshold: f64);
-        /// Criterion's `confidence_level`.
-        fn confidence_level(cl: f64);
-        /// Criterion's `significance_level`.
-        fn significance_level(sl: f64);
+    with_common_settings! {
+        settings!
         /// Criterion's `plot_config`.
         fn plot_config(new_config: PlotConfiguration);
         /// Criterion's `throughput`.

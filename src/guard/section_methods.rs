@@ -1,19 +1,12 @@
-//! The builder's methods of the sections, generated from the sections table
-//! (`hotpath_macros::__sections!`): each section's own row limit (`<key>_limit`) and
+//! The builder's methods of the sections, generated from the sections table (as
+//! `crate::sections` hands it over): each section's own row limit (`<key>_limit`) and
 //! time-sampling rate (`<key>_time_sampling_rate`), in both feature states, so that
 //! `#[hotpath::main(<key>_limit = N)]`, which calls them, accepts exactly these.
 
 use super::HotpathGuardBuilder;
 
 macro_rules! generate {
-    ($(
-        $V:ident {
-            doc: $doc:literal, name: $name:literal, route: $route:literal,
-            aliases: [$($alias:literal),*], features: [$($feature:literal),*],
-            target_os: $os:tt, limit: $limit:ident $(($($la:tt)*))?,
-            rate: $rate:ident $(($($ra:tt)*))?, $($rest:tt)*
-        }
-    )*) => {
+    ($($V:ident: $limit:ident $(($($la:tt)*))?, $rate:ident $(($($ra:tt)*))?;)*) => {
         impl HotpathGuardBuilder {
             $(limit_method!($V, $limit $(($($la)*))?);)*
             $(rate_method!($rate $(($($ra)*))?);)*
@@ -80,7 +73,7 @@ macro_rules! limit_setter {
 #[cfg(all(test, feature = "hotpath"))]
 use crate::report::Section;
 
-hotpath_macros::__sections!(generate);
+crate::sections::limits_and_rates!(generate);
 /// Every section, walked through the surfaces that configure it: its row limit set by
 /// the builder and by its variable reaches the text report's limits, for it and for the
 /// sections that follow its limit.
