@@ -167,13 +167,13 @@ fn families(r: &Report, limit: usize) -> Vec<Family> {
         1.0,
     );
     info.finish(&mut out);
-    let mut up = Family::new(
+    Family::single(
         "hotpath_uptime_seconds",
         "Time since profiling started.",
         MetricType::GAUGE,
+        r.elapsed_ns as f64 / 1e9,
+        &mut out,
     );
-    up.gauge(&[], r.elapsed_ns as f64 / 1e9);
-    up.finish(&mut out);
 
     let mut ctx = Ctx {
         r,

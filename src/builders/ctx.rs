@@ -65,3 +65,21 @@ impl Ctx<'_> {
         )
     }
 }
+
+/// Puts a section's rows in the report, sorted by `order`, with `rate`, the fraction of
+/// its events timed, beside them; `false` (nothing put) when there is no row.
+pub(crate) fn place<T>(
+    mut rows: Vec<T>,
+    order: &dyn Fn(&T, &T) -> std::cmp::Ordering,
+    rate: f64,
+    rate_field: &mut Option<f64>,
+    rows_field: &mut Option<Vec<T>>,
+) -> bool {
+    if rows.is_empty() {
+        return false;
+    }
+    crate::report::format::sort_vec(&mut rows, order);
+    *rate_field = Some(rate);
+    *rows_field = Some(rows);
+    true
+}

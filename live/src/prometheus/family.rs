@@ -7,7 +7,7 @@ use prometheus::proto::{
 
 use super::native::Native;
 use hotpath_report::format::{twin_names, Twin};
-use hotpath_report::Histogram as Hist;
+use hotpath_report::{DistNs, Histogram as Hist, LockDist, WallNs};
 
 /// Upper bounds of the duration histograms, seconds: 1, 2.5 and 5 per decade from
 /// 100 ns to 10 s.
@@ -62,21 +62,50 @@ impl Family {
     }
 
     pub(crate) fn counter(&mut self, labels: &[(&str, &str)], v: f64) {
-        let mut m = Family::labelled(labels);
         let mut c = Counter::default();
         c.set_value(v);
+        let mut m = Family::labelled(labels);
         m.set_counter(c);
-        self.metrics.push(m);
-        self.native.push(None);
+        self.push(m, None);
     }
 
     pub(crate) fn gauge(&mut self, labels: &[(&str, &str)], v: f64) {
-        let mut m = Family::labelled(labels);
         let mut g = Gauge::default();
         g.set_value(v);
+        let mut m = Family::labelled(labels);
         m.set_gauge(g);
+        self.push(m, None);
+    }
+
+    /// Adds a metric, with its native buckets if it is a histogram.
+    fn push(&mut self, m: Metric, native: Option<Native>) {
         self.metrics.push(m);
-        self.native.push(None);
+        self.native.push(native);
+    }
+
+    /// The family of one series without labels, `v` its counter or gauge value
+    /// (`kind`), added to `out`.
+    pub(crate) fn single(name: &str, help: &str, kind: MetricType, v: f64, out: &mut Vec<Family>) {
+        let mut f = Family::new(name, help, kind);
+        if kind == MetricType::COUNTER {
+            f.counter(&[], v);
+        } else {
+            f.gauge(&[], v);
+        }
+        f.finish(out);
+    }
+
+    /// A duration histogram from a report's distribution, when it has one (kept its
+    /// histogram).
+    pub(crate) fn durations(
+        &mut self,
+        labels: &[(&str, &str)],
+        d: Option<&impl Durations>,
+        bounds: &[f64],
+    ) {
+        if let Some((h, min, max)) = d.and_then(Durations::parts) {
+            self.histogram(labels, h, min, max, bounds);
+        }
     }
 
     /// A duration histogram from a report's distribution (`min` and `max` in ns).
@@ -108,8 +137,7 @@ impl Family {
         );
         let mut m = Family::labelled(labels);
         m.set_histogram(h);
-        self.metrics.push(m);
-        self.native.push(Some(Native::of(d)));
+        self.push(m, Some(Native::of(d)));
     }
 
     pub(crate) fn finish(self, out: &mut Vec<Family>) {
@@ -125,11 +153,30 @@ impl Family {
     }
 }
 
+/// A report's distribution of durations (ns) that may keep its histogram.
+pub(crate) trait Durations {
+    /// The histogram, when kept, with the minimum and maximum.
+    fn parts(&self) -> Option<(&Hist, u64, u64)>;
+}
+
+macro_rules! durations {
+    ($($t:ty),*) => {$(
+        impl Durations for $t {
+            fn parts(&self) -> Option<(&Hist, u64, u64)> {
+                Some((self.hist.as_ref()?, self.min, self.max))
+            }
+        }
+    )*};
+}
+
+durations!(WallNs, DistNs, LockDist);
+
 /// Label values for rows, told apart as the tables tell them apart ([`twin_names`]),
 /// and made unique: Prometheus refuses a scrape with two series of the same labels.
-pub(crate) fn unique(rows: &[Twin<'_>]) -> Vec<String> {
+pub(crate) fn unique<'a>(rows: impl IntoIterator<Item = Twin<'a>>) -> Vec<String> {
+    let rows: Vec<Twin<'a>> = rows.into_iter().collect();
     let mut out: Vec<String> = Vec::with_capacity(rows.len());
-    for v in twin_names(rows) {
+    for v in twin_names(&rows) {
         let mut v2 = v.clone();
         let mut k = 2;
         while out.contains(&v2) {
@@ -163,7 +210,7 @@ mod tests {
             t("x (#1)", "src/a.rs", 50, ""),
         ];
         assert_eq!(
-            unique(&rows),
+            unique(rows),
             [
                 "parse (a.rs:10)",
                 "parse (b.rs:20)",

@@ -30,17 +30,12 @@ pub(super) fn flow(r: &Report, limit: usize, bounds: &[f64], out: &mut Vec<Famil
         MetricType::COUNTER,
     );
     let channels = hotpath_report::columns::channel_rows(r);
-    let names = unique(
-        &channels
-            .iter()
-            .map(|(e, _)| Twin {
-                name: e.display_name(),
-                type_name: &e.type_name,
-                file: &e.file,
-                line: e.line,
-            })
-            .collect::<Vec<_>>(),
-    );
+    let names = unique(channels.iter().map(|(e, _)| Twin {
+        name: e.display_name(),
+        type_name: &e.type_name,
+        file: &e.file,
+        line: e.line,
+    }));
     for ((e, _), name) in channels.iter().zip(&names).take(limit) {
         let name = name.as_str();
         messages.counter(&[("channel", name), ("direction", "sent")], e.sent as f64);
@@ -50,11 +45,7 @@ pub(super) fn flow(r: &Report, limit: usize, bounds: &[f64], out: &mut Vec<Famil
         );
         depth.gauge(&[("channel", name)], e.max_depth as f64);
         blocked.counter(&[("channel", name)], e.send_blocked.total_ns as f64 / 1e9);
-        if let Some(d) = &e.latency_ns {
-            if let Some(h) = &d.hist {
-                latency.histogram(&[("channel", name)], h, d.min, d.max, bounds);
-            }
-        }
+        latency.durations(&[("channel", name)], e.latency_ns.as_ref(), bounds);
     }
     for f in [messages, latency, depth, blocked] {
         f.finish(out);
@@ -71,17 +62,12 @@ pub(super) fn flow(r: &Report, limit: usize, bounds: &[f64], out: &mut Vec<Famil
         MetricType::COUNTER,
     );
     let streams = hotpath_report::columns::stream_rows(r);
-    let names = unique(
-        &streams
-            .iter()
-            .map(|(e, _)| Twin {
-                name: e.display_name(),
-                type_name: &e.type_name,
-                file: &e.file,
-                line: e.line,
-            })
-            .collect::<Vec<_>>(),
-    );
+    let names = unique(streams.iter().map(|(e, _)| Twin {
+        name: e.display_name(),
+        type_name: &e.type_name,
+        file: &e.file,
+        line: e.line,
+    }));
     for ((e, _), name) in streams.iter().zip(&names).take(limit) {
         items.counter(&[("stream", name.as_str())], e.items as f64);
         polls.counter(&[("stream", name.as_str())], e.polls as f64);
@@ -101,17 +87,12 @@ pub(super) fn flow(r: &Report, limit: usize, bounds: &[f64], out: &mut Vec<Famil
         MetricType::HISTOGRAM,
     );
     let futures = hotpath_report::columns::future_rows(r);
-    let names = unique(
-        &futures
-            .iter()
-            .map(|(e, _)| Twin {
-                name: e.display_name(),
-                type_name: "",
-                file: &e.file,
-                line: e.line,
-            })
-            .collect::<Vec<_>>(),
-    );
+    let names = unique(futures.iter().map(|(e, _)| Twin {
+        name: e.display_name(),
+        type_name: "",
+        file: &e.file,
+        line: e.line,
+    }));
     for ((e, _), name) in futures.iter().zip(&names).take(limit) {
         let name = name.as_str();
         for (outcome, n) in [
@@ -121,11 +102,7 @@ pub(super) fn flow(r: &Report, limit: usize, bounds: &[f64], out: &mut Vec<Famil
         ] {
             calls.counter(&[("future", name), ("outcome", outcome)], n as f64);
         }
-        if let Some(d) = &e.lifetime_ns {
-            if let Some(h) = &d.hist {
-                lifetime.histogram(&[("future", name)], h, d.min, d.max, bounds);
-            }
-        }
+        lifetime.durations(&[("future", name)], e.lifetime_ns.as_ref(), bounds);
     }
     for f in [calls, lifetime] {
         f.finish(out);

@@ -35,16 +35,12 @@ pub(super) fn io(r: &Report, limit: usize, bounds: &[f64], out: &mut Vec<Family>
         "Wrappers created at the io! site for this type.",
         MetricType::COUNTER,
     );
-    let twins: Vec<Twin<'_>> = entries
-        .iter()
-        .map(|e| Twin {
-            name: &e.name,
-            type_name: &e.type_name,
-            file: &e.file,
-            line: e.line,
-        })
-        .collect();
-    let names = unique(&twins);
+    let names = unique(entries.iter().map(|e| Twin {
+        name: &e.name,
+        type_name: &e.type_name,
+        file: &e.file,
+        line: e.line,
+    }));
     for (e, name) in shown.iter().zip(&names) {
         let name = name.as_str();
         instances.counter(&[("io", name)], e.instances as f64);

@@ -52,7 +52,7 @@ pub(super) fn locks(r: &Report, limit: usize, bounds: &[f64], out: &mut Vec<Fami
             line,
         })
         .collect();
-    let names = unique(&twins);
+    let names = unique(twins);
     let (mnames, rnames) = names.split_at(mutexes.len());
     let mut rows: Vec<(&str, &'static str, &LockMode)> = Vec::new();
     for (e, name) in mutexes.iter().zip(mnames).take(limit) {
@@ -71,13 +71,8 @@ pub(super) fn locks(r: &Report, limit: usize, bounds: &[f64], out: &mut Vec<Fami
         acquisitions.counter(&l, m.acquisitions as f64);
         contended.counter(&l, m.contended as f64);
         try_failed.counter(&l, m.try_failed as f64);
-        for (family, dist) in [(&mut wait, &m.wait_ns), (&mut hold, &m.hold_ns)] {
-            if let Some(d) = dist {
-                if let Some(h) = &d.hist {
-                    family.histogram(&l, h, d.min, d.max, bounds);
-                }
-            }
-        }
+        wait.durations(&l, m.wait_ns.as_ref(), bounds);
+        hold.durations(&l, m.hold_ns.as_ref(), bounds);
     }
     for f in [acquisitions, contended, try_failed, wait, hold] {
         f.finish(out);

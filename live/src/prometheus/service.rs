@@ -33,9 +33,7 @@ pub(super) fn sql(r: &Report, limit: usize, bounds: &[f64], out: &mut Vec<Family
         let source = e.source.as_deref().unwrap_or("");
         let l = [("query", e.query.as_str()), ("source", source)];
         total.counter(&l, e.calls as f64);
-        if let Some(h) = &e.duration_ns.hist {
-            dur.histogram(&l, h, e.duration_ns.min, e.duration_ns.max, bounds);
-        }
+        dur.durations(&l, Some(&e.duration_ns), bounds);
     }
     total.finish(out);
     dur.finish(out);
@@ -79,14 +77,8 @@ pub(super) fn http(r: &Report, limit: usize, bounds: &[f64], out: &mut Vec<Famil
         }
         let l = [("endpoint", e.endpoint.as_str()), ("source", source)];
         errors.counter(&l, e.errors as f64);
-        if let Some(h) = &e.ttfb_ns.hist {
-            dur.histogram(&l, h, e.ttfb_ns.min, e.ttfb_ns.max, bounds);
-        }
-        if let Some(d) = &e.body_ns {
-            if let Some(h) = &d.hist {
-                body.histogram(&l, h, d.min, d.max, bounds);
-            }
-        }
+        dur.durations(&l, Some(&e.ttfb_ns), bounds);
+        body.durations(&l, e.body_ns.as_ref(), bounds);
     }
     for f in [total, errors, dur, body] {
         f.finish(out);
@@ -132,11 +124,8 @@ pub(super) fn server(r: &Report, limit: usize, bounds: &[f64], out: &mut Vec<Fam
         let l = [("route", e.route.as_str())];
         aborted.counter(&l, e.aborted as f64);
         in_flight.gauge(&l, e.in_flight as f64);
-        for (family, d) in [(&mut ttfb, &e.ttfb_ns), (&mut dur, &e.total_ns)] {
-            if let Some(h) = &d.hist {
-                family.histogram(&l, h, d.min, d.max, bounds);
-            }
-        }
+        ttfb.durations(&l, Some(&e.ttfb_ns), bounds);
+        dur.durations(&l, Some(&e.total_ns), bounds);
     }
     for f in [total, aborted, in_flight, ttfb, dur] {
         f.finish(out);

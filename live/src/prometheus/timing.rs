@@ -67,17 +67,12 @@ pub(super) fn functions(
     );
     // Names made unique over every row, exported or not, so that a row moving in or
     // out of the top `limit` does not rename another.
-    let twins: Vec<Twin<'_>> = r
-        .functions
-        .iter()
-        .map(|f| Twin {
-            name: f.full_display_name(),
-            type_name: "",
-            file: &f.file,
-            line: f.line,
-        })
-        .collect();
-    let names = unique(&twins);
+    let names = unique(r.functions.iter().map(|f| Twin {
+        name: f.full_display_name(),
+        type_name: "",
+        file: &f.file,
+        line: f.line,
+    }));
     for (f, name) in shown.iter().zip(&names) {
         let name = name.as_str();
         let l = [("function", name)];
@@ -89,9 +84,7 @@ pub(super) fn functions(
             let t = f.timed_sums.as_ref();
             wall.counter(&l, t.map_or(w.total, |t| t.wall_total_ns) as f64 / 1e9);
             self_.counter(&l, t.map_or(w.self_, |t| t.wall_self_ns) as f64 / 1e9);
-            if let Some(h) = &w.hist {
-                duration.histogram(&l, h, w.min, w.max, bounds);
-            }
+            duration.durations(&l, Some(w), bounds);
             if let Some(a) = &f.alloc {
                 allocs.counter(&l, t.and_then(|t| t.alloc_count).unwrap_or(a.count) as f64);
                 alloc_bytes.counter(&l, t.and_then(|t| t.alloc_bytes).unwrap_or(a.bytes) as f64);
