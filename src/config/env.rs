@@ -93,6 +93,14 @@ fn flag(s: &str) -> Option<bool> {
     }
 }
 
+/// Reads a `1`/`true`/`0`/`false` variable into `on`.
+fn switch(name: &str, on: &mut bool) {
+    let current = if *on { "1" } else { "0" };
+    if let Some(v) = env(name, "1, true, 0 or false", current, flag) {
+        *on = v;
+    }
+}
+
 impl Config {
     /// Applies `HOTPATH_*` variables; each invalid one warns once and is ignored. Then
     /// warns about the ones that have no effect here and the ones nobody reads.
@@ -172,17 +180,9 @@ impl Config {
         ) {
             self.focus = Some(focus);
         }
-        if let Some(on) = env("HOTPATH_EXCLUDE_WRAPPER", "1, true, 0 or false", "0", flag) {
-            self.exclude_wrapper = on;
-        }
-        let current = if self.report_forks { "1" } else { "0" };
-        if let Some(on) = env("HOTPATH_REPORT_FORKS", "1, true, 0 or false", current, flag) {
-            self.report_forks = on;
-        }
-        let current = if self.full_names { "1" } else { "0" };
-        if let Some(on) = env("HOTPATH_FULL_NAMES", "1, true, 0 or false", current, flag) {
-            self.full_names = on;
-        }
+        switch("HOTPATH_EXCLUDE_WRAPPER", &mut self.exclude_wrapper);
+        switch("HOTPATH_REPORT_FORKS", &mut self.report_forks);
+        switch("HOTPATH_FULL_NAMES", &mut self.full_names);
     }
 
     fn apply_rates(&mut self) {
@@ -391,10 +391,7 @@ impl Config {
     }
 
     fn apply_stacks(&mut self) {
-        let current = if self.stacks { "1" } else { "0" };
-        if let Some(on) = env("HOTPATH_STACKS", "1, true, 0 or false", current, flag) {
-            self.stacks = on;
-        }
+        switch("HOTPATH_STACKS", &mut self.stacks);
         if let Some(n) = env(
             "HOTPATH_STACKS_NODES",
             "an integer from 16 to 4194304",
