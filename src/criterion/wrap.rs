@@ -299,7 +299,7 @@ pub struct Bencher<'a, 'b, M: Measurement = WallTime> {
 
 impl<'a, M: Measurement> Bencher<'a, '_, M> {
     /// Criterion's `iter`.
-    pub fn iter<O, R>(&mut self, mut routine: R)
+    pub fn iter<O, R>(&mut self, routine: R)
     where
         R: FnMut() -> O,
     {
@@ -307,16 +307,11 @@ impl<'a, M: Measurement> Bencher<'a, '_, M> {
         if n == 1 {
             return self.inner.iter(routine);
         }
-        self.inner.iter(|| {
-            for _ in 1..n {
-                drop(black_box(routine()));
-            }
-            routine()
-        });
+        self.inner.iter(repeated(n, routine));
     }
 
     /// Criterion's `iter_with_large_drop`.
-    pub fn iter_with_large_drop<O, R>(&mut self, mut routine: R)
+    pub fn iter_with_large_drop<O, R>(&mut self, routine: R)
     where
         R: FnMut() -> O,
     {
@@ -324,12 +319,7 @@ impl<'a, M: Measurement> Bencher<'a, '_, M> {
         if n == 1 {
             return self.inner.iter_with_large_drop(routine);
         }
-        self.inner.iter_with_large_drop(|| {
-            for _ in 1..n {
-                drop(black_box(routine()));
-            }
-            routine()
-        });
+        self.inner.iter_with_large_drop(repeated(n, routine));
     }
 
     /// Criterion's `iter_custom`: asked for N times criterion's iterations.
@@ -385,6 +375,17 @@ impl<'a, M: Measurement> Bencher<'a, '_, M> {
                 drop(black_box(routine(&mut input)));
             }
         });
+    }
+}
+
+/// `routine` run `n` times in one iteration: the first `n - 1` outputs dropped (as
+/// criterion drops each iteration's), the last returned to criterion.
+fn repeated<O>(n: u64, mut routine: impl FnMut() -> O) -> impl FnMut() -> O {
+    move || {
+        for _ in 1..n {
+            drop(black_box(routine()));
+        }
+        routine()
     }
 }
 
