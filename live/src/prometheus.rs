@@ -12,8 +12,8 @@
 //! `family` (a metric family as the encoders fill it); one encoder per section or group
 //! of sections (`timing`, `io`, `flow`, `locks`, `service`, `process`); [`protobuf`]
 //! (the protobuf writer of families); this module (which section has which encoder, the
-//! whole exposition). The tests that read a whole exposition are above it
-//! (`protobuf/roundtrip.rs`, `tests.rs`).
+//! whole exposition). The tests that read a whole exposition are above it (`tests.rs`,
+//! with `tests/roundtrip.rs`, the protobuf format read back).
 
 use prometheus::proto::{MetricFamily, MetricType};
 use prometheus::TextEncoder;
@@ -26,8 +26,6 @@ mod native;
 mod process;
 pub(crate) mod protobuf;
 mod service;
-#[cfg(test)]
-mod tests;
 mod timing;
 
 use family::{duration_buckets, Family};
@@ -188,3 +186,6 @@ fn families(r: &Report, limit: usize) -> Vec<Family> {
     }
     out
 }
+
+#[cfg(test)]
+pub(crate) mod tests;

@@ -585,7 +585,7 @@ mod tests {
             );
             assert_eq!(proto.body, encode_protobuf(&fake().report(), 200));
         }
-        let families = crate::prometheus::protobuf::roundtrip::same_as_text(&fake().report(), 200);
+        let families = crate::prometheus::tests::roundtrip::same_as_text(&fake().report(), 200);
         assert!(families
             .iter()
             .any(|f| f.name.as_deref() == Some("hotpath_function_calls_total")));

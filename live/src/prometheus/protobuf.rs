@@ -27,9 +27,6 @@ use prometheus::proto::{Metric, MetricType};
 use super::family::Family;
 use super::native::{Native, SCHEMA, ZERO_THRESHOLD};
 
-#[cfg(test)]
-pub(crate) mod roundtrip;
-
 /// The media type of the format, with the parameters Prometheus asks for.
 pub(crate) const CONTENT_TYPE: &str =
     "application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=delimited";

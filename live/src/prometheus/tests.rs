@@ -1,11 +1,13 @@
 //! Tests of whole expositions, section by section: encoded from a report, read back from
-//! the protobuf format ([`super::protobuf::roundtrip`]) and checked against the text
-//! format. Above the encoders they test, so apart from them.
+//! the protobuf format ([`roundtrip`]) and checked against the text format. Above the
+//! encoders they test, so apart from them.
+
+pub(crate) mod roundtrip;
 
 /// The families of channels, streams and futures (`flow.rs`).
 mod flow {
+    use super::roundtrip;
     use crate::prometheus::encode;
-    use crate::prometheus::protobuf::roundtrip;
     use hotpath_report::{
         ChannelEntry, DistNs, FutureEntry, Histogram, Percentiles, Report, SendBlocked, StreamEntry,
     };
@@ -114,8 +116,8 @@ mod flow {
 
 /// The families of locks, waits and debug values (`locks.rs`).
 mod locks {
+    use super::roundtrip;
     use crate::prometheus::encode;
-    use crate::prometheus::protobuf::roundtrip;
     use hotpath_report::{
         DebugEntry, Function, FunctionWaits, Histogram, LockDist, LockHolder, LockMode, MutexEntry,
         Report, RwLockEntry,
@@ -217,9 +219,9 @@ mod locks {
 
 /// The families of SQL, HTTP, the server and tokio (`service.rs`).
 mod service {
+    use super::roundtrip;
     use crate::prometheus::encode;
     use crate::prometheus::family::duration_buckets;
-    use crate::prometheus::protobuf::roundtrip;
     use hotpath_report::{
         Dist, Function, FunctionWaits, Histogram, HttpEntry, Report, ServerEntry, SqlEntry,
         StatusClasses, TokioGauge, TokioRuntime, TokioWorker,
@@ -455,8 +457,8 @@ mod service {
 
 /// The protobuf exposition (`protobuf.rs`): the text one with native histograms.
 mod protobuf {
+    use super::roundtrip;
     use crate::prometheus::native;
-    use crate::prometheus::protobuf::roundtrip;
     use hotpath_report::{
         AllocTotal, CpuInfo, Function, FunctionAlloc, FunctionCpu, FunctionIo, Histogram,
         IoDirection, IoEntry, Percentiles, ProcessMemory, Report, ThreadRow, TimedSums, WallNs,
