@@ -131,20 +131,8 @@ pub(crate) fn periods(
 }
 
 /// The process's CPU time so far, ns (`CLOCK_PROCESS_CPUTIME_ID`; 0 where unreadable).
-#[allow(unsafe_code)]
 pub(crate) fn process_cpu_ns() -> u64 {
-    #[cfg(unix)]
-    {
-        let mut ts = libc::timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        };
-        // SAFETY: `ts` is a valid, writable timespec; the call writes only into it.
-        if unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) } == 0 {
-            return ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64;
-        }
-    }
-    0
+    crate::overhead::cpu_time_ns(true).unwrap_or(0)
 }
 
 /// What the report says about a budget that holds.

@@ -39,6 +39,28 @@
 //! With several `criterion-0-*` features on, this module is the newest's; the others' are
 //! `hotpath::criterion::v0_5` and so on (hidden; the macros are this module's).
 
+/// The items of `hotpath::criterion` for one criterion version, its crate `$upstream`:
+/// criterion's own, and with `hotpath` the measuring `Criterion`, `BenchmarkGroup` and
+/// `Bencher` of `criterion/wrap.rs`, the same file for every version (their APIs are the
+/// same), compiled against each version's crate.
+macro_rules! version {
+    ($upstream:ident) => {
+        pub use ::$upstream::*;
+
+        #[cfg(feature = "hotpath")]
+        use ::$upstream as upstream;
+
+        #[cfg(feature = "hotpath")]
+        #[allow(clippy::duplicate_mod)]
+        #[path = "wrap.rs"]
+        mod wrap;
+        #[cfg(feature = "hotpath")]
+        pub use super::{BenchmarkId, IntoBenchmarkId};
+        #[cfg(feature = "hotpath")]
+        pub use wrap::{Bencher, BenchmarkGroup, Criterion};
+    };
+}
+
 #[cfg(feature = "criterion-0-5")]
 #[doc(hidden)]
 pub mod v0_5;
@@ -212,7 +234,7 @@ mod on {
     fn repeat(test_mode: bool) -> u64 {
         static N: OnceLock<Option<u64>> = OnceLock::new();
         static WARNED: AtomicBool = AtomicBool::new(false);
-        let n = *N.get_or_init(crate::config::criterion_iterations);
+        let n = *N.get_or_init(crate::config::env::criterion_iterations);
         match n {
             Some(n) if test_mode => n,
             Some(n) => {

@@ -82,29 +82,31 @@ macro_rules! __dbg_impl {
 #[macro_export]
 macro_rules! val {
     ($key:expr $(,)?) => {
-        $crate::__val_impl!($key)
+        $crate::__keyed_handle!(ValHandle, $key)
     };
 }
 
+/// The handle of `val!` (`ValHandle`) or `gauge!` (`GaugeHandle`) for `$key`.
 #[cfg(feature = "hotpath")]
 #[doc(hidden)]
 #[macro_export]
-macro_rules! __val_impl {
-    ($key:expr) => {
-        $crate::ValHandle::__new($key, ::core::file!(), ::core::line!())
+macro_rules! __keyed_handle {
+    ($Handle:ident, $key:expr) => {
+        $crate::$Handle::__new($key, ::core::file!(), ::core::line!())
     };
 }
 
+/// The handle of `val!` (`ValHandle`) or `gauge!` (`GaugeHandle`) for `$key`.
 #[cfg(not(feature = "hotpath"))]
 #[doc(hidden)]
 #[macro_export]
-macro_rules! __val_impl {
+macro_rules! __keyed_handle {
     // The key is type-checked (and its variables used), never evaluated.
-    ($key:expr) => {{
+    ($Handle:ident, $key:expr) => {{
         if false {
             let _ = &$key;
         }
-        $crate::ValHandle::__off()
+        $crate::$Handle::__off()
     }};
 }
 
@@ -120,30 +122,8 @@ macro_rules! __val_impl {
 #[macro_export]
 macro_rules! gauge {
     ($key:expr $(,)?) => {
-        $crate::__gauge_impl!($key)
+        $crate::__keyed_handle!(GaugeHandle, $key)
     };
-}
-
-#[cfg(feature = "hotpath")]
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __gauge_impl {
-    ($key:expr) => {
-        $crate::GaugeHandle::__new($key, ::core::file!(), ::core::line!())
-    };
-}
-
-#[cfg(not(feature = "hotpath"))]
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __gauge_impl {
-    // The key is type-checked (and its variables used), never evaluated.
-    ($key:expr) => {{
-        if false {
-            let _ = &$key;
-        }
-        $crate::GaugeHandle::__off()
-    }};
 }
 
 /// A number a gauge takes: every primitive integer and float.

@@ -12,9 +12,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::config::warn;
 use crate::report::export::{self, Weight};
 use crate::report::Report;
+use hotpath_core::warn;
 
 /// Formats `HOTPATH_EXPORT` accepts, for messages.
 pub(crate) const ACCEPTED: &str = "a comma-separated list of FORMAT:PATH, FORMAT one of \

@@ -1,5 +1,7 @@
 //! What the host process does around a session, and how the session follows: `fork()`,
-//! `exit()`, and the terminating signals SIGTERM and SIGINT (Unix).
+//! `exit()`, and the terminating signals SIGTERM and SIGINT (Unix). This module knows
+//! nothing of the session: the session hands it the functions to call at exit
+//! ([`register_process_hooks`]) and on a signal ([`Signals::install`]).
 //!
 //! * **fork.** `pthread_atfork` handlers take every lock of the profiler before the
 //!   address space is copied and release them after it in both processes: each registry
@@ -40,7 +42,7 @@ pub(crate) use other::*;
 #[cfg(not(unix))]
 mod other {
     /// Nothing to register on this system.
-    pub(crate) fn register_process_hooks() {}
+    pub(crate) fn register_process_hooks(_on_exit: fn()) {}
 
     /// Writes to the standard output.
     pub(crate) fn write_stdout(bytes: &[u8]) {
@@ -53,7 +55,7 @@ mod other {
     pub(crate) struct Signals;
 
     impl Signals {
-        pub(crate) fn install() -> Option<Signals> {
+        pub(crate) fn install(_on_signal: fn(i32)) -> Option<Signals> {
             None
         }
 
@@ -65,13 +67,19 @@ mod other {
 #[allow(unsafe_code)]
 mod unix {
     use std::sync::atomic::{AtomicI32, Ordering::Relaxed};
-    use std::sync::Once;
+    use std::sync::{Once, OnceLock};
     use std::thread::JoinHandle;
 
-    /// Registers the `pthread_atfork` and `atexit` handlers, once per process.
-    pub(crate) fn register_process_hooks() {
+    /// What the `atexit` handler calls: the session's `on_exit` of the first
+    /// registration.
+    static ON_EXIT: OnceLock<fn()> = OnceLock::new();
+
+    /// Registers the `pthread_atfork` and `atexit` handlers, once per process; the
+    /// `atexit` one calls `on_exit`.
+    pub(crate) fn register_process_hooks(on_exit: fn()) {
         static ONCE: Once = Once::new();
         ONCE.call_once(|| {
+            let _ = ON_EXIT.set(on_exit);
             // SAFETY: the handlers are `extern "C"` functions that never unwind (they
             // call only functions that do not panic) and live as long as the process.
             unsafe {
@@ -96,7 +104,9 @@ mod unix {
     }
 
     extern "C" fn at_exit() {
-        crate::runtime::at_exit();
+        if let Some(on_exit) = ON_EXIT.get() {
+            on_exit();
+        }
     }
 
     /// The pid whose session installed the handlers (0: none installed).
@@ -173,8 +183,9 @@ mod unix {
 
     impl Signals {
         /// Installs the handlers where the disposition is the default; `None` when the
-        /// program handles (or ignores) both signals itself.
-        pub(crate) fn install() -> Option<Signals> {
+        /// program handles (or ignores) both signals itself. `on_signal` writes the
+        /// report, on the thread `hotpath-signals`, before the signal is sent again.
+        pub(crate) fn install(on_signal: fn(i32)) -> Option<Signals> {
             let wanted: Vec<libc::c_int> = SIGNALS
                 .into_iter()
                 .filter(|&s| current(s) == libc::SIG_DFL)
@@ -194,7 +205,7 @@ mod unix {
                     crate::threads::register_profiler_thread();
                     // The report is written on the exiting path; the rest of this
                     // thread's work is the profiler's.
-                    hotpath_core::internal(|| watch(r));
+                    hotpath_core::internal(|| watch(r, on_signal));
                 });
             let Ok(thread) = thread else {
                 close(r);
@@ -244,9 +255,9 @@ mod unix {
         }
     }
 
-    /// Reads signal numbers from the pipe until byte 0: for each, the report, then the
-    /// signal again with its default disposition.
-    fn watch(r: libc::c_int) {
+    /// Reads signal numbers from the pipe until byte 0: for each, `on_signal` (the
+    /// report), then the signal again with its default disposition.
+    fn watch(r: libc::c_int, on_signal: fn(i32)) {
         loop {
             let mut b = [0u8; 1];
             // SAFETY: `b` is writable for one byte; `r` is this session's pipe.
@@ -258,7 +269,7 @@ mod unix {
                 return;
             }
             let sig = libc::c_int::from(b[0]);
-            crate::runtime::at_signal(sig);
+            on_signal(sig);
             set_default(sig);
             // SAFETY: kill has no memory effects; the process-directed signal ends the
             // process with its default disposition, as if no handler had run.

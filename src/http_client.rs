@@ -288,6 +288,8 @@ impl<F: std::future::Future + ?Sized> std::future::Future for Internal<F> {
     }
 }
 
+/// One reqwest version's module (`$modname`, the middleware over `$reqwest` and its
+/// `reqwest-middleware`, `$mw`) and what `http!` does to its client.
 #[cfg(all(
     feature = "hotpath",
     any(feature = "reqwest-0-12", feature = "reqwest-0-13")
@@ -441,6 +443,19 @@ macro_rules! reqwest_middleware_impl {
                     .build()
             }
         }
+
+        impl InstrumentHttpClient for ::$reqwest::Client {
+            type Output = ::hotpath_integrations::$mw::ClientWithMiddleware;
+            fn instrument(self, label: Option<&'static str>) -> Self::Output {
+                $modname::instrument(self, label, false)
+            }
+        }
+
+        impl InstrumentHttpClientBodies for ::$reqwest::Client {
+            fn instrument_timing_bodies(self, label: Option<&'static str>) -> Self::Output {
+                $modname::instrument(self, label, true)
+            }
+        }
     };
 }
 
@@ -516,36 +531,6 @@ pub trait InstrumentHttpClient {
 pub trait InstrumentHttpClientBodies: InstrumentHttpClient {
     /// Adds the middleware with body timing, keyed by `label` when given.
     fn instrument_timing_bodies(self, label: Option<&'static str>) -> Self::Output;
-}
-
-#[cfg(all(feature = "hotpath", feature = "reqwest-0-12"))]
-impl InstrumentHttpClient for ::reqwest_012::Client {
-    type Output = ::hotpath_integrations::reqwest_middleware_04::ClientWithMiddleware;
-    fn instrument(self, label: Option<&'static str>) -> Self::Output {
-        reqwest_012::instrument(self, label, false)
-    }
-}
-
-#[cfg(all(feature = "hotpath", feature = "reqwest-0-12"))]
-impl InstrumentHttpClientBodies for ::reqwest_012::Client {
-    fn instrument_timing_bodies(self, label: Option<&'static str>) -> Self::Output {
-        reqwest_012::instrument(self, label, true)
-    }
-}
-
-#[cfg(all(feature = "hotpath", feature = "reqwest-0-13"))]
-impl InstrumentHttpClient for ::reqwest_013::Client {
-    type Output = ::hotpath_integrations::reqwest_middleware_05::ClientWithMiddleware;
-    fn instrument(self, label: Option<&'static str>) -> Self::Output {
-        reqwest_013::instrument(self, label, false)
-    }
-}
-
-#[cfg(all(feature = "hotpath", feature = "reqwest-0-13"))]
-impl InstrumentHttpClientBodies for ::reqwest_013::Client {
-    fn instrument_timing_bodies(self, label: Option<&'static str>) -> Self::Output {
-        reqwest_013::instrument(self, label, true)
-    }
 }
 
 #[cfg(feature = "ureq-3")]

@@ -92,6 +92,17 @@
 //! * With stacks on, each thread keeps at most `HOTPATH_STACKS_NODES` paths (8,192 by
 //!   default); later ones are folded into `[truncated]`. An async fn first polled on a
 //!   thread that has exited since is recorded on the path of the poll that completes it.
+//!
+//! ## Layout
+//!
+//! The modules depend one way, each only on those listed before it: `sections` (what
+//! this build has of each section) and `export`; `config` (the configuration; then
+//! `config/vars`, the variables' names, and `config/env`, which applies them); the meters
+//! and registries (`cpu`, `threads`, `tokio_rt`, `budget`, `overhead`, `callgrind`,
+//! `service`, `debug`); `builders` (snapshot → report); `shared` (a running session's
+//! state and its reports); `live` (the servers) and `host` (fork, exit and signal hooks,
+//! which call the functions the session hands them); `runtime` (the session); `guard`
+//! (the builder and guard that start it); `criterion` and the integrations.
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
 
@@ -141,6 +152,8 @@ mod sections;
 #[cfg(feature = "hotpath")]
 mod service;
 mod service_api;
+#[cfg(feature = "hotpath")]
+mod shared;
 #[cfg(all(
     feature = "hotpath",
     feature = "reqwest-0-12",

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use crate::config::warn;
-use crate::runtime::Shared;
+use crate::shared::Shared;
 
 /// The servers of one session.
 #[derive(Debug, Default)]
@@ -89,7 +89,7 @@ fn start_mcp(port: u16, shared: &Arc<Shared>) -> Option<hotpath_live::Server> {
     let token = shared.cfg.mcp_token.clone();
     if token
         .as_deref()
-        .is_some_and(|t| !crate::config::valid_token(t))
+        .is_some_and(|t| !crate::config::env::valid_token(t))
     {
         warn(
             "the MCP server's auth token is not valid (accepted: a non-empty token of \
@@ -124,11 +124,11 @@ fn start_mcp(_port: u16, _shared: &Arc<Shared>) -> Option<hotpath_live::Server> 
 #[cfg(feature = "hotpath-live")]
 mod source {
     use crate::report::{ProfilerStatus, Report, Section, SCHEMA_VERSION};
-    use crate::runtime::Shared;
+    use crate::shared::Shared;
 
     impl hotpath_live::Source for Shared {
         fn report(&self) -> Report {
-            crate::runtime::build(self)
+            crate::shared::build(self)
         }
 
         fn metrics_limit(&self) -> usize {

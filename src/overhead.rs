@@ -134,19 +134,34 @@ impl Overhead {
 
 /// CPU time of the calling thread, ns (`CLOCK_THREAD_CPUTIME_ID`); the monotonic clock
 /// where that clock cannot be read.
-#[allow(unsafe_code)]
 fn thread_cpu_ns() -> u64 {
+    cpu_time_ns(false).unwrap_or_else(|| {
+        static START: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+        START.get_or_init(Instant::now).elapsed().as_nanos() as u64
+    })
+}
+
+/// CPU time so far, ns, of the process (`process`: `CLOCK_PROCESS_CPUTIME_ID`) or of the
+/// calling thread (`CLOCK_THREAD_CPUTIME_ID`); `None` where the clock cannot be read.
+#[allow(unsafe_code)]
+pub(crate) fn cpu_time_ns(process: bool) -> Option<u64> {
     #[cfg(unix)]
     {
+        let clock = if process {
+            libc::CLOCK_PROCESS_CPUTIME_ID
+        } else {
+            libc::CLOCK_THREAD_CPUTIME_ID
+        };
         let mut ts = libc::timespec {
             tv_sec: 0,
             tv_nsec: 0,
         };
         // SAFETY: `ts` is a valid, writable timespec; the call writes only into it.
-        if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) } == 0 {
-            return ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64;
+        if unsafe { libc::clock_gettime(clock, &mut ts) } == 0 {
+            return Some(ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64);
         }
     }
-    static START: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
-    START.get_or_init(Instant::now).elapsed().as_nanos() as u64
+    #[cfg(not(unix))]
+    let _ = process;
+    None
 }

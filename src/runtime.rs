@@ -11,6 +11,7 @@ use hotpath_core::state::Sampler;
 use crate::config::{warn, Config};
 use crate::overhead::Overhead;
 use crate::report::{Report, Section};
+use crate::shared::Shared;
 use crate::Format;
 
 static ACTIVE: AtomicBool = AtomicBool::new(false);
@@ -25,9 +26,10 @@ fn live() -> Option<Arc<Shared>> {
     g.as_ref().and_then(Weak::upgrade)
 }
 
-/// The process is exiting (`atexit`): writes the report of a session still running,
-/// in the process that started it, or in a forked child that asked for its own.
-pub(crate) fn at_exit() {
+/// The process is exiting (`atexit`, registered through `crate::host`): writes the
+/// report of a session still running, in the process that started it, or in a forked
+/// child that asked for its own.
+fn at_exit() {
     if let Some(shared) = live() {
         if shared.pid == std::process::id() {
             emit(&shared);
@@ -39,28 +41,8 @@ pub(crate) fn at_exit() {
 
 /// SIGTERM or SIGINT arrived and the session handles it: writes the report (the caller
 /// then ends the process with the signal).
-#[cfg_attr(not(unix), allow(dead_code))]
-pub(crate) fn at_signal(_sig: i32) {
+fn at_signal(_sig: i32) {
     at_exit();
-}
-
-/// State shared with the timeout thread and the live servers.
-#[derive(Debug)]
-pub(crate) struct Shared {
-    pub(crate) cfg: Config,
-    /// The process the session started in (a forked child has another).
-    pid: u32,
-    pub(crate) start: Instant,
-    /// Clock reading at the start: the trace's time zero.
-    origin: u64,
-    overhead: Overhead,
-    reported: AtomicBool,
-    notes: Vec<String>,
-    #[cfg(feature = "hotpath-cpu")]
-    pub(crate) cpu: Option<crate::cpu::CpuRun>,
-    pub(crate) threads: Option<crate::threads::Monitor>,
-    /// The overhead budget, when one holds: percent, costs and the CPU time at start.
-    pub(crate) budget: Option<crate::budget::Run>,
 }
 
 /// Set to stop the timeout thread early.
@@ -89,7 +71,7 @@ impl Session {
         cfg.apply_file_tag();
         #[cfg(feature = "tracing")]
         crate::tracing::on::set_filter(cfg.tracing_filter.clone());
-        crate::host::register_process_hooks();
+        crate::host::register_process_hooks(at_exit);
         hotpath_core::clock::init();
         let mut notes = Vec::new();
         let calls = cfg.rate(Sampler::Calls);
@@ -224,7 +206,7 @@ impl Session {
             });
             let live = crate::live::Servers::start(&shared);
             *LIVE.lock() = Some(Arc::downgrade(&shared));
-            let signals = crate::host::Signals::install();
+            let signals = crate::host::Signals::install(at_signal);
             // Last: callgrind's counts start from zero where the program's code does.
             #[cfg(feature = "hotpath-callgrind")]
             if shared.cfg.sections.contains(&Section::Icount) {
@@ -303,73 +285,6 @@ impl Drop for Session {
     }
 }
 
-/// The report of the session so far.
-#[cfg_attr(not(feature = "hotpath-live"), allow(dead_code))]
-pub(crate) fn build(shared: &Shared) -> Report {
-    build_with(shared, None)
-}
-
-/// The report at the end of the session: the only one with instruction counts (reading
-/// them ends callgrind's count).
-fn build_final(shared: &Shared) -> Report {
-    #[cfg(feature = "hotpath-callgrind")]
-    if shared.cfg.sections.contains(&Section::Icount) {
-        // Reading the dump is the profiler's work, not the program's allocations.
-        let outcome = hotpath_core::internal(crate::callgrind::finish);
-        return build_with(shared, Some(&outcome));
-    }
-    build_with(shared, None)
-}
-
-#[cfg(feature = "hotpath-callgrind")]
-type Icount<'a> = Option<&'a crate::callgrind::Outcome>;
-#[cfg(not(feature = "hotpath-callgrind"))]
-type Icount<'a> = Option<&'a std::convert::Infallible>;
-
-fn build_with(shared: &Shared, _icount: Icount<'_>) -> Report {
-    crate::builders::report(&crate::builders::Inputs {
-        #[cfg(feature = "hotpath-callgrind")]
-        icount: _icount,
-        cfg: &shared.cfg,
-        // The run ends now; taking the snapshot may wait for the tick calibration.
-        elapsed_ns: shared.start.elapsed().as_nanos() as u64,
-        overhead: &shared.overhead,
-        notes: &shared.notes,
-        #[cfg(feature = "hotpath-cpu")]
-        cpu: shared.cpu.as_ref(),
-        threads: shared.threads.as_ref(),
-        budget: shared.budget,
-    })
-}
-
-/// The report of a forked child (`HOTPATH_REPORT_FORKS=1`): everything the process
-/// recorded, the parent's calls before the fork included; CPU time and threads are
-/// not measured in a child (their samplers and monitor are the parent's).
-fn build_child(shared: &Shared) -> Report {
-    let notes = [
-        shared.notes.clone(),
-        vec![format!(
-            "forked child (pid {}) of pid {}: includes what the parent recorded before the \
-             fork; CPU time and threads are not measured in a forked child",
-            std::process::id(),
-            shared.pid
-        )],
-    ]
-    .concat();
-    crate::builders::report(&crate::builders::Inputs {
-        #[cfg(feature = "hotpath-callgrind")]
-        icount: None,
-        cfg: &shared.cfg,
-        elapsed_ns: shared.start.elapsed().as_nanos() as u64,
-        overhead: &shared.overhead,
-        notes: &notes,
-        #[cfg(feature = "hotpath-cpu")]
-        cpu: None,
-        threads: None,
-        budget: shared.budget,
-    })
-}
-
 /// Writes a forked child's own report once: to `<output path>.<pid>`, or to stdout
 /// through the file descriptor itself (the standard output's lock may have been held by
 /// a thread of the parent when it forked).
@@ -377,7 +292,7 @@ fn emit_child(shared: &Shared) {
     if shared.reported.swap(true, Ordering::AcqRel) || shared.cfg.format == Format::None {
         return;
     }
-    let Some(text) = render(&shared.cfg, &build_child(shared)) else {
+    let Some(text) = render(&shared.cfg, &crate::shared::build_child(shared)) else {
         return;
     };
     if let Some(path) = &shared.cfg.output_path {
@@ -406,8 +321,8 @@ fn emit(shared: &Shared) {
         return;
     }
     let cfg = &shared.cfg;
-    let report =
-        (cfg.format != Format::None || !cfg.exports.is_empty()).then(|| build_final(shared));
+    let report = (cfg.format != Format::None || !cfg.exports.is_empty())
+        .then(|| crate::shared::build_final(shared));
     // After the report: its ticks convert with the report's ratio.
     if let Some(path) = &cfg.trace_path {
         if let Err(e) = crate::export::write_trace(path, cfg.caller, shared.origin) {

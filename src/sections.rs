@@ -1,10 +1,10 @@
-//! What the facade generates from the sections table (`hotpath_macros::__sections!`, the
-//! one declaration of every section): the builder's row-limit and time-sampling-rate
-//! methods, in both feature states (so `#[hotpath::main(<name>_limit = N)]`, which calls
-//! them, accepts exactly these); with `hotpath`, whether this build has a section and
-//! which sampler times its events. The variables `HOTPATH_<NAME>_LIMIT` and
-//! `HOTPATH_<NAME>_TIME_SAMPLING_RATE` are read from the same rows (`Section::limit_env`,
-//! `Section::rate_env`, in `config/env.rs`).
+//! What the facade reads from the sections table (`hotpath_macros::__sections!`, the one
+//! declaration of every section), a leaf below the configuration: with `hotpath`,
+//! whether this build has a section and which sampler times its events; in both feature
+//! states, each section's own row limit and time-sampling rate, of which
+//! `guard/section_methods.rs` makes the builder's methods. The variables
+//! `HOTPATH_<NAME>_LIMIT` and `HOTPATH_<NAME>_TIME_SAMPLING_RATE` are read from the same
+//! rows (`Section::limit_env`, `Section::rate_env`, in `config/env.rs`).
 
 #[cfg(feature = "hotpath")]
 use crate::report::Section;
@@ -17,16 +17,9 @@ macro_rules! generate {
             doc: $doc:literal, name: $name:literal, route: $route:literal,
             aliases: [$($alias:literal),*], features: [$($feature:literal),*],
             target_os: $os:tt, limit: $limit:ident $(($($la:tt)*))?,
-            rate: $rate:ident $(($($ra:tt)*))?, rows: $rows:tt,
-            extra: [$($extra:literal),*], functions: $functions:tt, filter: $filter:literal,
-            group: $group:ident
+            rate: $rate:ident $(($($ra:tt)*))?, $($rest:tt)*
         }
     )*) => {
-        impl crate::HotpathGuardBuilder {
-            $(limit_method!($V, $limit $(($($la)*))?);)*
-            $(rate_method!($rate $(($($ra)*))?);)*
-        }
-
         /// Whether this build can produce `section`: one of its Cargo features is
         /// compiled in (if it needs one) and the target is its system (if it needs one).
         #[cfg(feature = "hotpath")]
@@ -36,15 +29,6 @@ macro_rules! generate {
             }
         }
 
-        /// The builder method of each section's own row limit, for tests.
-        #[cfg(all(test, feature = "hotpath"))]
-        fn limit_setters() -> Vec<(Section, LimitSetter)> {
-            [$(limit_setter!($V, $limit $(($($la)*))?)),*]
-                .into_iter()
-                .flatten()
-                .collect()
-        }
-
         /// The sampler that times `section`'s events at a rate of their own.
         #[cfg(feature = "hotpath")]
         pub(crate) fn sampler(section: Section) -> Option<Sampler> {
@@ -52,64 +36,17 @@ macro_rules! generate {
                 $(Section::$V => sampler_of!($rate $(($($ra)*))?),)*
             }
         }
-    };
-}
 
-/// The builder method of a section's own row limit.
-macro_rules! limit_method {
-    ($V:ident, own($key:ident, $env:literal, $what:literal)) => {
-        #[doc = concat!(
-                    "Rows of ", $what, "; overrides [`Self::limit`]. `", $env, "` overrides it; ",
-                    "`#[hotpath::main(", stringify!($key), " = N)]` sets it."
-                )]
-        #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
-        pub fn $key(mut self, limit: usize) -> Self {
-            #[cfg(feature = "hotpath")]
-            {
-                self.cfg.limits[crate::report::Section::$V as usize] = Some(limit);
-            }
-            #[cfg(not(feature = "hotpath"))]
-            let _ = limit;
-            self
+        /// Hands `$m!` each section's own row limit and time-sampling rate, one
+        /// `Variant: limit, rate;` a section: what the builder's methods are made of
+        /// (`guard/section_methods.rs`).
+        macro_rules! limits_and_rates {
+            ($m:ident) => {
+                $m! { $($V: $limit $(($($la)*))?, $rate $(($($ra)*))?;)* }
+            };
         }
+        pub(crate) use limits_and_rates;
     };
-    ($V:ident, $($other:tt)*) => {};
-}
-
-/// A builder method setting a row limit.
-#[cfg(all(test, feature = "hotpath"))]
-type LimitSetter = fn(crate::HotpathGuardBuilder, usize) -> crate::HotpathGuardBuilder;
-
-#[cfg(all(test, feature = "hotpath"))]
-macro_rules! limit_setter {
-    ($V:ident, own($key:ident, $env:literal, $what:literal)) => {
-        Some((Section::$V, crate::HotpathGuardBuilder::$key as LimitSetter))
-    };
-    ($V:ident, $($other:tt)*) => {
-        None
-    };
-}
-
-/// The builder method of a section's own time-sampling rate.
-macro_rules! rate_method {
-    (sampled($sampler:ident, $key:ident, $env:literal, $event:literal, $doc:literal)) => {
-        #[doc = $doc]
-        #[cfg_attr(not(feature = "hotpath"), allow(unused_mut))]
-        pub fn $key(mut self, rate: f64) -> Self {
-            #[cfg(feature = "hotpath")]
-            crate::guard::set_rate(
-                &mut self.cfg,
-                Sampler::$sampler,
-                stringify!($key),
-                rate,
-                concat!("timing every ", $event),
-            );
-            #[cfg(not(feature = "hotpath"))]
-            let _ = rate;
-            self
-        }
-    };
-    (none) => {};
 }
 
 #[cfg(feature = "hotpath")]
@@ -143,54 +80,3 @@ macro_rules! sampler_of {
 }
 
 hotpath_macros::__sections!(generate);
-
-/// Every section, walked through the surfaces that configure it: its row limit set by
-/// the builder and by its variable reaches the text report's limits, for it and for the
-/// sections that follow its limit.
-#[cfg(all(test, feature = "hotpath"))]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_section_has_a_limit_settable_by_the_builder_and_by_its_variable() {
-        let setters = limit_setters();
-        for section in Section::ALL {
-            let owner = section
-                .limit_owner()
-                .expect("every section has a row limit");
-            let set = setters
-                .iter()
-                .find(|(s, _)| *s == owner)
-                .unwrap_or_else(|| panic!("{owner}: no builder method"));
-            let b = (set.1)(crate::HotpathGuardBuilder::new("t"), 7);
-            assert_eq!(b.cfg.limits().of(section), 7, "{section} via the builder");
-            assert_eq!(
-                owner.limit_env().map(|e| e.to_string()),
-                Some(format!(
-                    "HOTPATH_{}_LIMIT",
-                    owner
-                        .limit_key()
-                        .unwrap()
-                        .trim_end_matches("_limit")
-                        .to_uppercase()
-                )),
-                "{owner}"
-            );
-        }
-    }
-
-    /// The variables, in one test: the environment is the process's.
-    #[test]
-    fn every_section_limit_variable_is_applied() {
-        for section in Section::ALL {
-            let owner = section.limit_owner().unwrap();
-            let var = owner.limit_env().unwrap();
-            // No other test of this binary reads the limit variables.
-            std::env::set_var(var, "5");
-            let mut cfg = crate::config::Config::new("t");
-            cfg.apply_env();
-            std::env::remove_var(var);
-            assert_eq!(cfg.limits().of(section), 5, "{section} via {var}");
-        }
-    }
-}

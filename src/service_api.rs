@@ -126,19 +126,28 @@ macro_rules! __tokio_runtime_impl {
 #[macro_export]
 macro_rules! http {
     ($client:expr $(,)?) => {
-        $crate::__http_impl!($client, @none)
+        $crate::__http_impl!($client, @none, InstrumentHttpClient::instrument)
     };
     ($client:expr, label = $label:expr $(,)?) => {
-        $crate::__http_impl!($client, @some $label)
+        $crate::__http_impl!($client, @some $label, InstrumentHttpClient::instrument)
     };
     ($client:expr, body = true $(,)?) => {
-        $crate::__http_impl!($client, @none, body)
+        $crate::__http_impl!(
+            $client,
+            @none,
+            InstrumentHttpClientBodies::instrument_timing_bodies
+        )
     };
     ($client:expr, label = $label:expr, body = true $(,)?) => {
-        $crate::__http_impl!($client, @some $label, body)
+        $crate::__http_impl!(
+            $client,
+            @some $label,
+            InstrumentHttpClientBodies::instrument_timing_bodies
+        )
     };
 }
 
+/// `http!`'s client through `$Trait::$method` of `crate::http_client`, with its label.
 #[cfg(all(
     feature = "hotpath",
     any(feature = "reqwest-0-12", feature = "reqwest-0-13", feature = "ureq-3")
@@ -146,29 +155,15 @@ macro_rules! http {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __http_impl {
-    ($client:expr, @none) => {
-        $crate::http_client::InstrumentHttpClient::instrument($client, ::core::option::Option::None)
+    ($client:expr, @none, $Trait:ident::$method:ident) => {
+        $crate::http_client::$Trait::$method($client, ::core::option::Option::None)
     };
-    ($client:expr, @some $label:expr) => {
-        $crate::http_client::InstrumentHttpClient::instrument(
-            $client,
-            ::core::option::Option::Some($label),
-        )
-    };
-    ($client:expr, @none, body) => {
-        $crate::http_client::InstrumentHttpClientBodies::instrument_timing_bodies(
-            $client,
-            ::core::option::Option::None,
-        )
-    };
-    ($client:expr, @some $label:expr, body) => {
-        $crate::http_client::InstrumentHttpClientBodies::instrument_timing_bodies(
-            $client,
-            ::core::option::Option::Some($label),
-        )
+    ($client:expr, @some $label:expr, $Trait:ident::$method:ident) => {
+        $crate::http_client::$Trait::$method($client, ::core::option::Option::Some($label))
     };
 }
 
+/// `http!`'s client itself; the label is type-checked.
 #[cfg(not(all(
     feature = "hotpath",
     any(feature = "reqwest-0-12", feature = "reqwest-0-13", feature = "ureq-3")
@@ -176,17 +171,10 @@ macro_rules! __http_impl {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __http_impl {
-    ($client:expr, @none) => {
+    ($client:expr, @none, $Trait:ident::$method:ident) => {
         $client
     };
-    ($client:expr, @some $label:expr) => {{
-        let _: &str = $label;
-        $client
-    }};
-    ($client:expr, @none, body) => {
-        $client
-    };
-    ($client:expr, @some $label:expr, body) => {{
+    ($client:expr, @some $label:expr, $Trait:ident::$method:ident) => {{
         let _: &str = $label;
         $client
     }};

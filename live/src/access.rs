@@ -1,5 +1,5 @@
-//! Who may read the metrics server: the `Host` a request names (against DNS rebinding)
-//! and its bearer token.
+//! Who may read the live servers: the `Host` a request names (against DNS rebinding),
+//! its bearer token, and how large a request head is answered at all.
 //!
 //! A web page the user opens can make the browser send requests to `127.0.0.1`, but
 //! only under a host name the page's origin controls: the attacker points a name of
@@ -8,6 +8,26 @@
 //! rebind an address), `localhost`, the host the server was told to bind, or a name in
 //! `HOTPATH_METRICS_ALLOWED_HOSTS`. Clients that send no `Host` (HTTP/1.0 tools) are
 //! not browsers and are answered.
+
+/// Longest request line accepted (414 beyond).
+pub(crate) const MAX_URL: usize = 2048;
+/// Most bytes of header names and values accepted (431 beyond).
+pub(crate) const MAX_HEADERS: usize = 16 * 1024;
+
+/// The status and message refusing a request whose line (`url`) or headers
+/// (`header_bytes`, names and values) are too long; `None` when both are within bounds.
+pub(crate) fn too_large(url: &str, header_bytes: usize) -> Option<(u16, String)> {
+    if url.len() > MAX_URL {
+        return Some((414, format!("URL longer than {MAX_URL} bytes")));
+    }
+    if header_bytes > MAX_HEADERS {
+        return Some((
+            431,
+            format!("request headers larger than {MAX_HEADERS} bytes"),
+        ));
+    }
+    None
+}
 
 /// Whether a request with this `Host` header (if any) is answered. `bound` is the
 /// configured host (`HOTPATH_METRICS_HOST`), `allowed` the extra names.

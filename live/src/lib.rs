@@ -16,6 +16,13 @@
 //! connections (a new one closes the least recently active), [`MAX_BUF`] bytes of request
 //! head buffered per connection, [`HEADER_TIMEOUT`] to send a request head and
 //! [`CONNECTION_LIFETIME`] for a whole connection.
+//!
+//! Modules depend one way, each only on those listed before it: `access` (who may be
+//! answered, how large a request head may be) and `connections` (the open connections);
+//! `source` (the [`Source`] the servers answer from, and why a section is not served);
+//! [`prometheus`] (a report as the `/metrics` exposition); `routes` (the metrics
+//! server's answer to one request); this module (the servers' plumbing: [`Server`],
+//! `serve`, [`start_metrics`]); [`mcp`] (the MCP server, on the same plumbing).
 
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
@@ -27,6 +34,9 @@ pub mod mcp;
 #[cfg(feature = "prometheus")]
 pub mod prometheus;
 mod routes;
+mod source;
+
+pub use source::Source;
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -41,65 +51,15 @@ use tokio::sync::Notify;
 
 use connections::{Connections, Entry};
 use hotpath_core::warn;
-use hotpath_report::{ProfilerStatus, Report, Section};
 
-/// Longest request line accepted (414 beyond).
-const MAX_URL: usize = 2048;
-/// Most bytes of header names and values accepted (431 beyond).
-const MAX_HEADERS: usize = 16 * 1024;
 /// Most bytes of a request head buffered before answering 431 without reading on; above
-/// [`MAX_HEADERS`] so that a head between the two gets the JSON 431 of [`routes::route`].
+/// [`access::MAX_HEADERS`] so that a head between the two gets the JSON 431 of
+/// [`routes::route`].
 const MAX_BUF: usize = 128 * 1024;
 /// Time a client has to send a request head (first or next on a kept-alive connection).
 const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
 /// Longest life of one connection.
 const CONNECTION_LIFETIME: Duration = Duration::from_secs(300);
-
-/// What the server answers from: the running session.
-pub trait Source: Send + Sync + 'static {
-    /// The whole report so far.
-    fn report(&self) -> Report;
-    /// `/profiler_status`.
-    fn status(&self) -> ProfilerStatus;
-    /// The sections the session collects (`HOTPATH_REPORT` may have turned some off).
-    fn sections(&self) -> Vec<Section>;
-    /// Most functions, I/O entries and threads in `/metrics`.
-    fn metrics_limit(&self) -> usize;
-    /// Whether this build of the program can collect `section` at all (its Cargo
-    /// features, its system).
-    fn compiled(&self, section: Section) -> bool;
-}
-
-/// Why `section` cannot be served by this session, and the Cargo features of which any
-/// one would add it (empty when none would); `None` when it can.
-pub(crate) fn unavailable(
-    source: &dyn Source,
-    section: Section,
-) -> Option<(String, &'static [&'static str])> {
-    if !source.compiled(section) {
-        return Some(match section.features_text() {
-            Some(f) => (
-                format!("section {section} needs the feature {f}"),
-                section.features(),
-            ),
-            None => (
-                format!(
-                    "section {section} needs {}",
-                    section.target_os().unwrap_or("another system")
-                ),
-                &[],
-            ),
-        });
-    }
-    if !source.sections().contains(&section) {
-        let how = match section {
-            Section::Stacks => "run the program with HOTPATH_STACKS=1",
-            _ => "HOTPATH_REPORT",
-        };
-        return Some((format!("section {section} is turned off ({how})"), &[]));
-    }
-    None
-}
 
 /// Where and how to listen.
 #[derive(Clone, Debug)]

@@ -6,7 +6,8 @@ use http_body_util::Full;
 use hyper::body::{Bytes, Incoming};
 use hyper::{Method, Request, Response, StatusCode};
 
-use super::{Source, MAX_HEADERS, MAX_URL};
+use crate::access;
+use crate::source::{unavailable, Source};
 use hotpath_report::{ApiError, Section};
 
 /// A response: status, content type, body.
@@ -101,16 +102,9 @@ pub(crate) fn route(
     token: Option<&str>,
     source: &dyn Source,
 ) -> Answer {
-    if url.len() > MAX_URL {
-        return Answer::error(414, format!("URL longer than {MAX_URL} bytes"), &[]);
-    }
     let header_bytes: usize = headers.iter().map(|(k, v)| k.len() + v.len()).sum();
-    if header_bytes > MAX_HEADERS {
-        return Answer::error(
-            431,
-            format!("request headers larger than {MAX_HEADERS} bytes"),
-            &[],
-        );
+    if let Some((status, error)) = access::too_large(url, header_bytes) {
+        return Answer::error(status, error, &[]);
     }
     if let Some(token) = token {
         let given = headers
@@ -118,7 +112,7 @@ pub(crate) fn route(
             .find(|(k, _)| k.eq_ignore_ascii_case("authorization"))
             .map(|(_, v)| *v)
             .unwrap_or("");
-        if !super::access::bearer_ok(given, token) {
+        if !access::bearer_ok(given, token) {
             let mut a = Answer::error(
                 401,
                 "missing or wrong token: send `Authorization: Bearer <HOTPATH_METRICS_AUTH_TOKEN>`"
@@ -154,10 +148,10 @@ pub(crate) fn route(
 }
 
 /// `/metrics`: the protobuf format with native histograms when the `Accept` header
-/// prefers it ([`super::prometheus::protobuf::wanted`]), the text format otherwise.
+/// prefers it ([`crate::prometheus::protobuf::wanted`]), the text format otherwise.
 #[cfg(feature = "prometheus")]
 fn metrics(source: &dyn Source, headers: &[(&str, &str)]) -> Answer {
-    use super::prometheus::{encode, encode_protobuf, protobuf};
+    use crate::prometheus::{encode, encode_protobuf, protobuf};
     let accept = headers
         .iter()
         .filter(|(k, _)| k.eq_ignore_ascii_case("accept"))
@@ -193,7 +187,7 @@ fn metrics(_source: &dyn Source, _headers: &[(&str, &str)]) -> Answer {
 
 /// A section of the report, or why it is not there.
 fn fragment(source: &dyn Source, section: Section) -> Answer {
-    if let Some((why, features)) = super::unavailable(source, section) {
+    if let Some((why, features)) = unavailable(source, section) {
         return Answer::error(404, why, features);
     }
     Answer::json(200, source.report().fragment(section).to_string())
@@ -207,6 +201,7 @@ fn to_json<T: serde::Serialize>(v: &T) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::access::{MAX_HEADERS, MAX_URL};
     use hotpath_report::{
         ChannelEntry, Fragment, Function, FutureEntry, ProfilerStatus, Report, SendBlocked,
         StreamEntry, WallNs, SCHEMA_VERSION,
@@ -590,7 +585,7 @@ mod tests {
             );
             assert_eq!(proto.body, encode_protobuf(&fake().report(), 200));
         }
-        let families = crate::prometheus::protobuf::roundtrip::same_as_text(&fake().report(), 200);
+        let families = crate::prometheus::tests::roundtrip::same_as_text(&fake().report(), 200);
         assert!(families
             .iter()
             .any(|f| f.name.as_deref() == Some("hotpath_function_calls_total")));

@@ -3,7 +3,7 @@
 
 use hotpath_core::SiteStats;
 
-use super::Ctx;
+use super::ctx::Ctx;
 use crate::report::{FunctionAlloc, Report};
 
 /// A function's allocations over its timed calls, scaled to all calls.

@@ -3,7 +3,7 @@
 
 use hotpath_core::SiteStats;
 
-use super::Ctx;
+use super::ctx::Ctx;
 use crate::report::{FunctionCpu, Report};
 
 /// One function's CPU numbers, when CPU time is measured and a call was timed. `wall`

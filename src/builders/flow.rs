@@ -7,7 +7,7 @@ use std::sync::atomic::Ordering::Relaxed;
 use hotpath_core::{CallSite, Distribution, SiteKind, SiteStats};
 use hotpath_flow::What;
 
-use super::Ctx;
+use super::ctx::{place, Ctx};
 use crate::report::{
     ChannelEntry, DistNs, FutureEntry, Histogram, Report, SendBlocked, StreamEntry,
 };
@@ -47,7 +47,7 @@ fn by_site<'a>(ctx: &'a Ctx<'_>, kind: SiteKind) -> HashMap<*const CallSite, &'a
 /// Every channel entry, by messages sent; absent when no `channel!` made a channel.
 pub(super) fn channels(ctx: &Ctx<'_>, r: &mut Report) -> bool {
     let stats = by_site(ctx, SiteKind::Channel);
-    let mut rows: Vec<ChannelEntry> = hotpath_flow::entries()
+    let rows: Vec<ChannelEntry> = hotpath_flow::entries()
         .into_iter()
         .filter(|e| e.what == What::Channel)
         .map(|e| {
@@ -79,21 +79,19 @@ pub(super) fn channels(ctx: &Ctx<'_>, r: &mut Report) -> bool {
             }
         })
         .collect();
-    if rows.is_empty() {
-        return false;
-    }
-    crate::report::format::sort_vec(&mut rows, &|a, b| {
-        b.sent.cmp(&a.sent).then(b.received.cmp(&a.received))
-    });
-    r.channels_time_sampling_rate = Some(hotpath_core::op::Sampler::Channels.rate());
-    r.channels = Some(rows);
-    true
+    place(
+        rows,
+        &|a, b| b.sent.cmp(&a.sent).then(b.received.cmp(&a.received)),
+        hotpath_core::op::Sampler::Channels.rate(),
+        &mut r.channels_time_sampling_rate,
+        &mut r.channels,
+    )
 }
 
 /// Every stream entry, by items; absent when no `stream!` wrapped a stream.
 pub(super) fn streams(ctx: &Ctx<'_>, r: &mut Report) -> bool {
     let stats = by_site(ctx, SiteKind::Stream);
-    let mut rows: Vec<StreamEntry> = hotpath_flow::entries()
+    let rows: Vec<StreamEntry> = hotpath_flow::entries()
         .into_iter()
         .filter(|e| e.what == What::Stream)
         .map(|e| {
@@ -119,20 +117,18 @@ pub(super) fn streams(ctx: &Ctx<'_>, r: &mut Report) -> bool {
             }
         })
         .collect();
-    if rows.is_empty() {
-        return false;
-    }
-    crate::report::format::sort_vec(&mut rows, &|a, b| {
-        b.items.cmp(&a.items).then(b.polls.cmp(&a.polls))
-    });
-    r.streams_time_sampling_rate = Some(hotpath_core::op::Sampler::Streams.rate());
-    r.streams = Some(rows);
-    true
+    place(
+        rows,
+        &|a, b| b.items.cmp(&a.items).then(b.polls.cmp(&a.polls)),
+        hotpath_core::op::Sampler::Streams.rate(),
+        &mut r.streams_time_sampling_rate,
+        &mut r.streams,
+    )
 }
 
 /// Every futures-section site with a finished call, by calls.
 pub(super) fn futures(ctx: &Ctx<'_>, r: &mut Report) -> bool {
-    let mut rows: Vec<FutureEntry> = ctx
+    let rows: Vec<FutureEntry> = ctx
         .snap
         .sites
         .iter()
@@ -156,13 +152,11 @@ pub(super) fn futures(ctx: &Ctx<'_>, r: &mut Report) -> bool {
             }
         })
         .collect();
-    if rows.is_empty() {
-        return false;
-    }
-    crate::report::format::sort_vec(&mut rows, &|a, b| {
-        b.calls.cmp(&a.calls).then(a.name.cmp(&b.name))
-    });
-    r.futures_time_sampling_rate = Some(hotpath_core::op::Sampler::Futures.rate());
-    r.futures = Some(rows);
-    true
+    place(
+        rows,
+        &|a, b| b.calls.cmp(&a.calls).then(a.name.cmp(&b.name)),
+        hotpath_core::op::Sampler::Futures.rate(),
+        &mut r.futures_time_sampling_rate,
+        &mut r.futures,
+    )
 }

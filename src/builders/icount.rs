@@ -3,7 +3,7 @@
 
 use hotpath_core::SiteStats;
 
-use super::Ctx;
+use super::ctx::Ctx;
 #[cfg(feature = "hotpath-callgrind")]
 use crate::report::IcountInfo;
 use crate::report::{FunctionIcount, Report};

@@ -5,7 +5,7 @@ use std::sync::atomic::Ordering;
 
 use hotpath_core::{CallSite, SiteKind, SiteStats};
 
-use super::Ctx;
+use super::ctx::{place, Ctx};
 use crate::report::{FunctionIo, Histogram, IoDirection, IoEntry, Report};
 
 /// The I/O made while the function was the innermost measured one, if any.
@@ -47,7 +47,7 @@ pub(super) fn build(ctx: &Ctx<'_>, r: &mut Report) -> bool {
             }),
         }
     };
-    let mut entries: Vec<IoEntry> = hotpath_io::entries()
+    let entries: Vec<IoEntry> = hotpath_io::entries()
         .into_iter()
         .map(|e| IoEntry {
             name: e.name.to_string(),
@@ -63,13 +63,11 @@ pub(super) fn build(ctx: &Ctx<'_>, r: &mut Report) -> bool {
         })
         .filter(|e| e.directions().iter().any(|(_, d)| d.ops + d.errors > 0))
         .collect();
-    if entries.is_empty() {
-        return false;
-    }
-    crate::report::format::sort_vec(&mut entries, &|a, b| {
-        (b.read.bytes + b.write.bytes).cmp(&(a.read.bytes + a.write.bytes))
-    });
-    r.io_time_sampling_rate = Some(hotpath_io::sampling_rate());
-    r.io = Some(entries);
-    true
+    place(
+        entries,
+        &|a, b| (b.read.bytes + b.write.bytes).cmp(&(a.read.bytes + a.write.bytes)),
+        hotpath_io::sampling_rate(),
+        &mut r.io_time_sampling_rate,
+        &mut r.io,
+    )
 }

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use hotpath_core::{CallSite, HolderStats, SiteStats};
 use hotpath_lock::{LockKind, LockSite, Mode};
 
-use super::Ctx;
+use super::ctx::{place, Ctx};
 use crate::report::{Histogram, LockDist, LockHolder, LockMode, MutexEntry, Report, RwLockEntry};
 
 /// The function a holder row names.
@@ -136,7 +136,7 @@ fn identity(site: &'static LockSite) -> (String, Option<String>, String, u32, St
 /// Every `mutex!` site with an acquisition or a failed attempt, by total hold.
 pub(super) fn build_mutexes(ctx: &Ctx<'_>, r: &mut Report) -> bool {
     let stats = Stats::new(ctx);
-    let mut entries: Vec<MutexEntry> = hotpath_lock::sites()
+    let entries: Vec<MutexEntry> = hotpath_lock::sites()
         .into_iter()
         .filter(|s| s.kind() == LockKind::Mutex)
         .filter_map(|site| {
@@ -154,21 +154,19 @@ pub(super) fn build_mutexes(ctx: &Ctx<'_>, r: &mut Report) -> bool {
             })
         })
         .collect();
-    if entries.is_empty() {
-        return false;
-    }
-    crate::report::format::sort_vec(&mut entries, &|a, b| {
-        total_hold(&[&b.lock]).cmp(&total_hold(&[&a.lock]))
-    });
-    r.mutexes_time_sampling_rate = Some(hotpath_core::op::Sampler::Mutexes.rate());
-    r.mutexes = Some(entries);
-    true
+    place(
+        entries,
+        &|a, b| total_hold(&[&b.lock]).cmp(&total_hold(&[&a.lock])),
+        hotpath_core::op::Sampler::Mutexes.rate(),
+        &mut r.mutexes_time_sampling_rate,
+        &mut r.mutexes,
+    )
 }
 
 /// Every `rw_lock!` site with an acquisition or a failed attempt, by total hold.
 pub(super) fn build_rw_locks(ctx: &Ctx<'_>, r: &mut Report) -> bool {
     let stats = Stats::new(ctx);
-    let mut entries: Vec<RwLockEntry> = hotpath_lock::sites()
+    let entries: Vec<RwLockEntry> = hotpath_lock::sites()
         .into_iter()
         .filter(|s| s.kind() == LockKind::RwLock)
         .filter_map(|site| {
@@ -193,15 +191,15 @@ pub(super) fn build_rw_locks(ctx: &Ctx<'_>, r: &mut Report) -> bool {
             })
         })
         .collect();
-    if entries.is_empty() {
-        return false;
-    }
     let hold = |e: &RwLockEntry| {
         let modes: Vec<&LockMode> = e.modes().into_iter().map(|(_, m)| m).collect();
         total_hold(&modes)
     };
-    crate::report::format::sort_vec(&mut entries, &|a, b| hold(b).cmp(&hold(a)));
-    r.rw_locks_time_sampling_rate = Some(hotpath_core::op::Sampler::RwLocks.rate());
-    r.rw_locks = Some(entries);
-    true
+    place(
+        entries,
+        &|a, b| hold(b).cmp(&hold(a)),
+        hotpath_core::op::Sampler::RwLocks.rate(),
+        &mut r.rw_locks_time_sampling_rate,
+        &mut r.rw_locks,
+    )
 }

@@ -11,6 +11,7 @@
 
 mod alloc;
 mod cpu;
+mod ctx;
 mod debug;
 mod flow;
 mod icount;
@@ -23,75 +24,15 @@ mod timing;
 mod tokio;
 mod waits;
 
-use hotpath_core::{SiteKind, SiteStats, Snapshot};
+use hotpath_core::{SiteKind, Snapshot};
 
 use crate::config::Config;
 use crate::report::{Function, Report, Section, SCHEMA_VERSION};
+use ctx::Ctx;
+pub(crate) use ctx::Inputs;
 
 // The report's data-flow and lock tables describe the recording side's warm-up.
 const _: () = assert!(crate::report::SAMPLING_WARM_UP == hotpath_core::WARM_UP);
-
-/// What a report is made from besides the snapshot: the session's configuration and
-/// the state of its meters.
-pub(crate) struct Inputs<'a> {
-    /// The session's configuration.
-    pub cfg: &'a Config,
-    /// Wall time since the session started, ns.
-    pub elapsed_ns: u64,
-    /// What the profiler's events cost and the clock's floor (measured at start-up).
-    pub overhead: &'a crate::overhead::Overhead,
-    /// Notes the session made before this report.
-    pub notes: &'a [String],
-    /// CPU measurement, when it runs.
-    #[cfg(feature = "hotpath-cpu")]
-    pub cpu: Option<&'a crate::cpu::CpuRun>,
-    /// The threads monitor, when it runs.
-    pub threads: Option<&'a crate::threads::Monitor>,
-    /// The overhead budget, when one holds.
-    pub budget: Option<crate::budget::Run>,
-    /// Callgrind's counts, read at the end of the session (`None`: a report made before).
-    #[cfg(feature = "hotpath-callgrind")]
-    pub icount: Option<&'a crate::callgrind::Outcome>,
-}
-
-/// What every section builder reads.
-pub(crate) struct Ctx<'a> {
-    pub inputs: &'a Inputs<'a>,
-    pub snap: &'a Snapshot,
-    pub percentiles: &'a [f64],
-}
-
-impl Ctx<'_> {
-    /// A sum of the timed calls' times of `s`, each weighted by the calls it stands for
-    /// (under an overhead budget), scaled to all its calls: by calls over the weights'
-    /// sum (without weights, calls over timed calls, as [`Ctx::scaled`]).
-    pub fn weighted(s: &SiteStats, v: u64) -> u64 {
-        if s.timed > 0 && s.timed_weight != s.calls {
-            (v as f64 * s.calls as f64 / s.timed_weight.max(1) as f64).round() as u64
-        } else {
-            v
-        }
-    }
-
-    /// A value measured on the timed calls of `s`, scaled to all its calls.
-    pub fn scaled(s: &SiteStats, v: u64) -> u64 {
-        if s.timed > 0 && s.timed < s.calls {
-            (v as f64 * s.calls as f64 / s.timed as f64).round() as u64
-        } else {
-            v
-        }
-    }
-
-    /// The configured percentiles of a distribution.
-    pub fn percentiles(&self, value_at: impl Fn(f64) -> Option<u64>) -> crate::report::Percentiles {
-        crate::report::Percentiles(
-            self.percentiles
-                .iter()
-                .filter_map(|p| Some((*p, value_at(*p)?)))
-                .collect(),
-        )
-    }
-}
 
 /// The report of the session so far.
 pub(crate) fn report(inputs: &Inputs<'_>) -> Report {

@@ -6,7 +6,7 @@ use std::sync::atomic::Ordering;
 
 use hotpath_core::{Distribution, SiteKind, SiteStats};
 
-use super::Ctx;
+use super::ctx::Ctx;
 use crate::report::{Dist, Histogram, HttpEntry, Report, ServerEntry, SqlEntry, StatusClasses};
 
 /// A distribution of `d` (ns) with `total` as its sum.

@@ -3,7 +3,7 @@
 
 use hotpath_core::stacks::Stacks;
 
-use super::Ctx;
+use super::ctx::Ctx;
 use crate::report::{Report, StackPath};
 
 /// The paths of the snapshot's tree; its note (threads that reached the node budget)

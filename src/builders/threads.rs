@@ -1,7 +1,7 @@
 //! `threads`: every thread seen during the session and the process's memory, from the
 //! threads monitor (Linux); absent when the monitor does not run.
 
-use super::Ctx;
+use super::ctx::Ctx;
 use crate::report::Report;
 
 /// The monitor's rows and the process's memory; its note (threads it could not read)

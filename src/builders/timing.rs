@@ -4,7 +4,7 @@
 
 use hotpath_core::{CallSite, SiteKind, SiteStats};
 
-use super::Ctx;
+use super::ctx::Ctx;
 use crate::report::{Function, Histogram, RunningCalls, TimedSums, WallNs};
 
 /// One row per measured function or block with a call, sorted by total wall time.

@@ -3,7 +3,7 @@
 
 use hotpath_core::{SiteKind, SiteStats};
 
-use super::Ctx;
+use super::ctx::Ctx;
 use crate::report::{Function, FunctionWaits, Report, Section};
 
 /// A function's waits, when the section is configured and a call was timed; `f` is its

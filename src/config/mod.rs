@@ -133,19 +133,9 @@ impl std::fmt::Display for Format {
 pub(crate) use on::*;
 
 #[cfg(feature = "hotpath")]
-mod env;
-#[cfg(all(
-    feature = "hotpath",
-    any(
-        feature = "criterion-0-5",
-        feature = "criterion-0-6",
-        feature = "criterion-0-7",
-        feature = "criterion-0-8"
-    )
-))]
-pub(crate) use env::criterion_iterations;
-#[cfg(feature = "hotpath-mcp")]
-pub(crate) use env::valid_token;
+pub(crate) mod env;
+#[cfg(feature = "hotpath")]
+mod vars;
 
 #[cfg(feature = "hotpath")]
 mod on {

@@ -1,17 +1,3 @@
 //! `hotpath::criterion` for criterion 0.6.
 
-pub use ::criterion_06::*;
-
-#[cfg(feature = "hotpath")]
-use ::criterion_06 as upstream;
-
-// The same file for every criterion version (their APIs are the same), each compiled
-// against its own `upstream`.
-#[cfg(feature = "hotpath")]
-#[allow(clippy::duplicate_mod)]
-#[path = "wrap.rs"]
-mod wrap;
-#[cfg(feature = "hotpath")]
-pub use super::{BenchmarkId, IntoBenchmarkId};
-#[cfg(feature = "hotpath")]
-pub use wrap::{Bencher, BenchmarkGroup, Criterion};
+version!(criterion_06);

@@ -36,6 +36,30 @@ impl Default for Criterion {
     }
 }
 
+/// Calls `$forward!` with the settings that `Criterion` and `BenchmarkGroup` both
+/// forward, after the type's own ones.
+macro_rules! with_common_settings {
+    ($forward:ident! $($own:tt)*) => {
+        $forward! {
+            $($own)*
+            /// Criterion's `sample_size`.
+            fn sample_size(n: usize);
+            /// Criterion's `warm_up_time`.
+            fn warm_up_time(dur: Duration);
+            /// Criterion's `measurement_time`.
+            fn measurement_time(dur: Duration);
+            /// Criterion's `nresamples`.
+            fn nresamples(n: usize);
+            /// Criterion's `noise_threshold`.
+            fn noise_threshold(threshold: f64);
+            /// Criterion's `confidence_level`.
+            fn confidence_level(cl: f64);
+            /// Criterion's `significance_level`.
+            fn significance_level(sl: f64);
+        }
+    };
+}
+
 /// Forwards criterion's builder methods that take and return `Criterion<M>`.
 macro_rules! builders {
     ($( $(#[$doc:meta])* fn $name:ident($($arg:ident: $ty:ty),*); )+) => {
@@ -53,23 +77,10 @@ macro_rules! builders {
 }
 
 impl<M: Measurement> Criterion<M> {
-    builders! {
+    with_common_settings! {
+        builders!
         /// Criterion's `plotting_backend`.
         fn plotting_backend(backend: PlottingBackend);
-        /// Criterion's `sample_size`.
-        fn sample_size(n: usize);
-        /// Criterion's `warm_up_time`.
-        fn warm_up_time(dur: Duration);
-        /// Criterion's `measurement_time`.
-        fn measurement_time(dur: Duration);
-        /// Criterion's `nresamples`.
-        fn nresamples(n: usize);
-        /// Criterion's `noise_threshold`.
-        fn noise_threshold(threshold: f64);
-        /// Criterion's `confidence_level`.
-        fn confidence_level(cl: f64);
-        /// Criterion's `significance_level`.
-        fn significance_level(sl: f64);
         /// Criterion's `with_plots`.
         fn with_plots();
         /// Criterion's `without_plots`.
@@ -222,21 +233,8 @@ macro_rules! settings {
 }
 
 impl<M: Measurement> BenchmarkGroup<'_, M> {
-    settings! {
-        /// Criterion's `sample_size`.
-        fn sample_size(n: usize);
-        /// Criterion's `warm_up_time`.
-        fn warm_up_time(dur: Duration);
-        /// Criterion's `measurement_time`.
-        fn measurement_time(dur: Duration);
-        /// Criterion's `nresamples`.
-        fn nresamples(n: usize);
-        /// Criterion's `noise_threshold`.
-        fn noise_threshold(threshold: f64);
-        /// Criterion's `confidence_level`.
-        fn confidence_level(cl: f64);
-        /// Criterion's `significance_level`.
-        fn significance_level(sl: f64);
+    with_common_settings! {
+        settings!
         /// Criterion's `plot_config`.
         fn plot_config(new_config: PlotConfiguration);
         /// Criterion's `throughput`.
@@ -301,7 +299,7 @@ pub struct Bencher<'a, 'b, M: Measurement = WallTime> {
 
 impl<'a, M: Measurement> Bencher<'a, '_, M> {
     /// Criterion's `iter`.
-    pub fn iter<O, R>(&mut self, mut routine: R)
+    pub fn iter<O, R>(&mut self, routine: R)
     where
         R: FnMut() -> O,
     {
@@ -309,16 +307,11 @@ impl<'a, M: Measurement> Bencher<'a, '_, M> {
         if n == 1 {
             return self.inner.iter(routine);
         }
-        self.inner.iter(|| {
-            for _ in 1..n {
-                drop(black_box(routine()));
-            }
-            routine()
-        });
+        self.inner.iter(repeated(n, routine));
     }
 
     /// Criterion's `iter_with_large_drop`.
-    pub fn iter_with_large_drop<O, R>(&mut self, mut routine: R)
+    pub fn iter_with_large_drop<O, R>(&mut self, routine: R)
     where
         R: FnMut() -> O,
     {
@@ -326,12 +319,7 @@ impl<'a, M: Measurement> Bencher<'a, '_, M> {
         if n == 1 {
             return self.inner.iter_with_large_drop(routine);
         }
-        self.inner.iter_with_large_drop(|| {
-            for _ in 1..n {
-                drop(black_box(routine()));
-            }
-            routine()
-        });
+        self.inner.iter_with_large_drop(repeated(n, routine));
     }
 
     /// Criterion's `iter_custom`: asked for N times criterion's iterations.
@@ -387,6 +375,17 @@ impl<'a, M: Measurement> Bencher<'a, '_, M> {
                 drop(black_box(routine(&mut input)));
             }
         });
+    }
+}
+
+/// `routine` run `n` times in one iteration: the first `n - 1` outputs dropped (as
+/// criterion drops each iteration's), the last returned to criterion.
+fn repeated<O>(n: u64, mut routine: impl FnMut() -> O) -> impl FnMut() -> O {
+    move || {
+        for _ in 1..n {
+            drop(black_box(routine()));
+        }
+        routine()
     }
 }
 

@@ -29,7 +29,9 @@ use hyper::{Request, Response, StatusCode};
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 
-use super::{Kind, Options, Server, Source, MAX_HEADERS, MAX_URL};
+use crate::access;
+use crate::source::Source;
+use crate::{Kind, Options, Server};
 
 /// The MCP server.
 pub(crate) const MCP: Kind = Kind {
@@ -64,7 +66,7 @@ pub fn start(options: Options, source: Arc<dyn Source>) -> Option<Server> {
             Arc::new(NeverSessionManager::default()),
             config(loopback),
         );
-        super::serve(listener, &stop, move |request: Request<Incoming>| {
+        crate::serve(listener, &stop, move |request: Request<Incoming>| {
             let refused = check(&request, token.as_deref(), &hosts);
             let service = service.clone();
             async move {
@@ -176,7 +178,7 @@ fn refusal(
         .iter()
         .find(|(k, _)| k.eq_ignore_ascii_case("host"))
         .map(|(_, v)| std::str::from_utf8(v).unwrap_or("\u{fffd}"));
-    if !super::access::host_allowed(host, &hosts.0, &hosts.1) {
+    if !access::host_allowed(host, &hosts.0, &hosts.1) {
         return Some((
             403,
             format!(
@@ -187,16 +189,9 @@ fn refusal(
             None,
         ));
     }
-    if url.len() > MAX_URL {
-        return Some((414, format!("URL longer than {MAX_URL} bytes"), None));
-    }
     let header_bytes: usize = headers.iter().map(|(k, v)| k.len() + v.len()).sum();
-    if header_bytes > MAX_HEADERS {
-        return Some((
-            431,
-            format!("request headers larger than {MAX_HEADERS} bytes"),
-            None,
-        ));
+    if let Some((status, error)) = access::too_large(url, header_bytes) {
+        return Some((status, error, None));
     }
     if let Some(token) = token {
         let given = headers
@@ -205,7 +200,7 @@ fn refusal(
             .map_or(&b""[..], |(_, v)| *v);
         // The metrics server's check: the scheme in any case, the token in constant time.
         let given = std::str::from_utf8(given).unwrap_or("");
-        if !super::access::bearer_ok(given, token) {
+        if !access::bearer_ok(given, token) {
             return Some((
                 401,
                 "missing or wrong token: send `Authorization: Bearer <HOTPATH_MCP_AUTH_TOKEN>`"

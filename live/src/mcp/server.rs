@@ -8,8 +8,8 @@ use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabiliti
 use rmcp::{tool, tool_handler, tool_router, ErrorData, ServerHandler};
 use serde::Deserialize;
 
-use super::super::Source;
 use super::tools::{self, Answer, DEFAULT_ROWS};
+use crate::source::Source;
 
 /// What the server tells a client about itself on connecting.
 const INSTRUCTIONS: &str = "Profile of the running program, measured in process by hotpath. \

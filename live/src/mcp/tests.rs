@@ -3,6 +3,7 @@
 
 use super::tools;
 use super::*;
+use crate::access::{MAX_HEADERS, MAX_URL};
 use hotpath_report::{
     ChannelEntry, CpuInfo, Function, FunctionAlloc, FunctionCpu, FunctionIo, FunctionWaits,
     Histogram, IoDirection, IoEntry, LockDist, LockMode, MutexEntry, Percentiles, ProfilerStatus,

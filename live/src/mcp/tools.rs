@@ -9,7 +9,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::super::Source;
+use crate::source::Source;
 use hotpath_report::{Function, Group, Report, Section};
 
 /// A tool's answer: JSON, or a message for the client (sent as a tool error, which the
@@ -43,7 +43,7 @@ pub(crate) fn sections(source: &dyn Source) -> Answer {
                     _ => None,
                 },
                 "features": s.features(),
-                "why_not": super::super::unavailable(source, s).map(|(why, _)| why),
+                "why_not": crate::source::unavailable(source, s).map(|(why, _)| why),
                 "route": s.route(),
             })
         })
@@ -60,7 +60,7 @@ pub(crate) fn section(source: &dyn Source, name: &str, limit: usize, histograms:
             Section::join(&Section::ALL, ", ")
         )
     })?;
-    if let Some((why, _)) = super::super::unavailable(source, section) {
+    if let Some((why, _)) = crate::source::unavailable(source, section) {
         return Err(why);
     }
     let mut v = source.report().fragment(section);
@@ -410,7 +410,7 @@ pub(crate) fn data_flow(source: &dyn Source, limit: usize) -> Answer {
     let mut sections = Map::new();
     let mut absent = Map::new();
     for s in Group::DataFlow.sections() {
-        match super::super::unavailable(source, s) {
+        match crate::source::unavailable(source, s) {
             Some((why, _)) => {
                 absent.insert(s.name().into(), json!(why));
             }

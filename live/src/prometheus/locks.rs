@@ -2,7 +2,7 @@
 
 use prometheus::proto::MetricType;
 
-use super::{unique, Family};
+use super::family::{unique, Family};
 use hotpath_report::format::Twin;
 use hotpath_report::{LockMode, Report};
 
@@ -52,7 +52,7 @@ pub(super) fn locks(r: &Report, limit: usize, bounds: &[f64], out: &mut Vec<Fami
             line,
         })
         .collect();
-    let names = unique(&twins);
+    let names = unique(twins);
     let (mnames, rnames) = names.split_at(mutexes.len());
     let mut rows: Vec<(&str, &'static str, &LockMode)> = Vec::new();
     for (e, name) in mutexes.iter().zip(mnames).take(limit) {
@@ -71,13 +71,8 @@ pub(super) fn locks(r: &Report, limit: usize, bounds: &[f64], out: &mut Vec<Fami
         acquisitions.counter(&l, m.acquisitions as f64);
         contended.counter(&l, m.contended as f64);
         try_failed.counter(&l, m.try_failed as f64);
-        for (family, dist) in [(&mut wait, &m.wait_ns), (&mut hold, &m.hold_ns)] {
-            if let Some(d) = dist {
-                if let Some(h) = &d.hist {
-                    family.histogram(&l, h, d.min, d.max, bounds);
-                }
-            }
-        }
+        wait.durations(&l, m.wait_ns.as_ref(), bounds);
+        hold.durations(&l, m.hold_ns.as_ref(), bounds);
     }
     for f in [acquisitions, contended, try_failed, wait, hold] {
         f.finish(out);
@@ -141,106 +136,5 @@ pub(super) fn debug(r: &Report, limit: usize, out: &mut Vec<Family>) {
     }
     for f in [gauge, updates] {
         f.finish(out);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use hotpath_report::{
-        DebugEntry, Function, FunctionWaits, Histogram, LockDist, LockHolder, LockMode, MutexEntry,
-        Report, RwLockEntry,
-    };
-
-    fn mode(acquisitions: u64, contended: u64) -> LockMode {
-        let dist = |v: u64| LockDist {
-            total: v * acquisitions,
-            mean: v,
-            min: v,
-            max: v,
-            hist: Some(Histogram {
-                sum: v * acquisitions,
-                buckets: vec![(v, acquisitions)],
-            }),
-            ..Default::default()
-        };
-        LockMode {
-            acquisitions,
-            contended,
-            timed: acquisitions,
-            wait_ns: Some(dist(0)),
-            hold_ns: Some(dist(2_000)),
-            holders: vec![LockHolder {
-                function: "app::f".into(),
-                acquisitions,
-                ..Default::default()
-            }],
-            ..Default::default()
-        }
-    }
-
-    #[test]
-    fn lock_wait_and_debug_families() {
-        let id = |name: &str| (name.to_string(), "src/main.rs".to_string());
-        let (name, file) = id("state");
-        let r = Report {
-            functions: vec![Function {
-                name: "app::f".into(),
-                calls: 2,
-                timed_calls: 2,
-                waits: Some(FunctionWaits {
-                    lock_ns: 3_000_000_000,
-                    ..Default::default()
-                }),
-                ..Default::default()
-            }],
-            mutexes: Some(vec![MutexEntry {
-                name: name.clone(),
-                label: Some(name.clone()),
-                file: file.clone(),
-                line: 3,
-                backend: "std".into(),
-                type_name: "std::sync::Mutex<u8>".into(),
-                instances: 1,
-                lock: mode(10, 4),
-            }]),
-            rw_locks: Some(vec![RwLockEntry {
-                name: "table".into(),
-                label: None,
-                file,
-                line: 9,
-                backend: "std".into(),
-                type_name: "std::sync::RwLock<u8>".into(),
-                instances: 1,
-                read: mode(7, 0),
-                write: mode(1, 1),
-                upgradable: None,
-            }]),
-            debug: Some(vec![DebugEntry {
-                kind: "gauge".into(),
-                key: "queue".into(),
-                value: "2.5".into(),
-                gauge: Some(2.5),
-                updates: 3,
-                file: "src/main.rs".into(),
-                line: 4,
-            }]),
-            ..Report::default()
-        };
-        super::super::protobuf::roundtrip::same_as_text(&r, 10);
-        let text = super::super::encode(&r, 10);
-        for line in [
-            "hotpath_lock_acquisitions_total{lock=\"state\",mode=\"exclusive\"} 10",
-            "hotpath_lock_contended_total{lock=\"state\",mode=\"exclusive\"} 4",
-            "hotpath_lock_acquisitions_total{lock=\"table\",mode=\"read\"} 7",
-            "hotpath_lock_acquisitions_total{lock=\"table\",mode=\"write\"} 1",
-            "hotpath_lock_hold_seconds_count{lock=\"state\",mode=\"exclusive\"} 10",
-            "hotpath_function_wait_seconds_total{function=\"app::f\",kind=\"lock\"} 3",
-            "hotpath_debug_gauge{key=\"queue\"} 2.5",
-            "hotpath_debug_updates_total{kind=\"gauge\",key=\"queue\"} 3",
-        ] {
-            assert!(text.lines().any(|l| l == line), "no {line:?} in\n{text}");
-        }
-        // No upgradable mode was used: no series for it.
-        assert!(!text.contains("mode=\"upgradable\""));
     }
 }

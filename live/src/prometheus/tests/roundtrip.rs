@@ -8,7 +8,7 @@ use prometheus::proto::{
 use prometheus::TextEncoder;
 use prost::Message;
 
-use super::super::native::{upper, SCHEMA, ZERO_THRESHOLD};
+use crate::prometheus::native::{upper, SCHEMA, ZERO_THRESHOLD};
 use hotpath_report::Report;
 
 /// `io.prometheus.client` messages, as client_model's `metrics.proto` declares them.
@@ -149,7 +149,7 @@ pub(crate) fn native_buckets(h: &dto::Histogram) -> Vec<(i32, u64)> {
 /// exposition byte for byte), and every histogram a native one whose buckets hold its
 /// count and agree with its classic buckets. Returns the decoded families.
 pub(crate) fn same_as_text(r: &Report, limit: usize) -> Vec<dto::MetricFamily> {
-    let families = decode(&super::super::encode_protobuf(r, limit));
+    let families = decode(&crate::prometheus::encode_protobuf(r, limit));
     let mut model = Vec::new();
     for f in &families {
         let kind = match f.r#type {
@@ -226,7 +226,7 @@ pub(crate) fn same_as_text(r: &Report, limit: usize) -> Vec<dto::MetricFamily> {
     TextEncoder::new()
         .encode_utf8(&model, &mut text)
         .expect("text encoding");
-    assert_eq!(text, super::super::encode(r, limit));
+    assert_eq!(text, crate::prometheus::encode(r, limit));
     families
 }
 
@@ -245,7 +245,7 @@ fn check_native(h: &dto::Histogram) {
     assert_eq!(zero + buckets.iter().map(|b| b.1).sum::<u64>(), count);
     for b in &h.bucket {
         let bound = b.upper_bound.expect("a bound");
-        let k = super::super::native::index(bound);
+        let k = crate::prometheus::native::index(bound);
         let below: u64 = zero + buckets.iter().filter(|b| b.0 < k).map(|b| b.1).sum::<u64>();
         let through: u64 = below
             + buckets
