@@ -90,7 +90,7 @@ pub(crate) fn check_capacity(site: &FlowSite, actual: Option<usize>, declared: O
     panic!(
         "hotpath::channel! at {}:{}: `capacity = {d}` is given but the channel {real}; \
          correct or remove the `capacity` argument (hotpath checks it and never changes the channel)",
-        site.file, site.line
+        site.file(), site.line()
     );
 }
 
