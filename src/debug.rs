@@ -144,14 +144,44 @@ macro_rules! into_f64 {
 }
 into_f64!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f64);
 
-/// What `val!` returns: [`ValHandle::set`] records a value.
-#[derive(Debug)]
-pub struct ValHandle {
-    #[cfg(feature = "hotpath")]
-    cell: Option<&'static on::Cell>,
-    #[cfg(feature = "hotpath")]
-    at: (&'static str, u32),
+/// Declares the handle type of a keyed value (`val!`, `gauge!`): the key's cell (none
+/// past [`MAX_ENTRIES`]) and the macro's place with the feature, nothing without it, and
+/// the constructors `__keyed_handle!` calls.
+macro_rules! keyed_handle {
+    ($(#[$doc:meta])* $Handle:ident, $kind:ident) => {
+        $(#[$doc])*
+        #[derive(Debug)]
+        pub struct $Handle {
+            #[cfg(feature = "hotpath")]
+            cell: Option<&'static on::Cell>,
+            #[cfg(feature = "hotpath")]
+            at: (&'static str, u32),
+        }
+
+        impl $Handle {
+            #[cfg(feature = "hotpath")]
+            #[doc(hidden)]
+            pub fn __new(key: impl AsRef<str>, file: &'static str, line: u32) -> $Handle {
+                $Handle {
+                    cell: on::keyed(on::Kind::$kind, key.as_ref(), file, line),
+                    at: (file, line),
+                }
+            }
+
+            #[cfg(not(feature = "hotpath"))]
+            #[doc(hidden)]
+            pub const fn __off() -> $Handle {
+                $Handle {}
+            }
+        }
+    };
 }
+
+keyed_handle!(
+    /// What `val!` returns: [`ValHandle::set`] records a value.
+    ValHandle,
+    Val
+);
 
 impl ValHandle {
     /// Records `value`'s `Debug` text as the key's last value.
@@ -164,85 +194,44 @@ impl ValHandle {
         #[cfg(not(feature = "hotpath"))]
         let _ = value;
     }
-
-    #[cfg(feature = "hotpath")]
-    #[doc(hidden)]
-    pub fn __new(key: impl AsRef<str>, file: &'static str, line: u32) -> ValHandle {
-        ValHandle {
-            cell: on::keyed(on::Kind::Val, key.as_ref(), file, line),
-            at: (file, line),
-        }
-    }
-
-    #[cfg(not(feature = "hotpath"))]
-    #[doc(hidden)]
-    pub const fn __off() -> ValHandle {
-        ValHandle {}
-    }
 }
 
-/// What `gauge!` returns: set, raise or lower a number.
-#[derive(Debug)]
-pub struct GaugeHandle {
-    #[cfg(feature = "hotpath")]
-    cell: Option<&'static on::Cell>,
-    #[cfg(feature = "hotpath")]
-    at: (&'static str, u32),
-}
+keyed_handle!(
+    /// What `gauge!` returns: set, raise or lower a number.
+    GaugeHandle,
+    Gauge
+);
 
 impl GaugeHandle {
     /// Sets the gauge to `value`.
     #[inline]
     pub fn set(&self, value: impl IntoF64) -> &Self {
-        #[cfg(feature = "hotpath")]
-        if let Some(c) = self.cell {
-            let v = value.into_f64();
-            c.update_gauge(|_| v, self.at);
-        }
-        #[cfg(not(feature = "hotpath"))]
-        let _ = value;
-        self
+        self.update(value, |_, value| value)
     }
 
     /// Adds `delta` to the gauge.
     #[inline]
     pub fn inc(&self, delta: impl IntoF64) -> &Self {
-        #[cfg(feature = "hotpath")]
-        if let Some(c) = self.cell {
-            let d = delta.into_f64();
-            c.update_gauge(|v| v + d, self.at);
-        }
-        #[cfg(not(feature = "hotpath"))]
-        let _ = delta;
-        self
+        self.update(delta, |v, delta| v + delta)
     }
 
     /// Subtracts `delta` from the gauge.
     #[inline]
     pub fn dec(&self, delta: impl IntoF64) -> &Self {
+        self.update(delta, |v, delta| v - delta)
+    }
+
+    /// Replaces the gauge's value `v` by `f(v, by)`.
+    #[inline]
+    fn update(&self, by: impl IntoF64, f: impl Fn(f64, f64) -> f64) -> &Self {
         #[cfg(feature = "hotpath")]
         if let Some(c) = self.cell {
-            let d = delta.into_f64();
-            c.update_gauge(|v| v - d, self.at);
+            let by = by.into_f64();
+            c.update_gauge(|v| f(v, by), self.at);
         }
         #[cfg(not(feature = "hotpath"))]
-        let _ = delta;
+        let _ = (by, f);
         self
-    }
-
-    #[cfg(feature = "hotpath")]
-    #[doc(hidden)]
-    pub fn __new(key: impl AsRef<str>, file: &'static str, line: u32) -> GaugeHandle {
-        GaugeHandle {
-            cell: on::keyed(on::Kind::Gauge, key.as_ref(), file, line),
-            at: (file, line),
-        }
-    }
-
-    #[cfg(not(feature = "hotpath"))]
-    #[doc(hidden)]
-    pub const fn __off() -> GaugeHandle {
-        GaugeHandle {}
     }
 }
 

@@ -78,6 +78,7 @@ pub mod stacks;
 pub mod state;
 #[allow(unsafe_code)]
 pub mod trace;
+pub mod wrap_site;
 #[allow(unsafe_code)]
 mod zeroed;
 

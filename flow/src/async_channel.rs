@@ -8,6 +8,7 @@ use async_channel as raw;
 use async_channel::{RecvError, SendError, TryRecvError, TrySendError};
 
 use crate::chan::{Inst, Stamped};
+use crate::depth::Depth;
 use crate::instrument::Shape;
 use crate::wait::recv_waiting;
 
@@ -39,7 +40,9 @@ pin_project_lite::pin_project! {
 
 instrument! {
     impl<T> for (raw::Sender<Stamped<T>>, raw::Receiver<Stamped<T>>) => (Sender, Receiver),
-    |(tx, _), site, _, declared| Shape::reported("async-channel", site, tx.capacity(), declared)
+    |(tx, _), site, _, declared| {
+        Shape::checked("async-channel", site, tx.capacity(), declared, Depth::Len)
+    }
 }
 
 outcomes! {

@@ -8,6 +8,7 @@ use crossbeam_channel::{
 };
 
 use crate::chan::Stamped;
+use crate::depth::Depth;
 use crate::instrument::Shape;
 
 endpoints! {
@@ -19,7 +20,9 @@ endpoints! {
 
 instrument! {
     impl<T> for (raw::Sender<Stamped<T>>, raw::Receiver<Stamped<T>>) => (Sender, Receiver),
-    |(tx, _), site, _, declared| Shape::reported("crossbeam", site, tx.capacity(), declared)
+    |(tx, _), site, _, declared| {
+        Shape::checked("crossbeam", site, tx.capacity(), declared, Depth::Len)
+    }
 }
 
 outcomes! {

@@ -33,29 +33,20 @@ impl Shape {
         }
     }
 
-    /// A channel whose backend reports its capacity and length (crossbeam, flume,
-    /// async-channel), after checking the declared capacity against `capacity`.
+    /// A channel of `capacity` (`None`: unbounded) whose depth comes from `depth`, after
+    /// checking the declared capacity against `capacity`: `Depth::Len` for the backends
+    /// that report their capacity and length (crossbeam, flume, async-channel),
+    /// `Depth::Counters` for unbounded channels without `len()`.
     #[inline]
-    pub(crate) fn reported(
+    pub(crate) fn checked(
         backend: &'static str,
         site: &FlowSite,
         capacity: Option<usize>,
         declared: Option<usize>,
+        depth: Depth,
     ) -> Shape {
         check_capacity(site, capacity, declared);
-        Shape::sized(backend, capacity, Depth::Len)
-    }
-
-    /// An unbounded channel without `len()`, its depth from the instance's counters,
-    /// after checking that no capacity was declared.
-    #[inline]
-    pub(crate) fn unbounded(
-        backend: &'static str,
-        site: &FlowSite,
-        declared: Option<usize>,
-    ) -> Shape {
-        check_capacity(site, None, declared);
-        Shape::sized(backend, None, Depth::Counters)
+        Shape::sized(backend, capacity, depth)
     }
 
     /// A oneshot channel: one message, its depth from the instance's counters, after
@@ -66,10 +57,9 @@ impl Shape {
         site: &FlowSite,
         declared: Option<usize>,
     ) -> Shape {
-        check_capacity(site, Some(1), declared);
         Shape {
             kind: "oneshot",
-            ..Shape::sized(backend, Some(1), Depth::Counters)
+            ..Shape::checked(backend, site, Some(1), declared, Depth::Counters)
         }
     }
 }
@@ -90,7 +80,7 @@ pub(crate) fn check_capacity(site: &FlowSite, actual: Option<usize>, declared: O
     panic!(
         "hotpath::channel! at {}:{}: `capacity = {d}` is given but the channel {real}; \
          correct or remove the `capacity` argument (hotpath checks it and never changes the channel)",
-        site.file, site.line
+        site.file(), site.line()
     );
 }
 
@@ -179,11 +169,11 @@ mod tests {
     #[test]
     fn each_constructor_gives_its_shape() {
         assert_eq!(
-            shape(Shape::reported("flume", &SITE, Some(8), Some(8))),
+            shape(Shape::checked("flume", &SITE, Some(8), Some(8), Depth::Len)),
             ("flume", "bounded", Some(8), Depth::Len, false)
         );
         assert_eq!(
-            shape(Shape::unbounded("tokio", &SITE, None)),
+            shape(Shape::checked("tokio", &SITE, None, None, Depth::Counters)),
             ("tokio", "unbounded", None, Depth::Counters, false)
         );
         assert_eq!(
@@ -210,7 +200,7 @@ mod tests {
     #[test]
     #[should_panic(expected = "`capacity = 1` is given but the channel is unbounded;")]
     fn a_capacity_declared_for_an_unbounded_channel_panics() {
-        Shape::unbounded("std", &SITE, Some(1));
+        Shape::checked("std", &SITE, None, Some(1), Depth::Counters);
     }
 
     #[test]

@@ -1,51 +1,14 @@
 //! The entries the report shows: one per `channel!` or `stream!` call site and the type it
 //! carries (or per instance with `iter = true`), created on first use and never freed.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
-use hotpath_core::fork::{Mutex, Rank};
-
+use hotpath_core::fork::Rank;
+use hotpath_core::wrap_site::{Entries, WrapSite};
 use hotpath_core::{CallSite, SiteKind};
 
 /// One `channel!` or `stream!` call site: a `static` per macro expansion.
-#[derive(Debug)]
-pub struct FlowSite {
-    pub(crate) file: &'static str,
-    pub(crate) line: u32,
-    label: Option<&'static str>,
-    iter: bool,
-    /// With `iter`: instances created so far (for their names).
-    created: AtomicU64,
-}
-
-impl FlowSite {
-    /// A call site at `file:line`; `iter` gives every instance its own entry.
-    pub const fn new(
-        file: &'static str,
-        line: u32,
-        label: Option<&'static str>,
-        iter: bool,
-    ) -> Self {
-        FlowSite {
-            file,
-            line,
-            label,
-            iter,
-            created: AtomicU64::new(0),
-        }
-    }
-
-    /// This call site with the label `label`, given at run time (`label = name`): a site
-    /// of its own per distinct label, and past `HOTPATH_ENTRIES_LIMIT` labels one shared
-    /// site labelled `<other>` (`hotpath_core::labels`). With `iter`, each label numbers
-    /// its instances apart.
-    pub fn labelled(&'static self, label: &str) -> &'static FlowSite {
-        hotpath_core::labels::labelled(self, label, |label| {
-            FlowSite::new(self.file, self.line, Some(label), self.iter)
-        })
-    }
-}
+pub type FlowSite = WrapSite;
 
 /// What an entry counts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -84,12 +47,7 @@ pub struct Entry {
     pub site: &'static CallSite,
 }
 
-struct Registry {
-    by_key: HashMap<(usize, &'static str), &'static Entry>,
-    all: Vec<&'static Entry>,
-}
-
-static REGISTRY: Mutex<Option<Registry>> = Mutex::new(Rank::FlowEntries, None);
+static REGISTRY: Entries<Entry> = Entries::new(Rank::FlowEntries);
 
 /// The entry of `site` for `T`, created on first use, with one more instance. Called
 /// once per channel or stream created, not per message.
@@ -102,68 +60,50 @@ pub(crate) fn entry<T>(
 ) -> &'static Entry {
     let type_name = std::any::type_name::<T>();
     let cap = capacity.map_or(u64::MAX, |c| c as u64);
-    hotpath_core::internal(|| {
-        let mut guard = REGISTRY.lock();
-        let reg = guard.get_or_insert_with(|| Registry {
-            by_key: HashMap::new(),
-            all: Vec::new(),
-        });
-        // Instances share an entry per site and type; with `iter` each has its own, and
-        // past the limit the rest share one more (keyed apart: a site is never at an odd
-        // address), so memory is bounded by call sites, not by instances.
-        let overflow = hotpath_core::iter_overflow(site.iter, site.created.load(Relaxed));
-        let shared = !site.iter || overflow;
-        let key = (
-            site as *const FlowSite as usize + overflow as usize,
-            type_name,
-        );
-        if shared {
-            if let Some(e) = reg.by_key.get(&key) {
-                e.instances.fetch_add(1, Relaxed);
-                if cap != u64::MAX {
-                    let old = e.capacity.load(Relaxed);
-                    if old == u64::MAX || old < cap {
-                        e.capacity.store(cap, Relaxed);
-                    }
+    REGISTRY.entry(
+        site,
+        type_name,
+        |e| {
+            e.instances.fetch_add(1, Relaxed);
+            if cap != u64::MAX {
+                let old = e.capacity.load(Relaxed);
+                if old == u64::MAX || old < cap {
+                    e.capacity.store(cap, Relaxed);
                 }
-                return *e;
             }
-        }
-        let n = site.created.fetch_add(1, Relaxed) + 1;
-        let name = hotpath_core::entry_name(site.label, site.file, site.line, site.iter, n);
-        let name: &'static str = name.leak();
-        let site_kind = match what {
-            What::Channel => SiteKind::Channel,
-            What::Stream => SiteKind::Stream,
-        };
-        let call_site: &'static CallSite = Box::leak(Box::new(CallSite::dynamic(
-            name, site.label, site.file, site.line, site_kind,
-        )));
-        let e: &'static Entry = Box::leak(Box::new(Entry {
-            what,
-            name,
-            label: site.label,
-            file: site.file,
-            line: site.line,
-            type_name,
-            backend,
-            kind,
-            capacity: AtomicU64::new(cap),
-            instances: AtomicU64::new(1),
-            site: call_site,
-        }));
-        if shared {
-            reg.by_key.insert(key, e);
-        }
-        reg.all.push(e);
-        e
-    })
+        },
+        |name| {
+            let site_kind = match what {
+                What::Channel => SiteKind::Channel,
+                What::Stream => SiteKind::Stream,
+            };
+            let call_site: &'static CallSite = Box::leak(Box::new(CallSite::dynamic(
+                name,
+                site.label(),
+                site.file(),
+                site.line(),
+                site_kind,
+            )));
+            Entry {
+                what,
+                name,
+                label: site.label(),
+                file: site.file(),
+                line: site.line(),
+                type_name,
+                backend,
+                kind,
+                capacity: AtomicU64::new(cap),
+                instances: AtomicU64::new(1),
+                site: call_site,
+            }
+        },
+    )
 }
 
 /// Every entry created so far, in order of creation.
 pub fn entries() -> Vec<&'static Entry> {
-    let guard = REGISTRY.lock();
-    hotpath_core::internal(|| guard.as_ref().map(|r| r.all.clone()).unwrap_or_default())
+    REGISTRY.all()
 }
 
 #[cfg(test)]

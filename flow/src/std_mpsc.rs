@@ -20,7 +20,7 @@ endpoints! {
 
 instrument! {
     impl<T> for (mpsc::Sender<Stamped<T>>, mpsc::Receiver<Stamped<T>>) => (Sender, Receiver),
-    |_, site, _, declared| Shape::unbounded("std", site, declared)
+    |_, site, _, declared| Shape::checked("std", site, None, declared, Depth::Counters)
 }
 
 instrument! {

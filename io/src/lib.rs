@@ -42,10 +42,10 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
-use hotpath_core::fork::{Mutex, Rank};
+use hotpath_core::fork::Rank;
+use hotpath_core::wrap_site::{Entries, WrapSite};
 use hotpath_core::{CallSite, SiteKind};
 
 pub mod op;
@@ -54,43 +54,7 @@ mod wrapper;
 pub use wrapper::Instrumented;
 
 /// One `io!` call site, a `static` per macro expansion.
-#[derive(Debug)]
-pub struct IoSite {
-    file: &'static str,
-    line: u32,
-    label: Option<&'static str>,
-    iter: bool,
-    /// With `iter`: instances created so far (for their names).
-    created: AtomicU64,
-}
-
-impl IoSite {
-    /// A call site at `file:line`; `iter` gives every instance its own entry.
-    pub const fn new(
-        file: &'static str,
-        line: u32,
-        label: Option<&'static str>,
-        iter: bool,
-    ) -> Self {
-        IoSite {
-            file,
-            line,
-            label,
-            iter,
-            created: AtomicU64::new(0),
-        }
-    }
-
-    /// This call site with the label `label`, given at run time (`label = name`): a site
-    /// of its own per distinct label, and past `HOTPATH_ENTRIES_LIMIT` labels one shared
-    /// site labelled `<other>` (`hotpath_core::labels`). With `iter`, each label numbers
-    /// its instances apart.
-    pub fn labelled(&'static self, label: &str) -> &'static IoSite {
-        hotpath_core::labels::labelled(self, label, |label| {
-            IoSite::new(self.file, self.line, Some(label), self.iter)
-        })
-    }
-}
+pub type IoSite = WrapSite;
 
 /// What the report shows as one row: an `io!` call site and the type it wrapped (or, with
 /// `iter = true`, one instance).
@@ -120,19 +84,14 @@ pub struct IoEntry {
     pub seek: &'static CallSite,
 }
 
-struct Registry {
-    by_key: HashMap<(usize, &'static str), &'static IoEntry>,
-    all: Vec<&'static IoEntry>,
-}
+static REGISTRY: Entries<IoEntry> = Entries::new(Rank::IoEntries);
 
-static REGISTRY: Mutex<Option<Registry>> = Mutex::new(Rank::IoEntries, None);
-
-fn leak_site(name: &'static str, label: Option<&'static str>, site: &IoSite) -> &'static CallSite {
+fn leak_site(name: &'static str, site: &IoSite) -> &'static CallSite {
     Box::leak(Box::new(CallSite::dynamic(
         name,
-        label,
-        site.file,
-        site.line,
+        site.label(),
+        site.file(),
+        site.line(),
         SiteKind::Io,
     )))
 }
@@ -141,55 +100,31 @@ fn leak_site(name: &'static str, label: Option<&'static str>, site: &IoSite) -> 
 /// wrapper, not per operation.
 pub fn entry<T>(site: &'static IoSite) -> &'static IoEntry {
     let type_name = std::any::type_name::<T>();
-    hotpath_core::internal(|| {
-        let mut guard = REGISTRY.lock();
-        let reg = guard.get_or_insert_with(|| Registry {
-            by_key: HashMap::new(),
-            all: Vec::new(),
-        });
-        // Instances share an entry per site and type; with `iter` each has its own, and
-        // past the limit the rest share one more (keyed apart: a site is never at an odd
-        // address), so memory is bounded by call sites, not by instances.
-        let overflow = hotpath_core::iter_overflow(site.iter, site.created.load(Relaxed));
-        let shared = !site.iter || overflow;
-        let key = (
-            site as *const IoSite as usize + overflow as usize,
-            type_name,
-        );
-        if shared {
-            if let Some(e) = reg.by_key.get(&key) {
-                e.instances.fetch_add(1, Relaxed);
-                return *e;
-            }
-        }
-        let n = site.created.fetch_add(1, Relaxed) + 1;
-        let name = hotpath_core::entry_name(site.label, site.file, site.line, site.iter, n);
-        let name: &'static str = name.leak();
-        let e: &'static IoEntry = Box::leak(Box::new(IoEntry {
+    REGISTRY.entry(
+        site,
+        type_name,
+        |e| {
+            e.instances.fetch_add(1, Relaxed);
+        },
+        |name| IoEntry {
             name,
-            label: site.label,
-            file: site.file,
-            line: site.line,
+            label: site.label(),
+            file: site.file(),
+            line: site.line(),
             type_name,
             instances: AtomicU64::new(1),
-            read: leak_site(name, site.label, site),
-            write: leak_site(name, site.label, site),
-            flush: leak_site(name, site.label, site),
-            shutdown: leak_site(name, site.label, site),
-            seek: leak_site(name, site.label, site),
-        }));
-        if shared {
-            reg.by_key.insert(key, e);
-        }
-        reg.all.push(e);
-        e
-    })
+            read: leak_site(name, site),
+            write: leak_site(name, site),
+            flush: leak_site(name, site),
+            shutdown: leak_site(name, site),
+            seek: leak_site(name, site),
+        },
+    )
 }
 
 /// Every entry created so far, in order of creation.
 pub fn entries() -> Vec<&'static IoEntry> {
-    let guard = REGISTRY.lock();
-    hotpath_core::internal(|| guard.as_ref().map(|r| r.all.clone()).unwrap_or_default())
+    REGISTRY.all()
 }
 
 /// Wraps `value` as an instance of `site`.

@@ -24,11 +24,9 @@ pub enum LockKind {
 /// context so that the wrapped lock can live in a `static` itself.
 #[derive(Debug)]
 pub struct LockSite {
-    label: Option<&'static str>,
-    file: &'static str,
-    line: u32,
     kind: LockKind,
-    /// Exclusive acquisitions (a mutex) or write acquisitions (a read-write lock).
+    /// Exclusive acquisitions (a mutex) or write acquisitions (a read-write lock). Its
+    /// label and place are the site's.
     write: CallSite,
     /// Read acquisitions.
     read: CallSite,
@@ -50,9 +48,6 @@ impl LockSite {
         kind: LockKind,
     ) -> Self {
         LockSite {
-            label,
-            file,
-            line,
             kind,
             write: CallSite::named(name, label, file, line, SiteKind::Lock),
             read: CallSite::named(name, label, file, line, SiteKind::Lock),
@@ -70,8 +65,8 @@ impl LockSite {
             LockSite::new(
                 self.write.name(),
                 Some(label),
-                self.file,
-                self.line,
+                self.file(),
+                self.line(),
                 self.kind,
             )
         })
@@ -79,25 +74,25 @@ impl LockSite {
 
     /// The label, or `file:line`.
     pub fn name(&self) -> String {
-        match self.label {
+        match self.label() {
             Some(l) => l.to_string(),
-            None => format!("{}:{}", self.file, self.line),
+            None => format!("{}:{}", self.file(), self.line()),
         }
     }
 
     /// The `label = ...` given to the macro.
     pub fn label(&self) -> Option<&'static str> {
-        self.label
+        self.write.label()
     }
 
     /// Source file of the macro.
     pub fn file(&self) -> &'static str {
-        self.file
+        self.write.file()
     }
 
     /// Source line of the macro.
     pub fn line(&self) -> u32 {
-        self.line
+        self.write.line()
     }
 
     /// A mutex or a read-write lock.

@@ -135,6 +135,21 @@ macro_rules! owned {
     }};
 }
 
+/// Inside the `impl` of the guard `$guard`, `map` to the mapped guard `$mapped`, the data
+/// borrowed as `$($r)+`: the hold goes on.
+macro_rules! map {
+    ($guard:ident => $mapped:ident, ($($r:tt)+)) => {
+        /// Narrows the guard to a part of the data; the hold goes on.
+        pub fn map<U: ?Sized, F: FnOnce($($r)+ T) -> $($r)+ U>(this: Self, f: F) -> $mapped<'a, U> {
+            let $guard { inner, hold } = this;
+            $mapped {
+                inner: tokio::sync::$guard::map(inner, f),
+                hold,
+            }
+        }
+    };
+}
+
 impl<T: ?Sized> Lock<TMutex<T>> {
     acquisitions!(Write, "the mutex": lock, try_lock, blocking_lock -> MutexGuard);
 
@@ -162,17 +177,7 @@ impl<T: ?Sized + 'static> Lock<TMutex<T>> {
 }
 
 impl<'a, T: ?Sized + 'a> MutexGuard<'a, T> {
-    /// Narrows the guard to a part of the data; the hold goes on.
-    pub fn map<U: ?Sized, F: FnOnce(&mut T) -> &mut U>(
-        this: Self,
-        f: F,
-    ) -> MappedMutexGuard<'a, U> {
-        let MutexGuard { inner, hold } = this;
-        MappedMutexGuard {
-            inner: tokio::sync::MutexGuard::map(inner, f),
-            hold,
-        }
-    }
+    map!(MutexGuard => MappedMutexGuard, (&mut));
 
     /// Narrows the guard if `f` finds the part; gives the guard back otherwise.
     pub fn try_map<U: ?Sized, F: FnOnce(&mut T) -> Option<&mut U>>(
@@ -304,28 +309,11 @@ impl<T: ?Sized + 'static> Lock<TRwLock<T>> {
 }
 
 impl<'a, T: ?Sized + 'a> RwLockReadGuard<'a, T> {
-    /// Narrows the guard to a part of the data.
-    pub fn map<U: ?Sized, F: FnOnce(&T) -> &U>(this: Self, f: F) -> RwLockReadGuard<'a, U> {
-        let RwLockReadGuard { inner, hold } = this;
-        RwLockReadGuard {
-            inner: tokio::sync::RwLockReadGuard::map(inner, f),
-            hold,
-        }
-    }
+    map!(RwLockReadGuard => RwLockReadGuard, (&));
 }
 
 impl<'a, T: ?Sized + 'a> RwLockWriteGuard<'a, T> {
-    /// Narrows the guard to a part of the data.
-    pub fn map<U: ?Sized, F: FnOnce(&mut T) -> &mut U>(
-        this: Self,
-        f: F,
-    ) -> RwLockMappedWriteGuard<'a, U> {
-        let RwLockWriteGuard { inner, hold } = this;
-        RwLockMappedWriteGuard {
-            inner: tokio::sync::RwLockWriteGuard::map(inner, f),
-            hold,
-        }
-    }
+    map!(RwLockWriteGuard => RwLockMappedWriteGuard, (&mut));
 
     /// Turns the write access into read access without letting a writer in: the write
     /// hold ends, a read hold starts.

@@ -96,52 +96,50 @@ pub(super) fn build_sql(ctx: &Ctx<'_>, r: &mut Report, notes: &mut Vec<String>) 
     true
 }
 
-/// The `http` rows (client endpoints).
-pub(super) fn build_http(ctx: &Ctx<'_>, r: &mut Report) -> bool {
-    let (rows, _) = sites(ctx, SiteKind::HttpClient);
+/// The rows of the sites of `kind`, by total time, put in `field`; `false` (nothing put)
+/// when there is none.
+fn fill<R>(
+    ctx: &Ctx<'_>,
+    kind: SiteKind,
+    field: &mut Option<Vec<R>>,
+    row: impl Fn(&SiteStats) -> R,
+) -> bool {
+    let (rows, _) = sites(ctx, kind);
     if rows.is_empty() {
         return false;
     }
-    r.http = Some(
-        rows.iter()
-            .map(|s| {
-                let info = crate::service::info(s.site);
-                HttpEntry {
-                    endpoint: s.site.name().to_string(),
-                    label: s.site.label().map(str::to_string),
-                    source: info.as_ref().and_then(|i| i.source).map(source_name),
-                    client: info.as_ref().map_or("reqwest", |i| i.backend).to_string(),
-                    calls: s.calls,
-                    errors: s.errors,
-                    status: StatusClasses::from_array(s.status),
-                    ttfb_ns: dist(ctx, &s.time, s.sum_ns),
-                    bodies: s.flow.busy.count(),
-                    body_ns: (s.flow.busy.count() > 0).then(|| dist(ctx, &s.flow.busy, s.busy_ns)),
-                }
-            })
-            .collect(),
-    );
+    *field = Some(rows.into_iter().map(row).collect());
     true
+}
+
+/// The `http` rows (client endpoints).
+pub(super) fn build_http(ctx: &Ctx<'_>, r: &mut Report) -> bool {
+    fill(ctx, SiteKind::HttpClient, &mut r.http, |s| {
+        let info = crate::service::info(s.site);
+        HttpEntry {
+            endpoint: s.site.name().to_string(),
+            label: s.site.label().map(str::to_string),
+            source: info.as_ref().and_then(|i| i.source).map(source_name),
+            client: info.as_ref().map_or("reqwest", |i| i.backend).to_string(),
+            calls: s.calls,
+            errors: s.errors,
+            status: StatusClasses::from_array(s.status),
+            ttfb_ns: dist(ctx, &s.time, s.sum_ns),
+            bodies: s.flow.busy.count(),
+            body_ns: (s.flow.busy.count() > 0).then(|| dist(ctx, &s.flow.busy, s.busy_ns)),
+        }
+    })
 }
 
 /// The `server` rows (routes).
 pub(super) fn build_server(ctx: &Ctx<'_>, r: &mut Report) -> bool {
-    let (rows, _) = sites(ctx, SiteKind::HttpServer);
-    if rows.is_empty() {
-        return false;
-    }
-    r.server = Some(
-        rows.iter()
-            .map(|s| ServerEntry {
-                route: s.site.name().to_string(),
-                calls: s.calls,
-                status: StatusClasses::from_array(s.status),
-                aborted: s.aborted,
-                in_flight: s.started.saturating_sub(s.calls),
-                ttfb_ns: dist(ctx, &s.wait, s.wait_ns),
-                total_ns: dist(ctx, &s.time, s.sum_ns),
-            })
-            .collect(),
-    );
-    true
+    fill(ctx, SiteKind::HttpServer, &mut r.server, |s| ServerEntry {
+        route: s.site.name().to_string(),
+        calls: s.calls,
+        status: StatusClasses::from_array(s.status),
+        aborted: s.aborted,
+        in_flight: s.started.saturating_sub(s.calls),
+        ttfb_ns: dist(ctx, &s.wait, s.wait_ns),
+        total_ns: dist(ctx, &s.time, s.sum_ns),
+    })
 }

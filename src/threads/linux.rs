@@ -517,12 +517,12 @@ impl Sampler {
         let mut rows: Vec<ThreadRow> = self
             .live
             .values()
-            .map(|t| t.row(t.read_at, false, self.hz, allocs.live(t.tid)))
+            .map(|t| t.row(t.read_at, false, self.hz, allocs.of_thread(t.tid, false)))
             .collect();
         // Most recent first, so that a thread id used twice gives its figures to the
         // thread that had it last.
         for e in self.exited.iter().rev() {
-            let alloc = allocs.exited(e.track.tid);
+            let alloc = allocs.of_thread(e.track.tid, true);
             rows.push(e.track.row(e.ended, true, self.hz, alloc));
         }
         rows.extend(allocs.rest());
@@ -554,30 +554,16 @@ impl ThreadAllocs {
         }
     }
 
-    /// A live thread's bytes allocated and freed.
-    fn live(&mut self, tid: u64) -> Option<(u64, u64)> {
+    /// A live (or, with `exited`, an exited) thread's bytes allocated and freed.
+    fn of_thread(&mut self, tid: u64, exited: bool) -> Option<(u64, u64)> {
         #[cfg(feature = "hotpath-alloc")]
         {
             let s = self.session.as_mut()?;
-            Some(take(&mut s.live, tid))
+            Some(take(if exited { &mut s.exited } else { &mut s.live }, tid))
         }
         #[cfg(not(feature = "hotpath-alloc"))]
         {
-            let _ = tid;
-            None
-        }
-    }
-
-    /// An exited thread's.
-    fn exited(&mut self, tid: u64) -> Option<(u64, u64)> {
-        #[cfg(feature = "hotpath-alloc")]
-        {
-            let s = self.session.as_mut()?;
-            Some(take(&mut s.exited, tid))
-        }
-        #[cfg(not(feature = "hotpath-alloc"))]
-        {
-            let _ = tid;
+            let _ = (tid, exited);
             None
         }
     }

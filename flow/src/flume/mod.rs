@@ -11,6 +11,7 @@ use hotpath_core::InternalArc;
 use flume::{RecvError, RecvTimeoutError, SendError, SendTimeoutError, TryRecvError, TrySendError};
 
 use crate::chan::{Inst, Stamped};
+use crate::depth::Depth;
 use crate::instrument::Shape;
 
 /// The queries every flume handle answers about its channel (the endpoints also count
@@ -48,7 +49,9 @@ pub struct Receiver<T> {
 
 instrument! {
     impl<T> for (flume::Sender<Stamped<T>>, flume::Receiver<Stamped<T>>) => (Sender, Receiver),
-    |(tx, _), site, _, declared| Shape::reported("flume", site, tx.capacity(), declared)
+    |(tx, _), site, _, declared| {
+        Shape::checked("flume", site, tx.capacity(), declared, Depth::Len)
+    }
 }
 
 outcomes! {

@@ -137,7 +137,7 @@ instrument! {
 instrument! {
     impl<T> for (raw::UnboundedSender<Stamped<T>>, raw::UnboundedReceiver<Stamped<T>>) =>
         (UnboundedSender, UnboundedReceiver),
-    |_, site, _, declared| Shape::unbounded("futures", site, declared)
+    |_, site, _, declared| Shape::checked("futures", site, None, declared, Depth::Counters)
 }
 
 // futures-channel's refusals are errors that say whether the channel was full: a

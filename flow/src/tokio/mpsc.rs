@@ -70,7 +70,7 @@ instrument! {
 instrument! {
     impl<T> for (raw::UnboundedSender<Stamped<T>>, raw::UnboundedReceiver<Stamped<T>>) =>
         (UnboundedSender, UnboundedReceiver { scratch: Scratch::default() }),
-    |_, site, _, declared| Shape::unbounded("tokio", site, declared)
+    |_, site, _, declared| Shape::checked("tokio", site, None, declared, Depth::Counters)
 }
 
 outcomes! {
