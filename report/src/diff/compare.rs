@@ -217,7 +217,8 @@ impl Compare {
     /// each told by its key, name and `summary`.
     fn keyed_rows<Id: Clone + Eq + std::hash::Hash, T>(
         &mut self,
-        (base, head): (&[(Id, T)], &[(Id, T)]),
+        base: &[(Id, T)],
+        head: &[(Id, T)],
         key: fn(Id, usize) -> RowKey,
         shown: fn(&Id, usize) -> String,
         mut pair: impl FnMut(&mut Self, &RowKey, &str, &T, &T),

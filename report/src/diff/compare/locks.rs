@@ -60,7 +60,7 @@ impl Compare {
             let hold = (bm.hold_ns.as_ref(), hm.hold_ns.as_ref());
             push(Metric::LockHoldAvg, sides(hold, |d| Value::Int(d.mean)));
         };
-        self.keyed_rows((&b, &h), lock_key, shown, pair, |m| {
+        self.keyed_rows(&b, &h, lock_key, shown, pair, |m| {
             format!(
                 "{} acquisitions, {} contended",
                 count(m.acquisitions),

@@ -94,7 +94,7 @@ impl Compare {
                 push(metric, v);
             }
         };
-        self.keyed_rows((&b, &h), key, shown, pair, |r| {
+        self.keyed_rows(&b, &h, key, shown, pair, |r| {
             format!("{} calls, {} total", count(r.calls), duration(r.time.total))
         })
     }
