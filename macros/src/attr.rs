@@ -208,6 +208,18 @@ impl Arg {
         }
     }
 
+    /// `Ok`, or the error of a key given twice when it was `given` before.
+    fn once(&self, given: bool) -> Result<(), Error> {
+        if given {
+            Err(Error::new(
+                self.key.span(),
+                format!("`{}` given twice", self.key),
+            ))
+        } else {
+            Ok(())
+        }
+    }
+
     fn bool(&self) -> Result<bool, Error> {
         match self.single()? {
             TokenTree::Ident(i) if i.to_string() == "true" => Ok(true),
@@ -225,20 +237,13 @@ pub fn main_args(attr: TokenStream) -> Result<MainArgs, Error> {
     let mut a = MainArgs::default();
     for arg in split_args(attr)? {
         let key = arg.key.to_string();
-        let dup = |set: bool| {
-            if set {
-                Err(Error::new(arg.key.span(), format!("`{key}` given twice")))
-            } else {
-                Ok(())
-            }
-        };
         match key.as_str() {
             "percentiles" => {
-                dup(a.percentiles.is_some())?;
+                arg.once(a.percentiles.is_some())?;
                 a.percentiles = Some(percentiles(&arg)?);
             }
             "format" => {
-                dup(a.format.is_some())?;
+                arg.once(a.format.is_some())?;
                 let (lit, s) = arg.string()?;
                 a.format = Some(match s.as_str() {
                     "table" => Format::Table,
@@ -256,7 +261,7 @@ pub fn main_args(attr: TokenStream) -> Result<MainArgs, Error> {
                 });
             }
             "output_path" => {
-                dup(a.output_path.is_some())?;
+                arg.once(a.output_path.is_some())?;
                 let (lit, s) = arg.string()?;
                 if s.is_empty() {
                     return Err(Error::new(lit.span(), "`output_path` must not be empty"));
@@ -264,7 +269,7 @@ pub fn main_args(attr: TokenStream) -> Result<MainArgs, Error> {
                 a.output_path = Some(lit);
             }
             "timeout" => {
-                dup(a.timeout.is_some())?;
+                arg.once(a.timeout.is_some())?;
                 let ms = arg.int()?;
                 if ms == 0 {
                     return Err(Error::new(
@@ -275,19 +280,19 @@ pub fn main_args(attr: TokenStream) -> Result<MainArgs, Error> {
                 a.timeout = Some(ms);
             }
             "overhead_budget" => {
-                dup(a.overhead_budget.is_some())?;
+                arg.once(a.overhead_budget.is_some())?;
                 a.overhead_budget = Some(arg.number("a percentage from 0 to 100")?);
             }
             "allocator" => {
-                dup(a.allocator.is_some())?;
+                arg.once(a.allocator.is_some())?;
                 a.allocator = Some(type_path(&arg)?);
             }
             "report" => {
-                dup(a.report.is_some())?;
+                arg.once(a.report.is_some())?;
                 a.report = Some(arg.string()?.0);
             }
             _ if is_limit_key(&key) => {
-                dup(a.limits.iter().any(|l| l.method.to_string() == key))?;
+                arg.once(a.limits.iter().any(|l| l.method.to_string() == key))?;
                 let rows = arg.int()?;
                 a.limits.push(Limit {
                     method: arg.key.clone(),

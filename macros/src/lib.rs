@@ -212,13 +212,7 @@ pub fn future_fn(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// own (`hotpath-alloc` charges it to no function).
 #[proc_macro]
 pub fn channel(input: TokenStream) -> TokenStream {
-    match attr::flow_call(input, attr::FlowMacro::Channel) {
-        #[cfg(feature = "hotpath")]
-        Ok(call) => expand::channel(&call).into(),
-        #[cfg(not(feature = "hotpath"))]
-        Ok(call) => off(call),
-        Err(e) => e.to_compile_error(),
-    }
+    flow(input, attr::FlowMacro::Channel)
 }
 
 /// Counts a stream's items and polls: evaluates to `hotpath::Stream<S>` (feature
@@ -236,13 +230,7 @@ pub fn channel(input: TokenStream) -> TokenStream {
 /// per timed poll (`HOTPATH_STREAMS_TIME_SAMPLING_RATE`) and single-writer stores.
 #[proc_macro]
 pub fn stream(input: TokenStream) -> TokenStream {
-    match attr::flow_call(input, attr::FlowMacro::Stream) {
-        #[cfg(feature = "hotpath")]
-        Ok(call) => expand::stream(&call).into(),
-        #[cfg(not(feature = "hotpath"))]
-        Ok(call) => off(call),
-        Err(e) => e.to_compile_error(),
-    }
+    flow(input, attr::FlowMacro::Stream)
 }
 
 /// Measures a future per call: evaluates to `hotpath::wrap::Future<F>` (feature
@@ -261,9 +249,20 @@ pub fn stream(input: TokenStream) -> TokenStream {
 /// `HOTPATH_FUTURES_TIME_SAMPLING_RATE`.
 #[proc_macro]
 pub fn future(input: TokenStream) -> TokenStream {
-    match attr::flow_call(input, attr::FlowMacro::Future) {
+    flow(input, attr::FlowMacro::Future)
+}
+
+/// `channel!`, `stream!` or `future!` (`mac`): the call parsed, then expanded (feature
+/// `hotpath`) or `off`; a parse error as a compile error.
+fn flow(input: TokenStream, mac: attr::FlowMacro) -> TokenStream {
+    match attr::flow_call(input, mac) {
         #[cfg(feature = "hotpath")]
-        Ok(call) => expand::future(&call).into(),
+        Ok(call) => match mac {
+            attr::FlowMacro::Channel => expand::channel(&call),
+            attr::FlowMacro::Stream => expand::stream(&call),
+            attr::FlowMacro::Future => expand::future(&call),
+        }
+        .into(),
         #[cfg(not(feature = "hotpath"))]
         Ok(call) => off(call),
         Err(e) => e.to_compile_error(),

@@ -114,78 +114,6 @@ impl Histogram {
     }
 }
 
-/// Wall-time statistics of one function, ns.
-#[derive(Clone, Debug, PartialEq, SerializeFields)]
-#[cfg_attr(feature = "read", derive(Deserialize))]
-pub struct WallNs {
-    /// Inclusive wall time; recursion counts the outermost call only. Scaled up to all
-    /// calls when sampled.
-    pub total: u64,
-    /// Exclusive of measured children (async: busy time minus children). Scaled when sampled.
-    #[serde(rename = "self")]
-    pub self_: u64,
-    /// Mean duration of one timed call (each recursive level counts its own inclusive
-    /// duration, so for recursion this is not `total / calls`).
-    pub mean: u64,
-    /// Shortest timed call.
-    pub min: u64,
-    /// Longest timed call.
-    pub max: u64,
-    /// One key per configured percentile: `p50`, `p95`, `p99.9`.
-    #[serde(flatten)]
-    pub percentiles: Percentiles,
-    /// The histogram of per-call durations (timed calls), ns.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hist: Option<Histogram>,
-}
-
-/// A distribution of durations, ns: the same keys as [`WallNs`] without self time.
-#[derive(Clone, Debug, PartialEq, SerializeFields)]
-#[cfg_attr(feature = "read", derive(Deserialize))]
-pub struct DistNs {
-    /// Values recorded (timed operations).
-    pub count: u64,
-    /// Their sum.
-    pub total: u64,
-    /// `total / count`.
-    pub mean: u64,
-    /// Smallest value.
-    pub min: u64,
-    /// Largest value.
-    pub max: u64,
-    /// One key per configured percentile: `p50`, `p95`, `p99.9`.
-    #[serde(flatten)]
-    pub percentiles: Percentiles,
-    /// The histogram behind the percentiles.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hist: Option<Histogram>,
-}
-
-/// A distribution of durations, ns: `total, mean, min, max, p<P>…, hist` (the schema's
-/// "lock dist"): a lock mode's waits and holds, and the durations of a SQL query, an HTTP
-/// endpoint or a server route. The values are counted by the entry (`timed`, `calls`).
-#[derive(Clone, Debug, Default, PartialEq, SerializeFields)]
-#[cfg_attr(feature = "read", derive(Deserialize))]
-pub struct Dist {
-    /// Sum of the values (lock modes: over the timed acquisitions).
-    pub total: u64,
-    /// Mean of one.
-    pub mean: u64,
-    /// Shortest.
-    pub min: u64,
-    /// Longest.
-    pub max: u64,
-    /// One key per configured percentile: `p50`, `p95`, `p99.9`.
-    #[serde(flatten)]
-    pub percentiles: Percentiles,
-    /// The histogram behind the percentiles.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hist: Option<Histogram>,
-}
-
-/// [`Dist`] by the name the lock sections gave it first.
-pub type LockDist = Dist;
-
 /// What the three distribution types share, for the code that reads any of them (the
 /// tables' mean and percentile columns, `hotpath diff`'s comparison of them).
 pub(crate) trait Distribution {
@@ -195,8 +123,30 @@ pub(crate) trait Distribution {
     fn percentiles(&self) -> &Percentiles;
 }
 
+/// Declares a distribution type: its own fields (up to `mean`), then `min` and `max`
+/// (documented by `$min`, `$max`), the percentiles and the histogram (`$hist`); and its
+/// [`Distribution`].
 macro_rules! distribution {
-    ($($T:ty),*) => {$(
+    (
+        $(#[$attr:meta])*
+        pub struct $T:ident { $($head:tt)* }
+        min: $min:literal, max: $max:literal, hist: $hist:literal
+    ) => {
+        $(#[$attr])*
+        pub struct $T {
+            $($head)*
+            #[doc = $min]
+            pub min: u64,
+            #[doc = $max]
+            pub max: u64,
+            /// One key per configured percentile: `p50`, `p95`, `p99.9`.
+            #[serde(flatten)]
+            pub percentiles: Percentiles,
+            #[doc = $hist]
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub hist: Option<Histogram>,
+        }
+
         impl Distribution for $T {
             fn mean(&self) -> u64 {
                 self.mean
@@ -205,6 +155,62 @@ macro_rules! distribution {
                 &self.percentiles
             }
         }
-    )*};
+    };
 }
-distribution!(WallNs, DistNs, Dist);
+
+distribution! {
+    /// Wall-time statistics of one function, ns.
+    #[derive(Clone, Debug, PartialEq, SerializeFields)]
+    #[cfg_attr(feature = "read", derive(Deserialize))]
+    pub struct WallNs {
+        /// Inclusive wall time; recursion counts the outermost call only. Scaled up to all
+        /// calls when sampled.
+        pub total: u64,
+        /// Exclusive of measured children (async: busy time minus children). Scaled when sampled.
+        #[serde(rename = "self")]
+        pub self_: u64,
+        /// Mean duration of one timed call (each recursive level counts its own inclusive
+        /// duration, so for recursion this is not `total / calls`).
+        pub mean: u64,
+    }
+    min: "Shortest timed call.",
+    max: "Longest timed call.",
+    hist: "The histogram of per-call durations (timed calls), ns."
+}
+
+distribution! {
+    /// A distribution of durations, ns: the same keys as [`WallNs`] without self time.
+    #[derive(Clone, Debug, PartialEq, SerializeFields)]
+    #[cfg_attr(feature = "read", derive(Deserialize))]
+    pub struct DistNs {
+        /// Values recorded (timed operations).
+        pub count: u64,
+        /// Their sum.
+        pub total: u64,
+        /// `total / count`.
+        pub mean: u64,
+    }
+    min: "Smallest value.",
+    max: "Largest value.",
+    hist: "The histogram behind the percentiles."
+}
+
+distribution! {
+    /// A distribution of durations, ns: `total, mean, min, max, p<P>…, hist` (the schema's
+    /// "lock dist"): a lock mode's waits and holds, and the durations of a SQL query, an HTTP
+    /// endpoint or a server route. The values are counted by the entry (`timed`, `calls`).
+    #[derive(Clone, Debug, Default, PartialEq, SerializeFields)]
+    #[cfg_attr(feature = "read", derive(Deserialize))]
+    pub struct Dist {
+        /// Sum of the values (lock modes: over the timed acquisitions).
+        pub total: u64,
+        /// Mean of one.
+        pub mean: u64,
+    }
+    min: "Shortest.",
+    max: "Longest.",
+    hist: "The histogram behind the percentiles."
+}
+
+/// [`Dist`] by the name the lock sections gave it first.
+pub type LockDist = Dist;

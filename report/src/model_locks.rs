@@ -7,55 +7,54 @@ use serde::Deserialize;
 
 use super::model_dist::LockDist;
 
-/// One `mutex!` call site (and the type it wrapped): a row of the `mutexes` section.
-#[derive(Clone, Debug, PartialEq, SerializeFields)]
-#[cfg_attr(feature = "read", derive(Deserialize))]
-pub struct MutexEntry {
-    /// The label, or `file:line` of the `mutex!`.
-    pub name: String,
-    /// The `label = ...` given, or `null`.
-    pub label: Option<String>,
-    /// Source file of the `mutex!`.
-    pub file: String,
-    /// Its line.
-    pub line: u32,
-    /// `std`, `parking_lot`, `tokio` or `async-lock`.
-    pub backend: String,
-    /// The wrapped type, e.g. `std::sync::Mutex<u64>`.
-    pub type_name: String,
-    /// Locks made at this site that were acquired at least once.
-    pub instances: u64,
-    /// Their acquisitions.
-    #[serde(flatten)]
-    pub lock: LockMode,
+/// Declares the row of a lock section: the call site's fields (`name` to `instances`,
+/// `$mac` the macro and `$example` an example of the wrapped type), then `$rest`.
+macro_rules! lock_site {
+    ($(#[$attr:meta])* $T:ident, $mac:literal, $example:literal, { $($rest:tt)* }) => {
+        $(#[$attr])*
+        #[derive(Clone, Debug, PartialEq, SerializeFields)]
+        #[cfg_attr(feature = "read", derive(Deserialize))]
+        pub struct $T {
+            #[doc = concat!("The label, or `file:line` of the `", $mac, "`.")]
+            pub name: String,
+            /// The `label = ...` given, or `null`.
+            pub label: Option<String>,
+            #[doc = concat!("Source file of the `", $mac, "`.")]
+            pub file: String,
+            /// Its line.
+            pub line: u32,
+            /// `std`, `parking_lot`, `tokio` or `async-lock`.
+            pub backend: String,
+            #[doc = concat!("The wrapped type, e.g. `", $example, "`.")]
+            pub type_name: String,
+            /// Locks made at this site that were acquired at least once.
+            pub instances: u64,
+            $($rest)*
+        }
+    };
 }
 
-/// One `rw_lock!` call site: a row of the `rw_locks` section, reads and writes apart.
-#[derive(Clone, Debug, PartialEq, SerializeFields)]
-#[cfg_attr(feature = "read", derive(Deserialize))]
-pub struct RwLockEntry {
-    /// The label, or `file:line` of the `rw_lock!`.
-    pub name: String,
-    /// The `label = ...` given, or `null`.
-    pub label: Option<String>,
-    /// Source file of the `rw_lock!`.
-    pub file: String,
-    /// Its line.
-    pub line: u32,
-    /// `std`, `parking_lot`, `tokio` or `async-lock`.
-    pub backend: String,
-    /// The wrapped type, e.g. `std::sync::RwLock<Vec<u8>>`.
-    pub type_name: String,
-    /// Locks made at this site that were acquired at least once.
-    pub instances: u64,
-    /// Shared (read) acquisitions.
-    pub read: LockMode,
-    /// Exclusive (write) acquisitions.
-    pub write: LockMode,
-    /// Upgradable read acquisitions (parking_lot, async-lock); absent when none was made.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub upgradable: Option<LockMode>,
-}
+lock_site!(
+    /// One `mutex!` call site (and the type it wrapped): a row of the `mutexes` section.
+    MutexEntry, "mutex!", "std::sync::Mutex<u64>", {
+        /// Their acquisitions.
+        #[serde(flatten)]
+        pub lock: LockMode,
+    }
+);
+
+lock_site!(
+    /// One `rw_lock!` call site: a row of the `rw_locks` section, reads and writes apart.
+    RwLockEntry, "rw_lock!", "std::sync::RwLock<Vec<u8>>", {
+        /// Shared (read) acquisitions.
+        pub read: LockMode,
+        /// Exclusive (write) acquisitions.
+        pub write: LockMode,
+        /// Upgradable read acquisitions (parking_lot, async-lock); absent when none was made.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub upgradable: Option<LockMode>,
+    }
+);
 
 impl RwLockEntry {
     /// The modes with their JSON names: `read`, `write`, and `upgradable` when present.

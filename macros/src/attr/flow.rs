@@ -141,16 +141,9 @@ pub fn flow_call(input: TokenStream, mac: FlowMacro) -> Result<FlowCall, Error> 
         let rest: TokenStream = part.into_iter().collect();
         for arg in split_args(rest)? {
             let key = arg.key.to_string();
-            let dup = |seen: bool| {
-                if seen {
-                    Err(Error::new(arg.key.span(), format!("`{key}` given twice")))
-                } else {
-                    Ok(())
-                }
-            };
             match key.as_str() {
                 "label" => {
-                    dup(seen_label)?;
+                    arg.once(seen_label)?;
                     seen_label = true;
                     if let [TokenTree::Literal(l)] = arg.value.as_slice()
                         && unquote(&l.to_string()).is_some_and(|s| s.is_empty())
@@ -161,17 +154,17 @@ pub fn flow_call(input: TokenStream, mac: FlowMacro) -> Result<FlowCall, Error> 
                     call.label = Some(arg.value.iter().cloned().collect());
                 }
                 "log" => {
-                    dup(seen_log)?;
+                    arg.once(seen_log)?;
                     seen_log = true;
                     arg.bool()?;
                 }
                 "iter" if mac != FlowMacro::Future => {
-                    dup(seen_iter)?;
+                    arg.once(seen_iter)?;
                     seen_iter = true;
                     call.iter = arg.bool()?;
                 }
                 "capacity" if mac == FlowMacro::Channel => {
-                    dup(call.capacity.is_some())?;
+                    arg.once(call.capacity.is_some())?;
                     call.capacity = Some(arg.value.iter().cloned().collect());
                 }
                 _ => {

@@ -210,6 +210,34 @@ impl Compare {
     }
 }
 
+impl Compare {
+    /// Compares rows given as `(identity, row)`, matched by identity: `pair` pushes the
+    /// quantities of each row in both under its key (`key`) and name (`shown`), from
+    /// the identity and its occurrence; returns the rows only in HEAD and only in BASE,
+    /// each told by its key, name and `summary`.
+    fn keyed_rows<Id: Clone + Eq + std::hash::Hash, T>(
+        &mut self,
+        base: &[(Id, T)],
+        head: &[(Id, T)],
+        key: fn(Id, usize) -> RowKey,
+        shown: fn(&Id, usize) -> String,
+        mut pair: impl FnMut(&mut Self, &RowKey, &str, &T, &T),
+        summary: impl Fn(&T) -> String,
+    ) -> Unpaired {
+        let m = Matching::new(base, head, |(id, _)| id.clone());
+        for (bi, hi) in &m.pairs {
+            let row = m.row_key_of_head(*hi, key);
+            let (id, nth) = &m.head[*hi];
+            pair(self, &row, &shown(id, *nth), &base[*bi].1, &head[*hi].1);
+        }
+        m.unmatched(base, head, |(id, nth), (_, r)| Unmatched {
+            row: key(id.clone(), *nth),
+            shown: shown(id, *nth),
+            summary: summary(r),
+        })
+    }
+}
+
 /// Rows of two reports matched by identity; the k-th row with an identity in BASE
 /// matches the k-th with it in HEAD.
 struct Matching<K> {
@@ -299,6 +327,15 @@ fn numbered(s: String, nth: usize) -> String {
     } else {
         s
     }
+}
+
+/// `what: name`, with ` (detail)` when there is one, [`numbered`].
+fn shown_with(what: &str, name: &str, detail: Option<&str>, nth: usize) -> String {
+    let s = match detail {
+        Some(detail) => format!("{what}: {name} ({detail})"),
+        None => format!("{what}: {name}"),
+    };
+    numbered(s, nth)
 }
 
 /// Display names of rows told apart by kind, name and type: `io: <name>`,

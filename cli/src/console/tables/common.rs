@@ -177,6 +177,17 @@ impl Table {
     }
 }
 
+/// Why the table of `section` has no rows: `not_yet` when the program has made none so
+/// far, else what [`missing`] says, `HOTPATH_REPORT` being what may leave it out.
+pub(crate) fn not_yet(section: Section, status: Option<&ProfilerStatus>, not_yet: &str) -> String {
+    missing(
+        section,
+        status,
+        not_yet,
+        &format!("HOTPATH_REPORT leaves {section} out"),
+    )
+}
+
 /// Why `section` is not in the report, and what adds it.
 pub(crate) fn missing(
     section: Section,

@@ -3,7 +3,7 @@
 use hotpath_report::columns;
 use hotpath_report::{ProfilerStatus, Report, Section};
 
-use super::common::{missing, site_id, Source, Table};
+use super::common::{not_yet, site_id, Source, Table};
 
 pub(crate) fn channels(r: &Report, status: Option<&ProfilerStatus>) -> Table {
     let cols = columns::channels(r);
@@ -17,11 +17,10 @@ pub(crate) fn channels(r: &Report, status: Option<&ProfilerStatus>) -> Table {
             (id, Source::Channel(i))
         },
         || {
-            missing(
+            not_yet(
                 Section::Channels,
                 status,
                 "no hotpath::channel! has made a channel so far",
-                "HOTPATH_REPORT leaves channels out",
             )
         },
     );
@@ -46,11 +45,10 @@ pub(crate) fn streams(r: &Report, status: Option<&ProfilerStatus>) -> Table {
             (id, Source::Stream(i))
         },
         || {
-            missing(
+            not_yet(
                 Section::Streams,
                 status,
                 "no hotpath::stream! has wrapped a stream so far",
-                "HOTPATH_REPORT leaves streams out",
             )
         },
     );
@@ -75,11 +73,10 @@ pub(crate) fn futures(r: &Report, status: Option<&ProfilerStatus>) -> Table {
             )
         },
         || {
-            missing(
+            not_yet(
                 Section::Futures,
                 status,
                 "no hotpath::future! or #[future_fn] future has finished so far",
-                "HOTPATH_REPORT leaves futures out",
             )
         },
     );

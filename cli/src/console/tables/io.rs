@@ -4,7 +4,7 @@ use hotpath_report::columns;
 use hotpath_report::format::percent;
 use hotpath_report::{ProfilerStatus, Report, Section};
 
-use super::common::{function_id, missing, site_id, Source, Table};
+use super::common::{function_id, not_yet, site_id, Source, Table};
 
 pub(crate) fn io_streams(r: &Report, status: Option<&ProfilerStatus>) -> Table {
     let cols = columns::io_overview();
@@ -59,10 +59,9 @@ pub(crate) fn io_functions(r: &Report, status: Option<&ProfilerStatus>) -> Table
 
 /// Why there is no `io` section.
 fn no_io(status: Option<&ProfilerStatus>) -> String {
-    missing(
+    not_yet(
         Section::Io,
         status,
         "no hotpath::io! wrapper has completed an operation so far",
-        "HOTPATH_REPORT leaves io out",
     )
 }

@@ -4,7 +4,7 @@ use hotpath_report::columns;
 use hotpath_report::format::percent;
 use hotpath_report::{ProfilerStatus, Report, Section};
 
-use super::common::{function_id, missing, site_id, Source, Table};
+use super::common::{function_id, not_yet, site_id, Source, Table};
 
 pub(crate) fn waits(r: &Report, status: Option<&ProfilerStatus>) -> Table {
     let cols = columns::waits(r);
@@ -22,11 +22,10 @@ pub(crate) fn waits(r: &Report, status: Option<&ProfilerStatus>) -> Table {
             (function_id(f), Source::Function(i))
         },
         || {
-            missing(
+            not_yet(
                 Section::Waits,
                 status,
                 "no function has waited on a wrapped lock, channel, I/O, SQL or HTTP call so far",
-                "HOTPATH_REPORT leaves waits out",
             )
         },
     );
@@ -82,11 +81,10 @@ pub(crate) fn mutexes(r: &Report, status: Option<&ProfilerStatus>) -> Table {
             )
         },
         || {
-            missing(
+            not_yet(
                 Section::Mutexes,
                 status,
                 "no hotpath::mutex! lock has been acquired so far",
-                "HOTPATH_REPORT leaves mutexes out",
             )
         },
     );
@@ -123,11 +121,10 @@ pub(crate) fn rw_locks(r: &Report, status: Option<&ProfilerStatus>) -> Table {
             (format!("{id}\0{mode}"), Source::RwLock(i, mode))
         },
         || {
-            missing(
+            not_yet(
                 Section::RwLocks,
                 status,
                 "no hotpath::rw_lock! lock has been acquired so far",
-                "HOTPATH_REPORT leaves rw_locks out",
             )
         },
     );
@@ -155,11 +152,10 @@ pub(crate) fn debug(r: &Report, status: Option<&ProfilerStatus>) -> Table {
         r.has(Section::Debug),
         |i, d| (format!("{}\0{}", d.kind, d.key), Source::Debug(i)),
         || {
-            missing(
+            not_yet(
                 Section::Debug,
                 status,
                 "no hotpath::dbg!, val! or gauge! has been updated so far",
-                "HOTPATH_REPORT leaves debug out",
             )
         },
     );

@@ -3,7 +3,7 @@
 use hotpath_report::columns;
 use hotpath_report::{ProfilerStatus, Report, Section};
 
-use super::common::{missing, Source, Table};
+use super::common::{not_yet, Source, Table};
 
 pub(crate) fn sql(r: &Report, status: Option<&ProfilerStatus>) -> Table {
     let cols = columns::sql(r);
@@ -17,14 +17,7 @@ pub(crate) fn sql(r: &Report, status: Option<&ProfilerStatus>) -> Table {
         &columns::sql_rows(r),
         true,
         |i, e| (source_id(&e.query, &e.source), Source::Sql(i)),
-        || {
-            missing(
-                Section::Sql,
-                status,
-                "no SQL query recorded so far",
-                "HOTPATH_REPORT leaves sql out",
-            )
-        },
+        || not_yet(Section::Sql, status, "no SQL query recorded so far"),
     );
     t
 }
@@ -43,11 +36,10 @@ pub(crate) fn http(r: &Report, status: Option<&ProfilerStatus>) -> Table {
         true,
         |i, e| (source_id(&e.endpoint, &e.source), Source::Http(i)),
         || {
-            missing(
+            not_yet(
                 Section::Http,
                 status,
                 "no HTTP client request recorded so far",
-                "HOTPATH_REPORT leaves http out",
             )
         },
     );
@@ -63,14 +55,7 @@ pub(crate) fn server(r: &Report, status: Option<&ProfilerStatus>) -> Table {
         &rows,
         true,
         |i, e| (e.route.clone(), Source::Server(i)),
-        || {
-            missing(
-                Section::Server,
-                status,
-                "no request served so far",
-                "HOTPATH_REPORT leaves server out",
-            )
-        },
+        || not_yet(Section::Server, status, "no request served so far"),
     );
     t
 }
@@ -88,11 +73,10 @@ pub(crate) fn tokio(r: &Report, status: Option<&ProfilerStatus>) -> Table {
         true,
         |i, (rt, w)| (format!("{}\u{0}{}", rt.name(), w.index), Source::Tokio(i)),
         || {
-            missing(
+            not_yet(
                 Section::Tokio,
                 status,
                 "no runtime registered with tokio_runtime! so far",
-                "HOTPATH_REPORT leaves tokio out",
             )
         },
     );

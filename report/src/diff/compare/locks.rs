@@ -5,8 +5,8 @@ use std::collections::HashMap;
 use crate::format::count;
 use crate::{Function, LockMode, Report};
 
-use super::{ints, numbered, sides, Compare, Matching, Unpaired};
-use crate::diff::{Metric, RowKey, Unmatched, Value};
+use super::{ints, shown_with, sides, Compare, Unpaired};
+use crate::diff::{Metric, RowKey, Value};
 
 /// One mode of one lock site as compared: `(kind, name, type_name, mode)`.
 type LockId = (&'static str, String, String, &'static str);
@@ -39,11 +39,7 @@ fn lock_key((kind, name, type_name, mode): LockId, nth: usize) -> RowKey {
 
 /// `mutex: counter`, `rw_lock: table (read)`, ` #2` for a later row of the same identity.
 fn shown((kind, name, _, mode): &LockId, nth: usize) -> String {
-    let mut s = format!("{kind}: {name}");
-    if *kind == "rw_lock" {
-        s = format!("{s} ({mode})");
-    }
-    numbered(s, nth)
+    shown_with(kind, name, (*kind == "rw_lock").then_some(*mode), nth)
 }
 
 impl Compare {
@@ -51,14 +47,9 @@ impl Compare {
     /// only in BASE.
     pub(crate) fn locks(&mut self, base: &Report, head: &Report) -> Unpaired {
         let (b, h) = (lock_rows(base), lock_rows(head));
-        let m = Matching::new(&b, &h, |(id, _)| id.clone());
-        for (bi, hi) in &m.pairs {
-            let (bm, hm) = (b[*bi].1, h[*hi].1);
-            let key = m.row_key_of_head(*hi, lock_key);
-            let (id, nth) = &m.head[*hi];
-            let shown = shown(id, *nth);
-            self.per_call_weight = bm.acquisitions.max(hm.acquisitions).max(1);
-            let mut push = |metric, v| self.push(key.clone(), &shown, metric, v);
+        let pair = |c: &mut Self, key: &RowKey, shown: &str, bm: &&LockMode, hm: &&LockMode| {
+            c.per_call_weight = bm.acquisitions.max(hm.acquisitions).max(1);
+            let mut push = |metric, v| c.push(key.clone(), shown, metric, v);
             push(
                 Metric::LockAcquisitions,
                 ints(bm.acquisitions, hm.acquisitions),
@@ -68,15 +59,13 @@ impl Compare {
             push(Metric::LockWait, sides(wait, |d| Value::Int(d.total)));
             let hold = (bm.hold_ns.as_ref(), hm.hold_ns.as_ref());
             push(Metric::LockHoldAvg, sides(hold, |d| Value::Int(d.mean)));
-        }
-        m.unmatched(&b, &h, |(id, nth), (_, m)| Unmatched {
-            row: lock_key(id.clone(), *nth),
-            shown: shown(id, *nth),
-            summary: format!(
+        };
+        self.keyed_rows(&b, &h, lock_key, shown, pair, |m| {
+            format!(
                 "{} acquisitions, {} contended",
                 count(m.acquisitions),
                 count(m.contended)
-            ),
+            )
         })
     }
 

@@ -4,8 +4,8 @@
 use crate::format::{count, duration};
 use crate::{Dist, Report};
 
-use super::{dist_sides, ints, numbered, Compare, Matching, Unpaired};
-use crate::diff::{Metric, RowKey, Unmatched};
+use super::{dist_sides, ints, shown_with, Compare, Unpaired};
+use crate::diff::{Metric, RowKey};
 
 /// One row as compared: `(section, key, source)` and its numbers.
 type Id = (&'static str, String, Option<String>);
@@ -73,11 +73,7 @@ fn key((section, key, source): Id, nth: usize) -> RowKey {
 
 /// `sql: SELECT ... (app::load)`, ` #2` for a later row of the same identity.
 fn shown((section, key, source): &Id, nth: usize) -> String {
-    let mut s = format!("{section}: {key}");
-    if let Some(src) = source {
-        s = format!("{s} ({src})");
-    }
-    numbered(s, nth)
+    shown_with(section, key, source.as_deref(), nth)
 }
 
 impl Compare {
@@ -85,15 +81,10 @@ impl Compare {
     /// in HEAD and only in BASE.
     pub(crate) fn service(&mut self, base: &Report, head: &Report) -> Unpaired {
         let (b, h) = (rows(base), rows(head));
-        let m = Matching::new(&b, &h, |(id, _)| id.clone());
-        for (bi, hi) in &m.pairs {
-            let (br, hr) = (&b[*bi].1, &h[*hi].1);
-            let row = m.row_key_of_head(*hi, key);
-            let (id, nth) = &m.head[*hi];
-            let shown = shown(id, *nth);
-            self.per_call_weight = br.calls.max(hr.calls).max(1);
-            let percentiles = self.percentiles.clone();
-            let mut push = |metric, v| self.push(row.clone(), &shown, metric, v);
+        let pair = |c: &mut Self, row: &RowKey, shown: &str, br: &Row, hr: &Row| {
+            c.per_call_weight = br.calls.max(hr.calls).max(1);
+            let percentiles = c.percentiles.clone();
+            let mut push = |metric, v| c.push(row.clone(), shown, metric, v);
             push(Metric::Calls, ints(br.calls, hr.calls));
             if let (Some(be), Some(he)) = (br.errors, hr.errors) {
                 push(Metric::Errors, ints(be, he));
@@ -102,11 +93,9 @@ impl Compare {
             for (metric, v) in dist_sides(&percentiles, (Some(br.time), Some(hr.time))) {
                 push(metric, v);
             }
-        }
-        m.unmatched(&b, &h, |(id, nth), (_, r)| Unmatched {
-            row: key(id.clone(), *nth),
-            shown: shown(id, *nth),
-            summary: format!("{} calls, {} total", count(r.calls), duration(r.time.total)),
+        };
+        self.keyed_rows(&b, &h, key, shown, pair, |r| {
+            format!("{} calls, {} total", count(r.calls), duration(r.time.total))
         })
     }
 }
