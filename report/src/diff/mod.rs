@@ -328,59 +328,50 @@ pub enum Unit {
 impl Metric {
     /// What the quantity is.
     pub fn unit(self) -> Unit {
-        match self {
-            Metric::Elapsed
-            | Metric::Total
-            | Metric::SelfTime
-            | Metric::Avg
-            | Metric::Percentile(_)
-            | Metric::Cpu
-            | Metric::IoAvg(_)
-            | Metric::FlowTime(_)
-            | Metric::FlowAvg(_)
-            | Metric::Wait(_)
-            | Metric::LockWait
-            | Metric::LockHoldAvg => Unit::Time,
-            Metric::Calls
-            | Metric::Icount
-            | Metric::IcountSelf
-            | Metric::Allocs
-            | Metric::IoOps(_)
-            | Metric::IoErrors(_)
-            | Metric::FlowCount(_)
-            | Metric::LockAcquisitions
-            | Metric::LockContended
-            | Metric::Errors => Unit::Count,
-            Metric::AllocBytes | Metric::BytesPerCall | Metric::IoBytes(_) => Unit::Bytes,
-            Metric::AllocsPerCall => Unit::PerCall,
-        }
+        self.kind().0
     }
 
     /// A time per call or per operation, held to `--min-delta` multiplied by the calls.
     fn is_per_call(self) -> bool {
-        matches!(
-            self,
-            Metric::Avg
-                | Metric::Percentile(_)
-                | Metric::IoAvg(_)
-                | Metric::FlowAvg(_)
-                | Metric::LockHoldAvg
-        )
+        self.kind().1
     }
 
     /// An exact quantity whose increase is a regression.
     fn worse_when_higher(self) -> bool {
-        matches!(
-            self,
-            Metric::AllocsPerCall
-                | Metric::BytesPerCall
-                | Metric::Icount
-                | Metric::IcountSelf
-                | Metric::IoOps(_)
-                | Metric::IoBytes(_)
-                | Metric::LockContended
-                | Metric::Errors
-        )
+        self.kind().2
+    }
+
+    /// The quantity's unit, whether it is a time per call or operation, and whether an
+    /// increase is a regression: one row a metric.
+    fn kind(self) -> (Unit, bool, bool) {
+        use Unit::{Bytes, Count, PerCall, Time};
+        match self {
+            Metric::Elapsed
+            | Metric::Total
+            | Metric::SelfTime
+            | Metric::Cpu
+            | Metric::FlowTime(_)
+            | Metric::Wait(_)
+            | Metric::LockWait => (Time, false, false),
+            Metric::Avg
+            | Metric::Percentile(_)
+            | Metric::IoAvg(_)
+            | Metric::FlowAvg(_)
+            | Metric::LockHoldAvg => (Time, true, false),
+            Metric::Calls
+            | Metric::Allocs
+            | Metric::IoErrors(_)
+            | Metric::FlowCount(_)
+            | Metric::LockAcquisitions => (Count, false, false),
+            Metric::Icount
+            | Metric::IcountSelf
+            | Metric::IoOps(_)
+            | Metric::LockContended
+            | Metric::Errors => (Count, false, true),
+            Metric::AllocBytes => (Bytes, false, false),
+            Metric::BytesPerCall | Metric::IoBytes(_) => (Bytes, false, true),
+            Metric::AllocsPerCall => (PerCall, false, true),
+        }
     }
 }
 
