@@ -53,7 +53,7 @@ fn far_site(site: &'static hotpath::__private::CallSite, x: u64) -> u64 {
 fn numbered_site(i: usize) -> &'static hotpath::__private::CallSite {
     use hotpath::__private::{CallSite, Scope, SiteKind};
     let name: &'static str = format!("site_{i}").leak();
-    let site: &'static CallSite = Box::leak(Box::new(CallSite::dynamic(
+    let site: &'static CallSite = Box::leak(Box::new(CallSite::named(
         name,
         None,
         file!(),

@@ -139,7 +139,7 @@ pub(crate) mod on {
             *sites.entry(key).or_insert_with(|| {
                 let name: &'static str =
                     Box::leak(format!("{}::{}", meta.target(), meta.name()).into_boxed_str());
-                Box::leak(Box::new(CallSite::dynamic(
+                Box::leak(Box::new(CallSite::named(
                     name,
                     None,
                     meta.file().unwrap_or("<unknown>"),

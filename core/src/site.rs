@@ -280,8 +280,10 @@ impl CallSite {
         id
     }
 
-    /// A call site named by a string known at compile time (a wrapped value's site, e.g.
-    /// `concat!(file!(), ":", line!())`); usable in a `static`.
+    /// A call site named by `name`: known at compile time (a wrapped value's site, e.g.
+    /// `concat!(file!(), ":", line!())`), usable in a `static`; or made at run time (an I/O
+    /// entry's direction), leaked (`Box::leak`) to get the `&'static` the measuring
+    /// functions take.
     pub const fn named(
         name: &'static str,
         label: Option<&'static str>,
@@ -315,18 +317,6 @@ impl CallSite {
             Name::Fn(f) => clean_name(f()),
             Name::Str(s) => s,
         }
-    }
-
-    /// A call site made at run time (an I/O entry's direction), named by `name`. Leak it
-    /// (`Box::leak`) to get the `&'static` the measuring functions take.
-    pub fn dynamic(
-        name: &'static str,
-        label: Option<&'static str>,
-        file: &'static str,
-        line: u32,
-        kind: SiteKind,
-    ) -> Self {
-        CallSite::with(Name::Str(name), label, file, line, kind)
     }
 
     /// This site with the label `label`, given at run time (`future!(f, label = name)`):

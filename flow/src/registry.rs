@@ -77,7 +77,7 @@ pub(crate) fn entry<T>(
                 What::Channel => SiteKind::Channel,
                 What::Stream => SiteKind::Stream,
             };
-            let call_site: &'static CallSite = Box::leak(Box::new(CallSite::dynamic(
+            let call_site: &'static CallSite = Box::leak(Box::new(CallSite::named(
                 name,
                 site.label(),
                 site.file(),

@@ -87,7 +87,7 @@ pub struct IoEntry {
 static REGISTRY: Entries<IoEntry> = Entries::new(Rank::IoEntries);
 
 fn leak_site(name: &'static str, site: &IoSite) -> &'static CallSite {
-    Box::leak(Box::new(CallSite::dynamic(
+    Box::leak(Box::new(CallSite::named(
         name,
         site.label(),
         site.file(),

@@ -111,7 +111,7 @@ fn intern(
     *g.distinct.entry(kind).or_default() += 1;
     let name: &'static str = Box::leak(key.clone().into_boxed_str());
     let site: &'static CallSite =
-        Box::leak(Box::new(CallSite::dynamic(name, info.label, "", 0, kind)));
+        Box::leak(Box::new(CallSite::named(name, info.label, "", 0, kind)));
     g.info.insert(site as *const _ as usize, info);
     g.sites.insert((kind, key, src, backend), site);
     site
