@@ -72,27 +72,13 @@ impl Counters {
     /// caller must take the slow path (not registered, ignoring, or overflowed).
     #[inline(always)]
     pub fn count_alloc(&self, size: u64) -> bool {
-        let w = self.allocs.load(Relaxed);
-        if w & FAST == 0 {
-            return false;
-        }
-        self.allocs.store(w.wrapping_add(2), Relaxed);
-        self.bytes
-            .store(self.bytes.load(Relaxed).wrapping_add(size), Relaxed);
-        true
+        count_inline(&self.allocs, &self.bytes, size)
     }
 
     /// Counts one deallocation inline when counting (see [`Counters::count_alloc`]).
     #[inline(always)]
     pub fn count_free(&self, size: u64) -> bool {
-        let w = self.frees.load(Relaxed);
-        if w & FAST == 0 {
-            return false;
-        }
-        self.frees.store(w.wrapping_add(2), Relaxed);
-        self.freed
-            .store(self.freed.load(Relaxed).wrapping_add(size), Relaxed);
-        true
+        count_inline(&self.frees, &self.freed, size)
     }
 
     /// Counts one allocation (or, with `free`, deallocation) whatever the mode: the slow
@@ -327,4 +313,18 @@ impl AllocChildren {
             freed: 0,
         }
     }
+}
+
+/// One event of `size` bytes on a counter pair, inline: `events` holds the count shifted
+/// left by one with [`FAST`] as its low bit (counting on the fast path); `false` when
+/// the bit is clear and the caller must take the slow path.
+#[inline(always)]
+fn count_inline(events: &AtomicU64, bytes: &AtomicU64, size: u64) -> bool {
+    let w = events.load(Relaxed);
+    if w & FAST == 0 {
+        return false;
+    }
+    events.store(w.wrapping_add(2), Relaxed);
+    bytes.store(bytes.load(Relaxed).wrapping_add(size), Relaxed);
+    true
 }
