@@ -17,22 +17,28 @@ fn workspace() -> PathBuf {
         .to_path_buf()
 }
 
-/// The packages `hotpath` builds (normal dependencies) with `features`.
-fn closure(features: &str) -> BTreeSet<String> {
+/// `cargo tree` of `hotpath`'s normal dependencies with `features`, each line prefixed
+/// as `prefix` says (`none`, `depth`).
+fn tree(features: &str, prefix: &str) -> String {
     let out = Command::new(env!("CARGO"))
         .current_dir(workspace())
         .args(["tree", "--offline", "-p", "hotpath", "-e", "normal"])
         .args(["--features", features])
-        .args(["--prefix", "none", "--format", "{p}"])
+        .args(["--prefix", prefix, "--format", "{p}"])
         .output()
         .expect("run cargo tree");
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(
         out.status.success(),
         "cargo tree failed: {}\n{stdout}",
         String::from_utf8_lossy(&out.stderr)
     );
     stdout
+}
+
+/// The packages `hotpath` builds (normal dependencies) with `features`.
+fn closure(features: &str) -> BTreeSet<String> {
+    tree(features, "none")
         .lines()
         .filter_map(|l| l.split_whitespace().next())
         .map(str::to_string)
@@ -225,19 +231,7 @@ fn implies_hotpath(all: &BTreeMap<String, Vec<String>>, feature: &str) -> bool {
 /// `roots`: `cargo tree` with depths, read back into a graph (a repeated package's
 /// dependencies are listed at its first place only).
 fn beyond(features: &str, roots: &[&str]) -> BTreeSet<String> {
-    let out = Command::new(env!("CARGO"))
-        .current_dir(workspace())
-        .args(["tree", "--offline", "-p", "hotpath", "-e", "normal"])
-        .args(["--features", features])
-        .args(["--prefix", "depth", "--format", "{p}"])
-        .output()
-        .expect("run cargo tree");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "cargo tree failed: {}\n{stdout}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let stdout = tree(features, "depth");
     // Package (`name version`) -> its dependencies.
     let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     let mut path: Vec<String> = Vec::new();
